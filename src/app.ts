@@ -1,0 +1,117 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import type { Config } from './config.ts';
+import { createLogger, type Logger } from './log.ts';
+import { openDatabase, type Database } from './db/database.ts';
+import { KeyVerifier } from './domain/access/verifier.ts';
+import { resolvePepper } from './domain/access/pepper.ts';
+import { sweepIdempotency } from './domain/memory/idempotency.ts';
+import { createGraphQLServer } from './graphql/yoga.ts';
+import { createRestRouter } from './rest/router.ts';
+import { sendError, sendJson } from './rest/respond.ts';
+import { AppError } from './errors.ts';
+import { serveAdmin, type AdminServer } from './cli/admin-socket.ts';
+import { runCommand } from './cli/commands.ts';
+
+export type AppOptions = { log?: Logger; inMemoryDatabase?: boolean };
+export type App = {
+  server: Server;
+  db: Database;
+  verifier: KeyVerifier;
+  pepper: string;
+  log: Logger;
+  /** Binds the HTTP port (0 = any free port) and returns the base URL actually served. */
+  listen(port?: number, host?: string): Promise<string>;
+  /** Graceful: stop accepting, let in-flight requests finish (up to the grace period), release everything. */
+  close(): Promise<void>;
+};
+
+/** Builds the whole service without binding a port; only main.ts (or a test) listens. */
+export async function createApp(config: Config, opts: AppOptions = {}): Promise<App> {
+  const log = opts.log ?? createLogger(config.logLevel);
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, inMemory: opts.inMemoryDatabase ?? false });
+  try {
+    const migrated = await db.migrate();
+    if (migrated.applied.length) log.info('database migrated', { applied: migrated.applied, backend: db.kind });
+  } catch (e) {
+    await db.close();
+    throw e;
+  }
+  const pepper = resolvePepper(config.apiKeyPepper, config.dataDir);
+  const verifier = new KeyVerifier(db.prisma, pepper, config.keyCacheTtlMs);
+  const yoga = createGraphQLServer({ prisma: db.prisma, verifier, log });
+  const rest = createRestRouter({ prisma: db.prisma, verifier, config, log });
+  let draining = false;
+
+  async function ready(res: ServerResponse) {
+    const checks: Record<string, string> = {};
+    try { await db.ping(); checks.database = 'ok'; } catch { checks.database = 'unreachable'; }
+    const ok = Object.values(checks).every((v) => v === 'ok') && !draining;
+    sendJson(res, ok ? 200 : 503, { ok, checks, draining });
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse) {
+    const requestId = randomUUID();
+    const started = performance.now();
+    res.setHeader('x-request-id', requestId);
+    const path = (req.url ?? '/').split('?', 1)[0]!;
+    if (log.enabled('info')) {
+      res.on('finish', () => log.info('request', {
+        requestId, method: req.method, path, status: res.statusCode, ms: Math.round((performance.now() - started) * 100) / 100,
+      }));
+    }
+    if (draining) {
+      sendError(res, new AppError('service_unavailable', 'The server is shutting down; retry on another instance.'), requestId, log, { connection: 'close' });
+      return;
+    }
+    if (path === '/risk_api' || path.startsWith('/risk_api/')) return rest(req, res, path, requestId);
+    if (path === '/graphql') return yoga(req, res);
+    if (path === '/healthz') return sendJson(res, 200, { ok: true });
+    if (path === '/readyz') return ready(res);
+    sendError(res, new AppError('not_found', `Nothing at ${path}. The API lives under /risk_api/ and /graphql.`), requestId, log);
+  }
+
+  const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
+    handle(req, res).catch((e) => sendError(res, e, 'unknown', log));
+  });
+
+  const timers = [
+    setInterval(() => { verifier.flushLastUsed().catch((e) => log.warn('lastUsed flush failed', { err: String(e) })); }, 10_000),
+    setInterval(() => { sweepIdempotency(db.prisma).catch((e) => log.warn('idempotency sweep failed', { err: String(e) })); }, 3600_000),
+  ];
+  for (const t of timers) t.unref();
+
+  let admin: AdminServer | null = null;
+  if (db.kind === 'pglite' && !opts.inMemoryDatabase) {
+    // The CLI cannot open the PGlite directory while we hold it, so it asks us instead.
+    admin = await serveAdmin(config.dataDir, (command, args) => runCommand(command, args, { db, pepper, verifier }), log);
+  }
+
+  return {
+    server, db, verifier, pepper, log,
+    listen(port = config.port, host = config.host) {
+      return new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          const address = server.address() as AddressInfo;
+          const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+          resolve(`http://${shown}:${address.port}`);
+        });
+      });
+    },
+    async close() {
+      draining = true;
+      for (const t of timers) clearInterval(t);
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const grace = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
+      grace.unref();
+      if (server.listening) await closed;
+      clearTimeout(grace);
+      await admin?.close();
+      await verifier.flushLastUsed().catch(() => {});
+      await db.close();
+    },
+  };
+}

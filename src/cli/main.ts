@@ -1,0 +1,69 @@
+import { parseArgs } from 'node:util';
+import { loadConfig, ConfigError } from '../config.ts';
+import { openDatabase } from '../db/database.ts';
+import { currentOwner } from '../db/embedded-lock.ts';
+import { resolvePepper } from '../domain/access/pepper.ts';
+import { isAppError } from '../errors.ts';
+import { callAdmin } from './admin-socket.ts';
+import { COMMAND_NAMES, runCommand } from './commands.ts';
+import { printHuman } from './output.ts';
+
+const USAGE = `risk-api — operator commands (work whether or not the server is running)
+
+  risk-api start                                   start the server (same as npm start)
+  risk-api db migrate                              apply pending database migrations
+  risk-api keys create --workspace NAME --name LABEL [--tier TIER] [--json]
+  risk-api keys list [--workspace NAME] [--json]
+  risk-api keys revoke PREFIX [--json]
+  risk-api workspaces set-tier NAME TIER [--json]
+
+Configuration comes from the same environment variables as the server (DATA_DIR, DATABASE_URL, ...).`;
+
+/** Positional arguments each command accepts, by name. */
+const POSITIONALS: Record<string, string[]> = { 'keys revoke': ['prefix'], 'workspaces set-tier': ['workspace', 'tier'] };
+
+async function execute(command: string, args: Record<string, unknown>): Promise<unknown> {
+  const config = loadConfig();
+  if (!config.databaseUrl && currentOwner(config.dataDir) !== null) {
+    // A running server owns the embedded database: run the command inside it.
+    const reply = await callAdmin(config.dataDir, command, args);
+    if (!reply.ok) throw Object.assign(new Error(reply.message), { code: reply.error });
+    return reply.result;
+  }
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  try {
+    if (command !== 'db migrate') await db.migrate();
+    return await runCommand(command, args, { db, pepper: resolvePepper(config.apiKeyPepper, config.dataDir) });
+  } finally {
+    await db.close();
+  }
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv, allowPositionals: true, strict: true,
+    options: { workspace: { type: 'string' }, name: { type: 'string' }, tier: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+  });
+  if (positionals[0] === 'start') { await import('../main.ts'); return -1; }
+  const command = positionals.slice(0, 2).join(' ');
+  if (values.help || !COMMAND_NAMES.includes(command)) {
+    console.log(USAGE);
+    return values.help ? 0 : 2;
+  }
+  const args: Record<string, unknown> = { ...values };
+  (POSITIONALS[command] ?? []).forEach((name, i) => { if (positionals[2 + i] !== undefined) args[name] = positionals[2 + i]; });
+  const result = await execute(command, args);
+  if (values.json) console.log(JSON.stringify(result, null, 2));
+  else printHuman(command, result);
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => { if (code >= 0) process.exit(code); },
+  (e) => {
+    if (e instanceof ConfigError) console.error(e.message);
+    else if (isAppError(e) || (e as { code?: string }).code) console.error(`error: ${(e as Error).message}`);
+    else console.error(e);
+    process.exit(1);
+  },
+);

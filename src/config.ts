@@ -1,0 +1,64 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+/**
+ * Every environment variable the service reads, parsed once at start. Nothing else in the
+ * code reads process.env: pass the Config along instead.
+ */
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  DATA_DIR: z.string().min(1).default('./data'),
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL').optional(),
+  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  API_KEY_PEPPER: z.string().min(32, 'must be at least 32 characters').optional(),
+  KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
+  MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(10 * 1024 * 1024).default(64 * 1024),
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
+});
+
+export type Config = {
+  port: number;
+  host: string;
+  baseUrl: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  apiKeyPepper: string | undefined;
+  keyCacheTtlMs: number;
+  maxBodyBytes: number;
+  shutdownGraceMs: number;
+};
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+/** Parses the environment; throws one ConfigError listing every problem at once. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = envSchema.safeParse(present);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+  }
+  const e = parsed.data;
+  const shownHost = e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    baseUrl: (e.BASE_URL ?? `http://${shownHost}:${e.PORT}`).replace(/\/+$/, ''),
+    dataDir: path.resolve(e.DATA_DIR),
+    databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
+    logLevel: e.LOG_LEVEL,
+    apiKeyPepper: e.API_KEY_PEPPER,
+    keyCacheTtlMs: e.KEY_CACHE_TTL_MS,
+    maxBodyBytes: e.MAX_BODY_BYTES,
+    shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+  };
+}

@@ -1,0 +1,199 @@
+/**
+ * Embedded counter store for a single self-hosted process: same contract as the Redis store, held in Maps.
+ * Distinct requesters are exact Sets (Redis uses HyperLogLog); they stay bounded because every window expires
+ * 7 days after it ends. With `file`, every mutation of quota and community counters is appended to a journal
+ * (journal.ts) and replayed at open, so the counts survive a restart or a crash.
+ *
+ * Burst windows are deliberately NOT journaled: they last seconds to minutes, a restart outlasts most of them,
+ * and journaling them would add a write per request for nothing.
+ *
+ * Expiry mirrors Redis: a quota counter dies at its absolute expireAtMs; burst and community entries die a TTL
+ * after the write (the TTL computed from the caller's nowMs), all judged by `now()`.
+ */
+import { CounterUnavailableError, type CounterStore } from './types.ts';
+import { assertWindowStarts, communityExpireAtMs, windowStart, WINDOW_MS } from './keys.ts';
+import { Journal, type JournalRecord } from './journal.ts';
+
+export interface EmbeddedCounterStoreOptions {
+  /** Journal file; undefined keeps everything in memory only. */
+  file?: string;
+  /** Clock used for expiry and pruning (tests inject one). Default Date.now. */
+  now?: () => number;
+  /** Appended bytes after which the journal is compacted (also never before it outgrows its last snapshot). */
+  compactAfterBytes?: number;
+}
+
+interface Quota { v: number; exp: number }
+interface Burst { count: number; exp: number }
+interface Window { hits: number; requesters: Set<string>; exp: number }
+
+export async function createEmbeddedCounterStore(opts: EmbeddedCounterStoreOptions = {}): Promise<CounterStore> {
+  const now = opts.now ?? Date.now;
+  const compactAfter = opts.compactAfterBytes ?? 4 * 1024 * 1024;
+  const quotas = new Map<string, Quota>();
+  const bursts = new Map<string, Burst>();
+  const community = new Map<string, Map<number, Window>>(); // entity → window start → counters
+  let lastPrune = now();
+  let closed = false;
+
+  function addLookups(entities: unknown[], requesters: readonly string[], start: number, exp: number, hits = 1): void {
+    for (const e of entities) {
+      if (typeof e !== 'string') continue;
+      let windows = community.get(e);
+      if (!windows) community.set(e, (windows = new Map()));
+      let w = windows.get(start);
+      if (!w) windows.set(start, (w = { hits: 0, requesters: new Set(), exp }));
+      w.hits += hits;
+      w.exp = exp;
+      for (const r of requesters) w.requesters.add(r);
+    }
+  }
+
+  // Records: q = one counted quota hit, l = one lookup of several entities; Q and W are snapshot lines.
+  function apply(rec: JournalRecord): void {
+    const t = now();
+    const [op, a, b, c, d, e] = rec;
+    if (op === 'q' && typeof a === 'string' && typeof b === 'number' && b > t) {
+      quotas.set(a, { v: (quotas.get(a)?.v ?? 0) + 1, exp: b });
+    } else if (op === 'Q' && typeof a === 'string' && typeof b === 'number' && typeof c === 'number' && c > t) {
+      quotas.set(a, { v: b, exp: c });
+    } else if (op === 'l' && typeof a === 'string' && typeof b === 'number' && typeof c === 'number' && c > t && Array.isArray(d)) {
+      addLookups(d, [a], b, c);
+    } else if (op === 'W' && typeof a === 'string' && typeof b === 'number' && typeof c === 'number' && typeof d === 'number' && d > t && Array.isArray(e)) {
+      addLookups([a], e.filter((r): r is string => typeof r === 'string'), b, d, c);
+    }
+  }
+
+  function* snapshot(): Generator<JournalRecord> {
+    for (const [key, q] of quotas) yield ['Q', key, q.v, q.exp];
+    for (const [entity, windows] of community) {
+      for (const [start, w] of windows) yield ['W', entity, start, w.hits, w.exp, [...w.requesters]];
+    }
+  }
+
+  function prune(t: number): void {
+    lastPrune = t;
+    for (const [key, q] of quotas) if (q.exp <= t) quotas.delete(key);
+    for (const [key, b] of bursts) if (b.exp <= t) bursts.delete(key);
+    for (const [entity, windows] of community) {
+      for (const [start, w] of windows) if (w.exp <= t) windows.delete(start);
+      if (windows.size === 0) community.delete(entity);
+    }
+  }
+
+  let journal: Journal | undefined;
+  if (opts.file) {
+    const opened = Journal.open(opts.file);
+    for (const rec of opened.records) apply(rec);
+    journal = opened.journal;
+    journal.rewrite(snapshot()); // drops expired data and any torn last line
+  }
+
+  /** Journal first, then memory: if the write fails, the caller gets an error and nothing changed. The
+   *  compaction check comes after the memory update, so the snapshot includes this mutation. */
+  function commit(rec: JournalRecord, mutate: () => void): void {
+    if (!journal) return mutate();
+    try {
+      journal.append(rec);
+    } catch (err) {
+      throw new CounterUnavailableError(`counter journal write failed: ${(err as Error).message}`, { cause: err });
+    }
+    mutate();
+    if (journal.shouldCompact(compactAfter)) {
+      try {
+        journal.rewrite(snapshot());
+      } catch (err) {
+        // The mutation is already journaled; a failed compaction only postpones the next one.
+        console.error(`[counters] journal compaction failed: ${(err as Error).message}`);
+      }
+    }
+  }
+
+  function open(): number {
+    if (closed) throw new CounterUnavailableError('counter store is closed');
+    const t = now();
+    if (t - lastPrune >= WINDOW_MS) prune(t);
+    return t;
+  }
+
+  const liveQuota = (key: string, t: number) => {
+    const q = quotas.get(key);
+    return q && q.exp > t ? q.v : 0;
+  };
+  const liveWindow = (entity: string, start: number, t: number) => {
+    const w = community.get(entity)?.get(start);
+    return w && w.exp > t ? w : undefined;
+  };
+
+  const store: CounterStore = {
+    async consumeIfBelow(key, limit, expireAtMs) {
+      const t = open();
+      const used = liveQuota(key, t);
+      if (used >= limit) return { counted: false, used };
+      commit(['q', key, expireAtMs], () => quotas.set(key, { v: used + 1, exp: expireAtMs }));
+      return { counted: true, used: used + 1 };
+    },
+
+    async peek(key) {
+      return liveQuota(key, open());
+    },
+
+    async peekMany(keys) {
+      const t = open();
+      return keys.map((key) => liveQuota(key, t));
+    },
+
+    async hitWindow(key, limit, windowMs, nowMs) {
+      const t = open();
+      const start = Math.floor(nowMs / windowMs) * windowMs;
+      const resetAtMs = start + windowMs;
+      const id = `${key}:${start}`;
+      let b = bursts.get(id);
+      if (!b || b.exp <= t) bursts.set(id, (b = { count: 0, exp: t + (resetAtMs - nowMs) + windowMs }));
+      if (b.count >= limit) return { allowed: false, count: b.count, resetAtMs };
+      b.count += 1;
+      return { allowed: true, count: b.count, resetAtMs };
+    },
+
+    async recordLookups(entityKeys, requester, nowMs) {
+      const t = open();
+      if (entityKeys.length === 0) return;
+      const start = windowStart(nowMs);
+      const exp = t + (communityExpireAtMs(start) - nowMs); // same TTL the Redis store sets
+      commit(['l', requester, start, exp, entityKeys], () => addLookups(entityKeys, [requester], start, exp));
+    },
+
+    async readWindows(entityKey, windowStartsMs) {
+      assertWindowStarts(windowStartsMs);
+      const t = open();
+      const union = new Set<string>();
+      const windows = windowStartsMs.map((startMs) => {
+        const w = liveWindow(entityKey, startMs, t);
+        if (w) for (const r of w.requesters) union.add(r);
+        return { startMs, hits: w?.hits ?? 0, requesters: w?.requesters.size ?? 0 };
+      });
+      return { windows, distinctRequesters: union.size };
+    },
+
+    async readHits(entityKey, windowStartsMs) {
+      assertWindowStarts(windowStartsMs);
+      const t = open();
+      return windowStartsMs.map((s) => liveWindow(entityKey, s, t)?.hits ?? 0);
+    },
+
+    async ping() {
+      open();
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      if (journal) {
+        prune(now());
+        journal.rewrite(snapshot());
+        journal.close();
+      }
+    },
+  };
+  return store;
+}

@@ -1,0 +1,191 @@
+/**
+ * Redis counter store (node-redis v5).
+ *
+ * Key layout: every key that one script touches shares one Redis Cluster hash tag, so each script runs on one
+ * slot. `prefix` (tests, shared instances) is prepended BEFORE the key; it may not contain braces, so the
+ * key's own hash tag stays the first one.
+ *   rq:{ws:<id>}:<surface>:<yyyymmdd>     daily quota counter (built by the caller, keys.ts quotaKey);
+ *                                          PEXPIREAT the caller's expireAtMs (next UTC midnight)
+ *   rl:{k:<apiKeyPrefix>}:<windowStart>    burst counter of one fixed window (caller's key + window start);
+ *                                          PEXPIRE (time left in the window + one window) at creation
+ *   cs:{<entityKey>}:h:<windowStart>       community hits of one entity in one 10-minute window
+ *   cs:{<entityKey>}:r:<windowStart>       HyperLogLog of the distinct requesters of that window
+ *                                          both PEXPIRE so they live until window start + 7 days + 1 window
+ *                                          by the caller's clock (a TTL: immune to app/Redis clock skew)
+ * recordLookups sends one EVALSHA per entity (one slot each) and node-redis writes all of them in one
+ * pipeline: one round trip on a single node, and still correct on Cluster. readWindows is one script over one
+ * entity's keys; readHits is one MGET over one entity's keys; peekMany does one MGET per hash tag.
+ *
+ * Outages: no offline queue (a command issued while disconnected fails at once instead of waiting), a short
+ * connect timeout, and a reconnect loop that never gives up (capped backoff), so service resumes by itself
+ * when Redis returns. Every failure to reach Redis surfaces as CounterUnavailableError.
+ */
+import { createClient, ErrorReply } from 'redis';
+import { CounterUnavailableError, type CounterStore } from './types.ts';
+import { assertWindowStarts, communityExpireAtMs, hashTag, windowStart } from './keys.ts';
+import { consumeScript, hitScript, readWindowsScript, recordScript } from './redis-scripts.ts';
+
+export interface RedisCounterStoreOptions {
+  /** Prepended to every key (before its hash tag); no braces. */
+  prefix?: string;
+  /** Connect timeout per attempt, and how long creation waits for the first connection. Default 2000 ms. */
+  connectTimeoutMs?: number;
+  /** Cap of the reconnect backoff. Default 2000 ms. */
+  maxReconnectDelayMs?: number;
+  /** Told once per outage (the first error after being ready). Default: one line on stderr. */
+  onOutage?: (err: unknown) => void;
+}
+
+/** Server replies that mean "Redis is there but can't serve now", as opposed to a bug in our command. */
+const UNAVAILABLE_REPLY = /^(LOADING|BUSY|MASTERDOWN|READONLY|TRYAGAIN|CLUSTERDOWN|NOREPLICAS)\b/;
+
+function unavailable(err: unknown): Error {
+  if (err instanceof CounterUnavailableError) return err;
+  if (err instanceof ErrorReply && !UNAVAILABLE_REPLY.test(err.message)) return err;
+  const detail = err instanceof Error ? err.message : String(err);
+  return new CounterUnavailableError(`redis counter store unavailable: ${detail}`, { cause: err });
+}
+
+function redact(url: string): string {
+  return url.replace(/\/\/[^@/]*@/, '//***@');
+}
+
+export async function createRedisCounterStore(url: string, opts: RedisCounterStoreOptions = {}): Promise<CounterStore> {
+  const prefix = opts.prefix ?? '';
+  if (/[{}]/.test(prefix)) throw new TypeError('counter key prefix may not contain braces');
+  const connectTimeout = opts.connectTimeoutMs ?? 2000;
+  const maxDelay = opts.maxReconnectDelayMs ?? 2000;
+  const onOutage = opts.onOutage ?? ((err: unknown) => {
+    console.error(`[counters] redis ${redact(url)} unreachable, retrying in background: ${err instanceof Error ? err.message : String(err)}`);
+  });
+
+  const client = createClient({
+    url,
+    disableOfflineQueue: true,
+    scripts: { consume: consumeScript, hit: hitScript, record: recordScript, readWindows: readWindowsScript },
+    socket: {
+      connectTimeout,
+      // Never give up: exponential backoff from 50 ms, capped, with jitter so many processes don't stampede.
+      reconnectStrategy: (retries: number) => Math.min(50 * 2 ** Math.min(retries, 16), maxDelay) + Math.floor(Math.random() * 50),
+    },
+  });
+  // An 'error' event without a listener would crash the process; report each outage once instead.
+  let healthy = false;
+  client.on('error', (err: unknown) => {
+    if (healthy) {
+      healthy = false;
+      onOutage(err);
+    }
+  });
+  client.on('ready', () => { healthy = true; });
+
+  // Wait for the first connection at most connectTimeout: a wrong URL should fail startup, not hang it.
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      client.connect(),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new CounterUnavailableError(`redis ${redact(url)} not reachable within ${connectTimeout} ms`)), connectTimeout);
+      }),
+    ]);
+  } catch (err) {
+    client.destroy();
+    throw unavailable(err);
+  } finally {
+    clearTimeout(timer);
+  }
+
+  const k = (key: string) => prefix + key;
+  const hitsKey = (entity: string, start: number) => `${prefix}cs:{${entity}}:h:${start}`;
+  const requestersKey = (entity: string, start: number) => `${prefix}cs:{${entity}}:r:${start}`;
+  const toInt = (v: string | null | undefined) => (v == null ? 0 : Number(v));
+  const mget = (keys: string[]) => client.mGet(keys) as Promise<Array<string | null>>;
+
+  return {
+    async consumeIfBelow(key, limit, expireAtMs) {
+      try {
+        const [counted, used] = await client.consume(k(key), limit, expireAtMs);
+        return { counted: counted === 1, used: Number(used) };
+      } catch (err) { throw unavailable(err); }
+    },
+
+    async peek(key) {
+      try { return toInt(await client.get(k(key))); } catch (err) { throw unavailable(err); }
+    },
+
+    async peekMany(keys) {
+      if (keys.length === 0) return [];
+      // MGET only across one slot (Cluster); the groups are issued together, so one round trip on a single node.
+      const groups = new Map<string, number[]>();
+      keys.forEach((key, i) => {
+        const tag = hashTag(key);
+        const g = groups.get(tag);
+        if (g) g.push(i); else groups.set(tag, [i]);
+      });
+      const out = new Array<number>(keys.length).fill(0);
+      try {
+        await Promise.all([...groups.values()].map(async (idx) => {
+          const values = await mget(idx.map((i) => k(keys[i]!)));
+          idx.forEach((i, j) => { out[i] = toInt(values[j]); });
+        }));
+      } catch (err) { throw unavailable(err); }
+      return out;
+    },
+
+    async hitWindow(key, limit, windowMs, nowMs) {
+      const start = Math.floor(nowMs / windowMs) * windowMs;
+      const resetAtMs = start + windowMs;
+      try {
+        const [allowed, count] = await client.hit(`${k(key)}:${start}`, limit, resetAtMs - nowMs + windowMs);
+        return { allowed: allowed === 1, count: Number(count), resetAtMs };
+      } catch (err) { throw unavailable(err); }
+    },
+
+    async recordLookups(entityKeys, requester, nowMs) {
+      if (entityKeys.length === 0) return;
+      const start = windowStart(nowMs);
+      const ttl = communityExpireAtMs(start) - nowMs;
+      try {
+        await Promise.all(entityKeys.map((e) => client.record(hitsKey(e, start), requestersKey(e, start), requester, ttl)));
+      } catch (err) { throw unavailable(err); }
+    },
+
+    async readWindows(entityKey, windowStartsMs) {
+      assertWindowStarts(windowStartsMs);
+      const n = windowStartsMs.length;
+      if (n === 0) return { windows: [], distinctRequesters: 0 };
+      let reply: number[];
+      try {
+        reply = await client.readWindows(
+          windowStartsMs.map((s) => hitsKey(entityKey, s)),
+          windowStartsMs.map((s) => requestersKey(entityKey, s)),
+        );
+      } catch (err) { throw unavailable(err); }
+      return {
+        windows: windowStartsMs.map((startMs, i) => ({ startMs, hits: reply[i] ?? 0, requesters: reply[n + i] ?? 0 })),
+        distinctRequesters: reply[2 * n] ?? 0,
+      };
+    },
+
+    async readHits(entityKey, windowStartsMs) {
+      assertWindowStarts(windowStartsMs);
+      if (windowStartsMs.length === 0) return [];
+      try {
+        const values = await mget(windowStartsMs.map((s) => hitsKey(entityKey, s)));
+        return values.map(toInt);
+      } catch (err) { throw unavailable(err); }
+    },
+
+    async ping() {
+      try { await client.ping(); } catch (err) { throw unavailable(err); }
+    },
+
+    async close() {
+      healthy = false;
+      if (!client.isOpen) return;
+      // close() waits for in-flight replies; when Redis is down there are none to wait for, so destroy.
+      if (client.isReady) await client.close().catch(() => client.destroy());
+      else client.destroy();
+    },
+  };
+}

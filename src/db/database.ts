@@ -1,0 +1,65 @@
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { PrismaClient } from '../generated/prisma/client.ts';
+import { migrate, type MigrationResult } from './migrate.ts';
+import { pgliteRunner, postgresRunner } from './sql.ts';
+import { acquireOwnership } from './embedded-lock.ts';
+
+export type Database = {
+  prisma: PrismaClient;
+  kind: 'pglite' | 'postgresql';
+  migrate(): Promise<MigrationResult>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+};
+
+export type DatabaseOptions = {
+  databaseUrl?: string | undefined;
+  /** Embedded default: PGlite files live in `<dataDir>/pglite`. */
+  dataDir: string;
+  /** In-memory PGlite (tests): nothing on disk, no ownership lock. */
+  inMemory?: boolean;
+};
+
+export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
+  return opts.databaseUrl ? openPostgres(opts.databaseUrl) : openPglite(opts);
+}
+
+async function openPostgres(url: string): Promise<Database> {
+  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 10 }) });
+  return {
+    prisma,
+    kind: 'postgresql',
+    async migrate() {
+      const runner = await postgresRunner(url);
+      try { return await migrate(runner); } finally { await runner.close(); }
+    },
+    async ping() { await prisma.$queryRawUnsafe('SELECT 1'); },
+    async close() { await prisma.$disconnect(); },
+  };
+}
+
+async function openPglite(opts: DatabaseOptions): Promise<Database> {
+  const release = opts.inMemory ? () => {} : acquireOwnership(opts.dataDir);
+  try {
+    const pglite = opts.inMemory ? new PGlite() : new PGlite(path.join(opts.dataDir, 'pglite'));
+    await pglite.waitReady;
+    const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+    return {
+      prisma,
+      kind: 'pglite',
+      migrate: () => migrate(pgliteRunner(pglite)),
+      async ping() { await pglite.query('SELECT 1'); },
+      async close() {
+        await prisma.$disconnect();
+        await pglite.close();
+        release();
+      },
+    };
+  } catch (e) {
+    release();
+    throw e;
+  }
+}

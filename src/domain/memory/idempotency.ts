@@ -1,0 +1,62 @@
+import { createHash } from 'node:crypto';
+import type { PrismaClient, Prisma } from '../../generated/prisma/client.ts';
+import { AppError } from '../../errors.ts';
+
+/** Idempotency-Key: 1-255 printable ASCII characters (as the IETF draft allows any opaque string). */
+export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+/** Records are kept at least this long (a sweep deletes older ones). */
+export const IDEMPOTENCY_TTL_MS = 48 * 3600 * 1000;
+
+export type Idempotency = { key: string; endpoint: 'rate' | 'report'; request: unknown } | null;
+export type Written = { id: number; replayed: boolean };
+
+export function requestHash(request: unknown): string {
+  return createHash('sha256').update(JSON.stringify(request)).digest('hex');
+}
+
+/**
+ * Runs `write` in one transaction and, when an Idempotency-Key was sent, stores the id of
+ * what it wrote in the same transaction. A retry with the same key and body gets the first
+ * write's id back without writing again; the same key with another body is a 409. Because
+ * the record commits with the write, a crash can never leave one without the other.
+ */
+export async function writeOnce(
+  prisma: PrismaClient, workspaceId: number, idem: Idempotency,
+  write: (tx: Prisma.TransactionClient) => Promise<number>,
+): Promise<Written> {
+  if (!idem) return { id: await prisma.$transaction(write), replayed: false };
+  const hash = requestHash(idem.request);
+  const previous = await replay(prisma, workspaceId, idem, hash);
+  if (previous) return previous;
+  try {
+    const id = await prisma.$transaction(async (tx) => {
+      const id = await write(tx);
+      await tx.idempotencyRecord.create({
+        data: { workspaceId, key: idem.key, endpoint: idem.endpoint, requestHash: hash, status: 200, response: { id } },
+      });
+      return id;
+    });
+    return { id, replayed: false };
+  } catch (e) {
+    // A concurrent request with the same key committed first: answer with its result.
+    if ((e as { code?: string }).code === 'P2002') {
+      const winner = await replay(prisma, workspaceId, idem, hash);
+      if (winner) return winner;
+    }
+    throw e;
+  }
+}
+
+async function replay(prisma: PrismaClient, workspaceId: number, idem: NonNullable<Idempotency>, hash: string): Promise<Written | null> {
+  const record = await prisma.idempotencyRecord.findUnique({ where: { workspaceId_key: { workspaceId, key: idem.key } } });
+  if (!record) return null;
+  if (record.endpoint !== idem.endpoint || record.requestHash !== hash) {
+    throw new AppError('idempotency_key_reused',
+      'This Idempotency-Key was already used with a different request; use a new key for a new request.');
+  }
+  return { id: (record.response as { id: number }).id, replayed: true };
+}
+
+export async function sweepIdempotency(prisma: PrismaClient, now = Date.now()) {
+  return prisma.idempotencyRecord.deleteMany({ where: { createdAt: { lt: new Date(now - IDEMPOTENCY_TTL_MS) } } });
+}

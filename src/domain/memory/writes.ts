@@ -1,0 +1,54 @@
+import type { PrismaClient } from '../../generated/prisma/client.ts';
+import type { Viewer } from '../access/verifier.ts';
+import { upsertSubjects } from './subjects-store.ts';
+import { writeOnce, type Idempotency, type Written } from './idempotency.ts';
+
+/** Validated, normalised inputs (see schemas.ts): what `rate` and `report` write. */
+export type RateWrite = { ip: string; rating: number; note: string };
+export type ReportWrite = {
+  kind: string; key: string; title: string; summary: string; details: string;
+  outcomeCode: string; severity: string; tags: string[];
+  relatedSubjects: Array<{ kind: string; key: string; role: string }>;
+  sharePolicy: string; namespace: string; eventType: string; status: string;
+  requestedVisibility: string; effectiveVisibility: string; policyNotice: string;
+};
+
+/** Stores a rating of an IP (its subject node is created on first use). */
+export function writeRating(prisma: PrismaClient, viewer: Viewer, input: RateWrite, idempotencyKey?: string): Promise<Written> {
+  const idem: Idempotency = idempotencyKey ? { key: idempotencyKey, endpoint: 'rate', request: input } : null;
+  return writeOnce(prisma, viewer.workspaceId, idem, async (tx) => {
+    const [subjectId] = await upsertSubjects(tx, viewer.workspaceId, [{ kind: 'ipaddress', key: input.ip }]);
+    const rating = await tx.rating.create({
+      data: { workspaceId: viewer.workspaceId, subjectId: subjectId!, apiKeyId: viewer.apiKeyId, rating: input.rating, note: input.note },
+      select: { id: true },
+    });
+    return rating.id;
+  });
+}
+
+/** Stores a report about its subject, linked to each related subject with its role. */
+export function writeReport(prisma: PrismaClient, viewer: Viewer, input: ReportWrite, idempotencyKey?: string): Promise<Written> {
+  const idem: Idempotency = idempotencyKey ? { key: idempotencyKey, endpoint: 'report', request: input } : null;
+  return writeOnce(prisma, viewer.workspaceId, idem, async (tx) => {
+    const [subjectId, ...relatedIds] = await upsertSubjects(tx, viewer.workspaceId, [
+      { kind: input.kind, key: input.key }, ...input.relatedSubjects,
+    ]);
+    const report = await tx.report.create({
+      data: {
+        workspaceId: viewer.workspaceId, subjectId: subjectId!, apiKeyId: viewer.apiKeyId,
+        eventType: input.eventType, outcomeCode: input.outcomeCode, severity: input.severity,
+        title: input.title, summary: input.summary, details: input.details, tags: input.tags,
+        status: input.status, sharePolicy: input.sharePolicy, namespace: input.namespace,
+        requestedVisibility: input.requestedVisibility, effectiveVisibility: input.effectiveVisibility,
+        policyNotice: input.policyNotice,
+      },
+      select: { id: true },
+    });
+    if (input.relatedSubjects.length > 0) {
+      await tx.reportLink.createMany({
+        data: input.relatedSubjects.map((r, position) => ({ reportId: report.id, subjectId: relatedIds[position]!, role: r.role, position })),
+      });
+    }
+    return report.id;
+  });
+}

@@ -1,0 +1,55 @@
+/**
+ * One error type for every transport. REST renders it as { ok: false, error, message, details? }
+ * with the status below; GraphQL carries the same code in `extensions.code`.
+ */
+export const ERROR_STATUS = {
+  missing_api_key: 401,
+  invalid_api_key: 401,
+  conflicting_api_keys: 400,
+  invalid_json: 400,
+  invalid_request: 400,
+  unsupported_media_type: 415,
+  payload_too_large: 413,
+  method_not_allowed: 405,
+  not_found: 404,
+  idempotency_key_reused: 409,
+  idempotency_in_progress: 409,
+  service_unavailable: 503,
+  internal_error: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+export type ErrorDetail = { field: string; message: string };
+
+export class AppError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: ErrorDetail[],
+    /** Extra fields merged into the REST error body (e.g. the quota object). */
+    readonly extra?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.status = ERROR_STATUS[code];
+  }
+
+  toBody(): Record<string, unknown> {
+    return {
+      ok: false,
+      error: this.code,
+      message: this.message,
+      ...(this.details ? { details: this.details } : {}),
+      ...this.extra,
+    };
+  }
+}
+
+export function isAppError(e: unknown): e is AppError {
+  return e instanceof AppError;
+}
+
+export function invalidRequest(details: ErrorDetail[]): AppError {
+  const fields = [...new Set(details.map((d) => d.field))].join(', ');
+  return new AppError('invalid_request', `The request body is invalid: check ${fields}.`, details);
+}

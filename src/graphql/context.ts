@@ -1,0 +1,22 @@
+import type { PrismaClient } from '../generated/prisma/client.ts';
+import type { Viewer } from '../domain/access/verifier.ts';
+import { AppError } from '../errors.ts';
+
+/** What every resolver gets. Built per request by the transport (yoga or the REST facade). */
+export type GraphQLContext = {
+  prisma: PrismaClient;
+  /** null only when no API key was sent; an invalid key never gets this far. */
+  viewer: Viewer | null;
+  requestId: string;
+  /** The Idempotency-Key header, when the transport received one. */
+  idempotencyKey?: string | undefined;
+};
+
+export const MISSING_KEY_MESSAGE =
+  'No API key was sent. Provide it in the X-API-Key header or as an Authorization: Bearer <API_KEY> header.';
+
+/** The one gate every workspace-scoped resolver passes: no viewer, no data. */
+export function viewerOf(ctx: GraphQLContext): Viewer {
+  if (!ctx.viewer) throw new AppError('missing_api_key', MISSING_KEY_MESSAGE);
+  return ctx.viewer;
+}

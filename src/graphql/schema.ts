@@ -1,0 +1,9 @@
+import { builder } from './builder.ts';
+import './types/workspace.ts';
+import './types/subject.ts';
+import './types/report.ts';
+import './types/rating.ts';
+import './types/writes.ts';
+
+/** The one schema served by /graphql and executed directly by the /risk_api REST facade. */
+export const schema = builder.toSchema({ sortSchema: true });

@@ -1,0 +1,30 @@
+import { loadConfig, ConfigError } from './config.ts';
+import { createApp } from './app.ts';
+import { createLogger } from './log.ts';
+
+/** The only place that binds a port and handles signals. */
+let config;
+try {
+  config = loadConfig();
+} catch (e) {
+  console.error(e instanceof ConfigError ? e.message : e);
+  process.exit(1);
+}
+const log = createLogger(config.logLevel);
+const started = performance.now();
+const app = await createApp(config, { log }).catch((e) => {
+  log.error('start failed', { err: (e as Error).message });
+  process.exit(1);
+});
+const url = await app.listen();
+log.info('listening', { url, baseUrl: config.baseUrl, database: app.db.kind, startupMs: Math.round(performance.now() - started) });
+
+let stopping = false;
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    log.info('shutting down', { signal });
+    app.close().then(() => process.exit(0), (e) => { log.error('shutdown failed', { err: String(e) }); process.exit(1); });
+  });
+}

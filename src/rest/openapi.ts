@@ -1,0 +1,110 @@
+import { z } from 'zod';
+import { ERROR_STATUS } from '../errors.ts';
+import { rateInputSchema, reportInputSchema } from '../domain/memory/schemas.ts';
+
+/**
+ * OpenAPI 3.1 for the REST facade. Request bodies are generated from the same zod schemas
+ * that validate requests (renamed to their snake_case wire names), so the document cannot
+ * drift from what the service accepts.
+ */
+const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+function wireNames(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(wireNames);
+  if (typeof node !== 'object' || node === null) return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (k === 'properties' && typeof v === 'object' && v) {
+      out[k] = Object.fromEntries(Object.entries(v).map(([p, s]) => [snake(p), wireNames(s)]));
+    } else if (k === 'required' && Array.isArray(v)) {
+      out[k] = v.map((p) => snake(String(p)));
+    } else {
+      out[k] = wireNames(v);
+    }
+  }
+  return out;
+}
+
+function bodySchema(schema: z.ZodType) {
+  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  delete json.$schema;
+  return wireNames(json);
+}
+
+const errorBody = {
+  type: 'object', required: ['ok', 'error', 'message'],
+  properties: {
+    ok: { const: false }, error: { type: 'string', enum: Object.keys(ERROR_STATUS) }, message: { type: 'string' },
+    details: { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } } },
+    request_id: { type: 'string', description: 'Present on internal_error.' },
+  },
+};
+const freeQuota = { type: 'object', properties: { counted: { const: false }, reason: { const: 'free_endpoint' } } };
+const errors = (...codes: Array<keyof typeof ERROR_STATUS>) => Object.fromEntries(
+  [...new Set(codes.map((c) => ERROR_STATUS[c]))].map((status) => [String(status), {
+    description: codes.filter((c) => ERROR_STATUS[c] === status).join(', '),
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+  }]));
+const writeErrors = errors('missing_api_key', 'invalid_api_key', 'conflicting_api_keys', 'invalid_json', 'invalid_request',
+  'unsupported_media_type', 'payload_too_large', 'method_not_allowed', 'idempotency_key_reused', 'internal_error');
+const idempotencyHeader = {
+  name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255 },
+  description: 'Makes a retry return the first response without writing twice (kept at least 24 hours, per workspace).',
+};
+
+export function openApiDocument(baseUrl: string) {
+  return {
+    openapi: '3.1.0',
+    info: { title: 'IP risk scoring API', version: '1.0.0', description: 'Score IPs for risk; write feedback and outcome reports back into workspace memory.' },
+    servers: [{ url: baseUrl }],
+    security: [{ apiKeyHeader: [] }, { bearer: [] }],
+    paths: {
+      '/risk_api/rate/': { post: {
+        summary: 'Record quick feedback about an IP (free)', operationId: 'rate', parameters: [idempotencyHeader],
+        requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/RateRequest' } } } },
+        responses: {
+          201: { description: 'Stored.', content: { 'application/json': { schema: { $ref: '#/components/schemas/RateResponse' } } } },
+          200: { description: 'Idempotent replay of an earlier write (Idempotent-Replayed: true).', content: { 'application/json': { schema: { $ref: '#/components/schemas/RateResponse' } } } },
+          ...writeErrors,
+        },
+      } },
+      '/risk_api/report/': { post: {
+        summary: 'Record a typed outcome event about a subject (free)', operationId: 'report', parameters: [idempotencyHeader],
+        requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/ReportRequest' } } } },
+        responses: {
+          201: { description: 'Stored.', content: { 'application/json': { schema: { $ref: '#/components/schemas/ReportResponse' } } } },
+          200: { description: 'Idempotent replay of an earlier write (Idempotent-Replayed: true).', content: { 'application/json': { schema: { $ref: '#/components/schemas/ReportResponse' } } } },
+          ...writeErrors,
+        },
+      } },
+    },
+    components: {
+      securitySchemes: {
+        apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+        bearer: { type: 'http', scheme: 'bearer' },
+      },
+      schemas: {
+        Error: errorBody,
+        RateRequest: bodySchema(rateInputSchema),
+        ReportRequest: bodySchema(reportInputSchema),
+        RateResponse: { type: 'object', properties: {
+          ok: { const: true }, endpoint: { const: 'rate' }, quota: freeQuota,
+          report: { type: 'object', properties: { ip: { type: 'string' }, rating: { type: 'integer', enum: [-1, 0, 1] }, created_at: { type: 'string', format: 'date-time' } } },
+        } },
+        ReportResponse: { type: 'object', properties: {
+          ok: { const: true }, endpoint: { const: 'report' },
+          query: { type: 'object', properties: { kind: { type: 'string' }, key: { type: 'string' }, namespace: { type: 'string' } } },
+          quota: freeQuota,
+          memory: { type: 'object', properties: { requested_visibility: { type: 'string' }, effective_visibility: { type: 'string' }, policy_notice: { type: 'string' } } },
+          report: { type: 'object', properties: {
+            id: { type: 'integer' }, event_type: { type: 'string' }, outcome_code: { type: 'string' }, title: { type: 'string' },
+            summary: { type: 'string' }, severity: { type: 'string' }, status: { type: 'string' }, tags: { type: 'array', items: { type: 'string' } },
+            created_at: { type: 'string', format: 'date-time' },
+            subject: { type: 'object', properties: { kind: { type: 'string' }, key: { type: 'string' }, share_policy: { type: 'string' } } },
+            related_subjects: { type: 'array', items: { type: 'object', properties: { kind: { type: 'string' }, key: { type: 'string' }, role: { type: 'string' } } } },
+          } },
+        } },
+      },
+    },
+  };
+}

@@ -1,0 +1,24 @@
+import type { ServerResponse } from 'node:http';
+import { AppError, isAppError } from '../errors.ts';
+import type { Logger } from '../log.ts';
+import { errorFields } from '../log.ts';
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+/**
+ * Renders any thrown value as the REST error body. Expected failures are AppErrors and
+ * keep their code; anything else is logged with the request id and answered as a bare
+ * internal_error, so internals never leak.
+ */
+export function sendError(res: ServerResponse, e: unknown, requestId: string, log: Logger, headers: Record<string, string> = {}) {
+  const error = isAppError(e) ? e : new AppError('internal_error', `Something went wrong on our side. Quote request id ${requestId} when you contact support.`, undefined, { request_id: requestId });
+  if (!isAppError(e)) log.error('unhandled error', { requestId, ...errorFields(e) });
+  const extra: Record<string, string> = { ...headers };
+  if (error.code === 'payload_too_large') extra.connection = 'close'; // the rest of the body is not read
+  if (res.headersSent) { res.destroy(); return; }
+  sendJson(res, error.status, error.toBody(), extra);
+}

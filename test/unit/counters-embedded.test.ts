@@ -1,0 +1,158 @@
+/**
+ * Embedded-only behaviour: counts survive close/reopen and crashes (journal replay), the journal stays
+ * compact, and expiry follows the injected clock.
+ */
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CounterUnavailableError } from '../../src/counters/types.ts';
+import { createEmbeddedCounterStore } from '../../src/counters/embedded.ts';
+import { COMMUNITY_RETENTION_MS, windowStart, WINDOW_MS } from '../../src/counters/keys.ts';
+
+const dirs: string[] = [];
+function journalFile(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'counters-'));
+  dirs.push(dir);
+  return join(dir, 'nested', 'counters.journal');
+}
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+const FAR = Date.now() + 24 * 3600_000;
+const Q = 'rq:{ws:1}:api_score:20260617';
+
+describe('embedded counter store: persistence', () => {
+  it('keeps quota and community counts across close and reopen', async () => {
+    const file = journalFile();
+    const now = Date.now();
+    const w = windowStart(now);
+    const a = await createEmbeddedCounterStore({ file });
+    for (let i = 0; i < 3; i++) await a.consumeIfBelow(Q, 10, FAR);
+    await a.recordLookups(['ip:1.2.3.4', 'asn:1'], 'r1', now);
+    await a.recordLookups(['ip:1.2.3.4'], 'r2', now);
+    await a.close();
+
+    const b = await createEmbeddedCounterStore({ file });
+    expect(await b.peek(Q)).toBe(3);
+    expect(await b.consumeIfBelow(Q, 4, FAR)).toEqual({ counted: true, used: 4 });
+    expect(await b.consumeIfBelow(Q, 4, FAR)).toEqual({ counted: false, used: 4 });
+    expect(await b.readWindows('ip:1.2.3.4', [w])).toEqual({ windows: [{ startMs: w, hits: 2, requesters: 2 }], distinctRequesters: 2 });
+    expect(await b.readHits('asn:1', [w])).toEqual([1]);
+    await b.close();
+  });
+
+  it('recovers everything written by an instance that never closed (crash)', async () => {
+    const file = journalFile();
+    const now = Date.now();
+    const crashed = await createEmbeddedCounterStore({ file });
+    await crashed.consumeIfBelow(Q, 10, FAR);
+    await crashed.consumeIfBelow(Q, 10, FAR);
+    await crashed.recordLookups(['ip:9.9.9.9'], 'r1', now);
+    // no close(): the next instance reads what the first one left in the file
+
+    const next = await createEmbeddedCounterStore({ file });
+    expect(await next.peek(Q)).toBe(2);
+    expect(await next.readHits('ip:9.9.9.9', [windowStart(now)])).toEqual([1]);
+    await next.close();
+  });
+
+  it('recovers the writes of a process killed with SIGKILL', async () => {
+    const file = journalFile();
+    const storeModule = resolve('src/counters/embedded.ts');
+    const script = `
+      import { createEmbeddedCounterStore } from ${JSON.stringify(storeModule)};
+      const s = await createEmbeddedCounterStore({ file: ${JSON.stringify(file)} });
+      for (let i = 0; i < 5; i++) await s.consumeIfBelow(${JSON.stringify(Q)}, 100, ${FAR});
+      process.kill(process.pid, 'SIGKILL');`;
+    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(child.signal, child.stderr).toBe('SIGKILL');
+
+    const after = await createEmbeddedCounterStore({ file });
+    expect(await after.peek(Q)).toBe(5);
+    await after.close();
+  });
+
+  it('skips a torn last line and keeps appending cleanly after it', async () => {
+    const file = journalFile();
+    const a = await createEmbeddedCounterStore({ file });
+    await a.consumeIfBelow(Q, 10, FAR);
+    await a.close();
+    appendFileSync(file, '["q","rq:{ws:1}:api_sco'); // a write cut short by a crash
+
+    const b = await createEmbeddedCounterStore({ file });
+    expect(await b.peek(Q)).toBe(1);
+    await b.consumeIfBelow(Q, 10, FAR);
+    const c = await createEmbeddedCounterStore({ file }); // b never closed
+    expect(await c.peek(Q)).toBe(2);
+    await c.close();
+  });
+
+  it('compacts the journal as it grows, without losing counts', async () => {
+    const file = journalFile();
+    const a = await createEmbeddedCounterStore({ file, compactAfterBytes: 1024 });
+    for (let i = 0; i < 2000; i++) await a.consumeIfBelow(Q, 5000, FAR);
+    // 2000 appended lines would take ~100 KB; compaction keeps the file near one snapshot + 1 KB
+    expect(statSync(file).size).toBeLessThan(4096);
+    const crashed = await createEmbeddedCounterStore({ file });
+    expect(await crashed.peek(Q)).toBe(2000);
+    await crashed.close();
+    // close() leaves a snapshot: one line for the one live counter
+    expect(readFileSync(file, 'utf8').trim().split('\n')).toEqual([JSON.stringify(['Q', Q, 2000, FAR])]);
+  });
+
+  it('starts empty from a journal of unknown lines rather than refusing to start', async () => {
+    const file = journalFile();
+    const a = await createEmbeddedCounterStore({ file });
+    await a.close();
+    writeFileSync(file, 'not json\n{"x":1}\n["zz",1]\n');
+    const b = await createEmbeddedCounterStore({ file });
+    expect(await b.peek(Q)).toBe(0);
+    await b.close();
+  });
+});
+
+describe('embedded counter store: expiry by the clock', () => {
+  it('drops a quota counter at its expireAtMs, also across a restart', async () => {
+    const file = journalFile();
+    let t = Date.UTC(2026, 5, 17, 23, 0);
+    const midnight = Date.UTC(2026, 5, 18);
+    const a = await createEmbeddedCounterStore({ file, now: () => t });
+    await a.consumeIfBelow(Q, 2, midnight);
+    await a.consumeIfBelow(Q, 2, midnight);
+    expect(await a.consumeIfBelow(Q, 2, midnight)).toEqual({ counted: false, used: 2 });
+    t = midnight;
+    expect(await a.peek(Q)).toBe(0);
+    expect(await a.consumeIfBelow(Q, 2, midnight + 86_400_000)).toEqual({ counted: true, used: 1 });
+    await a.close();
+
+    t = midnight + 86_400_000; // reopened after that day too has ended
+    const b = await createEmbeddedCounterStore({ file, now: () => t });
+    expect(await b.peek(Q)).toBe(0);
+    await b.close();
+  });
+
+  it('forgets community windows 7 days + 1 window after they start', async () => {
+    let t = Date.UTC(2026, 5, 17, 12, 3);
+    const w = windowStart(t);
+    const store = await createEmbeddedCounterStore({ now: () => t });
+    await store.recordLookups(['ip:1.1.1.1'], 'r1', t);
+    t = w + COMMUNITY_RETENTION_MS - 1;
+    expect(await store.readHits('ip:1.1.1.1', [w])).toEqual([1]);
+    t = w + COMMUNITY_RETENTION_MS;
+    expect(await store.readHits('ip:1.1.1.1', [w])).toEqual([0]);
+    expect((await store.readWindows('ip:1.1.1.1', [w])).distinctRequesters).toBe(0);
+    await store.recordLookups(['ip:1.1.1.1'], 'r2', t + WINDOW_MS); // triggers the periodic prune
+    expect(await store.readHits('ip:1.1.1.1', [w])).toEqual([0]);
+    await store.close();
+  });
+
+  it('rejects calls after close with CounterUnavailableError', async () => {
+    const store = await createEmbeddedCounterStore({});
+    await store.close();
+    await expect(store.peek(Q)).rejects.toBeInstanceOf(CounterUnavailableError);
+    await expect(store.ping()).rejects.toBeInstanceOf(CounterUnavailableError);
+  });
+});
