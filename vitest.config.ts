@@ -1,11 +1,16 @@
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  resolve: {
+    // graphql 16 ships CJS (main) and ESM (module) builds. Node, and so every dependency
+    // loaded outside Vite (Pothos, yoga), uses the CJS one; make test files use it too, or
+    // the schema's types come from "another realm".
+    alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }],
+  },
   test: {
     include: ['test/**/*.test.ts'],
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    reporters: ['default'],
   },
 });

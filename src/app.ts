@@ -13,11 +13,14 @@ import { sendError, sendJson } from './rest/respond.ts';
 import { AppError } from './errors.ts';
 import { serveAdmin, type AdminServer } from './cli/admin-socket.ts';
 import { runCommand } from './cli/commands.ts';
+import { openCounterStore } from './counters/open.ts';
+import type { CounterStore } from './counters/types.ts';
 
 export type AppOptions = { log?: Logger; inMemoryDatabase?: boolean };
 export type App = {
   server: Server;
   db: Database;
+  counters: CounterStore;
   verifier: KeyVerifier;
   pepper: string;
   log: Logger;
@@ -38,6 +41,13 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     await db.close();
     throw e;
   }
+  let counters: CounterStore;
+  try {
+    counters = await openCounterStore(config, log);
+  } catch (e) {
+    await db.close();
+    throw e;
+  }
   const pepper = resolvePepper(config.apiKeyPepper, config.dataDir);
   const verifier = new KeyVerifier(db.prisma, pepper, config.keyCacheTtlMs);
   const yoga = createGraphQLServer({ prisma: db.prisma, verifier, log });
@@ -47,6 +57,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   async function ready(res: ServerResponse) {
     const checks: Record<string, string> = {};
     try { await db.ping(); checks.database = 'ok'; } catch { checks.database = 'unreachable'; }
+    try { await counters.ping(); checks.counters = 'ok'; } catch { checks.counters = 'unreachable'; }
     const ok = Object.values(checks).every((v) => v === 'ok') && !draining;
     sendJson(res, ok ? 200 : 503, { ok, checks, draining });
   }
@@ -89,7 +100,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   }
 
   return {
-    server, db, verifier, pepper, log,
+    server, db, counters, verifier, pepper, log,
     listen(port = config.port, host = config.host) {
       return new Promise((resolve, reject) => {
         server.once('error', reject);
@@ -111,6 +122,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       clearTimeout(grace);
       await admin?.close();
       await verifier.flushLastUsed().catch(() => {});
+      await counters.close();
       await db.close();
     },
   };

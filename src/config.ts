@@ -12,6 +12,7 @@ const envSchema = z.object({
   DATA_DIR: z.string().min(1).default('./data'),
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL').optional(),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
+  REDIS_KEY_PREFIX: z.string().regex(/^[A-Za-z0-9:_.-]{1,32}$/, 'must be 1-32 characters of A-Z a-z 0-9 : _ . -').default('risk'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   API_KEY_PEPPER: z.string().min(32, 'must be at least 32 characters').optional(),
   KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
@@ -26,6 +27,7 @@ export type Config = {
   dataDir: string;
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
+  redisKeyPrefix: string;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   apiKeyPepper: string | undefined;
   keyCacheTtlMs: number;
@@ -55,6 +57,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataDir: path.resolve(e.DATA_DIR),
     databaseUrl: e.DATABASE_URL,
     redisUrl: e.REDIS_URL,
+    redisKeyPrefix: e.REDIS_KEY_PREFIX,
     logLevel: e.LOG_LEVEL,
     apiKeyPepper: e.API_KEY_PEPPER,
     keyCacheTtlMs: e.KEY_CACHE_TTL_MS,

@@ -36,7 +36,10 @@ export async function freshEnvironment(extra: Record<string, string> = {}): Prom
       await c.end();
     };
   }
-  if (usingRedis) env.REDIS_URL = process.env.REDIS_URL!;
+  if (usingRedis) {
+    env.REDIS_URL = process.env.REDIS_URL!;
+    env.REDIS_KEY_PREFIX = `t${randomBytes(6).toString('hex')}`; // runs share one Redis
+  }
   return {
     env, dataDir,
     async cleanup() {

@@ -24,6 +24,7 @@ export async function createApiKey(
   if (name.length === 0 || name.length > KEY_NAME_MAX || !name.isWellFormed() || /\p{Cc}/u.test(name)) {
     throw new AppError('invalid_request', `key name must be 1-${KEY_NAME_MAX} printable characters`);
   }
+  if (input.tier) await assertTier(prisma, input.tier);
   const workspace = await prisma.workspace.upsert({
     where: { name: input.workspace },
     create: { name: input.workspace, ...(input.tier ? { tier: input.tier } : {}) },
@@ -65,7 +66,15 @@ export async function revokeApiKey(prisma: PrismaClient, prefix: string, workspa
   return listing!;
 }
 
+async function assertTier(prisma: PrismaClient, tier: string) {
+  if (!(await prisma.tier.findUnique({ where: { code: tier } }))) {
+    const known = (await prisma.tier.findMany({ orderBy: { position: 'asc' } })).map((t) => t.code);
+    throw new AppError('invalid_request', `unknown tier "${tier}"; tiers are: ${known.join(', ')}`);
+  }
+}
+
 export async function setWorkspaceTier(prisma: PrismaClient, workspace: string, tier: string) {
+  await assertTier(prisma, tier);
   const updated = await prisma.workspace.update({ where: { name: workspace }, data: { tier } }).catch(() => null);
   if (!updated) throw new AppError('not_found', `no workspace named ${workspace}`);
   return { workspace: updated.name, tier: updated.tier };

@@ -59,3 +59,31 @@ export type Rating = Prisma.RatingModel
  * transaction as the write so a retry after a crash can never write twice.
  */
 export type IdempotencyRecord = Prisma.IdempotencyRecordModel
+/**
+ * Model Feed
+ * An imported threat list. Re-importing under the same name replaces its entries.
+ */
+export type Feed = Prisma.FeedModel
+/**
+ * Model FeedEntry
+ * One listed network of a feed (a single IP is a /32 or /128).
+ */
+export type FeedEntry = Prisma.FeedEntryModel
+/**
+ * Model Publication
+ * One immutable run of the publisher. Readers use the complete publication with the
+ * highest version; a new one becomes visible only when all its summaries are written.
+ */
+export type Publication = Prisma.PublicationModel
+/**
+ * Model PublishedSummary
+ * A behavioural-risk summary of one dimension entity in one publication. workspaceId 0 is
+ * the global layer (shareable evidence only); any other value is that workspace's own
+ * contextual layer (its private reports and ratings), never shown to anyone else.
+ */
+export type PublishedSummary = Prisma.PublishedSummaryModel
+/**
+ * Model Tier
+ * An API subscription tier (seeded by migration; see the README's tier table).
+ */
+export type Tier = Prisma.TierModel

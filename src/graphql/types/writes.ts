@@ -32,7 +32,7 @@ const RatePayload = builder.objectRef<Written>('RatePayload').implement({
       resolve: (query, w, _a, ctx) => ctx.prisma.rating.findUniqueOrThrow({ ...query, where: { id: w.id } }),
     }),
     replayed: t.boolean({ description: 'True when an Idempotency-Key matched an earlier write and nothing new was written.', resolve: (w) => w.replayed }),
-    quota: t.field({ type: FreeQuota, resolve: () => FREE }),
+    quota: t.field({ type: FreeQuota, description: 'Never counted against the score quota.', resolve: () => FREE }),
   }),
 });
 
@@ -44,7 +44,7 @@ const ReportPayload = builder.objectRef<Written>('ReportPayload').implement({
       resolve: (query, w, _a, ctx) => ctx.prisma.report.findUniqueOrThrow({ ...query, where: { id: w.id } }),
     }),
     replayed: t.boolean({ description: 'True when an Idempotency-Key matched an earlier write and nothing new was written.', resolve: (w) => w.replayed }),
-    quota: t.field({ type: FreeQuota, resolve: () => FREE }),
+    quota: t.field({ type: FreeQuota, description: 'Never counted against the score quota.', resolve: () => FREE }),
   }),
 });
 
@@ -58,6 +58,7 @@ const RateInput = builder.inputType('RateInput', {
 });
 
 const RelatedSubjectInput = builder.inputType('RelatedSubjectInput', {
+  description: 'A subject linked to a report, with the role it played.',
   fields: (t) => ({
     kind: t.string({ required: true, description: 'Identifier family of the related subject.' }),
     key: t.string({ required: true, description: 'The identifier, normalised by kind.' }),

@@ -404,7 +404,12 @@ export const ModelName = {
   Report: 'Report',
   ReportLink: 'ReportLink',
   Rating: 'Rating',
-  IdempotencyRecord: 'IdempotencyRecord'
+  IdempotencyRecord: 'IdempotencyRecord',
+  Feed: 'Feed',
+  FeedEntry: 'FeedEntry',
+  Publication: 'Publication',
+  PublishedSummary: 'PublishedSummary',
+  Tier: 'Tier'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -420,7 +425,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "workspace" | "account" | "apiKey" | "subject" | "report" | "reportLink" | "rating" | "idempotencyRecord"
+    modelProps: "workspace" | "account" | "apiKey" | "subject" | "report" | "reportLink" | "rating" | "idempotencyRecord" | "feed" | "feedEntry" | "publication" | "publishedSummary" | "tier"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -1016,6 +1021,376 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    Feed: {
+      payload: Prisma.$FeedPayload<ExtArgs>
+      fields: Prisma.FeedFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.FeedFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.FeedFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedPayload>
+        }
+        findFirst: {
+          args: Prisma.FeedFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.FeedFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedPayload>
+        }
+        findMany: {
+          args: Prisma.FeedFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedPayload>[]
+        }
+        create: {
+          args: Prisma.FeedCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedPayload>
+        }
+        createMany: {
+          args: Prisma.FeedCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.FeedCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedPayload>[]
+        }
+        delete: {
+          args: Prisma.FeedDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedPayload>
+        }
+        update: {
+          args: Prisma.FeedUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedPayload>
+        }
+        deleteMany: {
+          args: Prisma.FeedDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.FeedUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.FeedUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedPayload>[]
+        }
+        upsert: {
+          args: Prisma.FeedUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedPayload>
+        }
+        aggregate: {
+          args: Prisma.FeedAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateFeed>
+        }
+        groupBy: {
+          args: Prisma.FeedGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.FeedGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.FeedCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.FeedCountAggregateOutputType> | number
+        }
+      }
+    }
+    FeedEntry: {
+      payload: Prisma.$FeedEntryPayload<ExtArgs>
+      fields: Prisma.FeedEntryFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.FeedEntryFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedEntryPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.FeedEntryFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedEntryPayload>
+        }
+        findFirst: {
+          args: Prisma.FeedEntryFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedEntryPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.FeedEntryFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedEntryPayload>
+        }
+        findMany: {
+          args: Prisma.FeedEntryFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedEntryPayload>[]
+        }
+        create: {
+          args: Prisma.FeedEntryCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedEntryPayload>
+        }
+        createMany: {
+          args: Prisma.FeedEntryCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.FeedEntryCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedEntryPayload>[]
+        }
+        delete: {
+          args: Prisma.FeedEntryDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedEntryPayload>
+        }
+        update: {
+          args: Prisma.FeedEntryUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedEntryPayload>
+        }
+        deleteMany: {
+          args: Prisma.FeedEntryDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.FeedEntryUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.FeedEntryUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedEntryPayload>[]
+        }
+        upsert: {
+          args: Prisma.FeedEntryUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedEntryPayload>
+        }
+        aggregate: {
+          args: Prisma.FeedEntryAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateFeedEntry>
+        }
+        groupBy: {
+          args: Prisma.FeedEntryGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.FeedEntryGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.FeedEntryCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.FeedEntryCountAggregateOutputType> | number
+        }
+      }
+    }
+    Publication: {
+      payload: Prisma.$PublicationPayload<ExtArgs>
+      fields: Prisma.PublicationFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.PublicationFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PublicationPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.PublicationFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PublicationPayload>
+        }
+        findFirst: {
+          args: Prisma.PublicationFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PublicationPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.PublicationFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PublicationPayload>
+        }
+        findMany: {
+          args: Prisma.PublicationFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PublicationPayload>[]
+        }
+        create: {
+          args: Prisma.PublicationCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PublicationPayload>
+        }
+        createMany: {
+          args: Prisma.PublicationCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.PublicationCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PublicationPayload>[]
+        }
+        delete: {
+          args: Prisma.PublicationDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PublicationPayload>
+        }
+        update: {
+          args: Prisma.PublicationUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PublicationPayload>
+        }
+        deleteMany: {
+          args: Prisma.PublicationDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.PublicationUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.PublicationUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PublicationPayload>[]
+        }
+        upsert: {
+          args: Prisma.PublicationUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PublicationPayload>
+        }
+        aggregate: {
+          args: Prisma.PublicationAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregatePublication>
+        }
+        groupBy: {
+          args: Prisma.PublicationGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PublicationGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.PublicationCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PublicationCountAggregateOutputType> | number
+        }
+      }
+    }
+    PublishedSummary: {
+      payload: Prisma.$PublishedSummaryPayload<ExtArgs>
+      fields: Prisma.PublishedSummaryFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.PublishedSummaryFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PublishedSummaryPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.PublishedSummaryFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PublishedSummaryPayload>
+        }
+        findFirst: {
+          args: Prisma.PublishedSummaryFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PublishedSummaryPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.PublishedSummaryFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PublishedSummaryPayload>
+        }
+        findMany: {
+          args: Prisma.PublishedSummaryFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PublishedSummaryPayload>[]
+        }
+        create: {
+          args: Prisma.PublishedSummaryCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PublishedSummaryPayload>
+        }
+        createMany: {
+          args: Prisma.PublishedSummaryCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.PublishedSummaryCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PublishedSummaryPayload>[]
+        }
+        delete: {
+          args: Prisma.PublishedSummaryDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PublishedSummaryPayload>
+        }
+        update: {
+          args: Prisma.PublishedSummaryUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PublishedSummaryPayload>
+        }
+        deleteMany: {
+          args: Prisma.PublishedSummaryDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.PublishedSummaryUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.PublishedSummaryUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PublishedSummaryPayload>[]
+        }
+        upsert: {
+          args: Prisma.PublishedSummaryUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PublishedSummaryPayload>
+        }
+        aggregate: {
+          args: Prisma.PublishedSummaryAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregatePublishedSummary>
+        }
+        groupBy: {
+          args: Prisma.PublishedSummaryGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PublishedSummaryGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.PublishedSummaryCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PublishedSummaryCountAggregateOutputType> | number
+        }
+      }
+    }
+    Tier: {
+      payload: Prisma.$TierPayload<ExtArgs>
+      fields: Prisma.TierFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.TierFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$TierPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.TierFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$TierPayload>
+        }
+        findFirst: {
+          args: Prisma.TierFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$TierPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.TierFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$TierPayload>
+        }
+        findMany: {
+          args: Prisma.TierFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$TierPayload>[]
+        }
+        create: {
+          args: Prisma.TierCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$TierPayload>
+        }
+        createMany: {
+          args: Prisma.TierCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.TierCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$TierPayload>[]
+        }
+        delete: {
+          args: Prisma.TierDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$TierPayload>
+        }
+        update: {
+          args: Prisma.TierUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$TierPayload>
+        }
+        deleteMany: {
+          args: Prisma.TierDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.TierUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.TierUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$TierPayload>[]
+        }
+        upsert: {
+          args: Prisma.TierUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$TierPayload>
+        }
+        aggregate: {
+          args: Prisma.TierAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateTier>
+        }
+        groupBy: {
+          args: Prisma.TierGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.TierGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.TierCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.TierCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -1162,6 +1537,73 @@ export const IdempotencyRecordScalarFieldEnum = {
 export type IdempotencyRecordScalarFieldEnum = (typeof IdempotencyRecordScalarFieldEnum)[keyof typeof IdempotencyRecordScalarFieldEnum]
 
 
+export const FeedScalarFieldEnum = {
+  id: 'id',
+  name: 'name',
+  format: 'format',
+  weight: 'weight',
+  source: 'source',
+  entryCount: 'entryCount',
+  errorCount: 'errorCount',
+  importedAt: 'importedAt'
+} as const
+
+export type FeedScalarFieldEnum = (typeof FeedScalarFieldEnum)[keyof typeof FeedScalarFieldEnum]
+
+
+export const FeedEntryScalarFieldEnum = {
+  feedId: 'feedId',
+  cidr: 'cidr',
+  line: 'line'
+} as const
+
+export type FeedEntryScalarFieldEnum = (typeof FeedEntryScalarFieldEnum)[keyof typeof FeedEntryScalarFieldEnum]
+
+
+export const PublicationScalarFieldEnum = {
+  id: 'id',
+  version: 'version',
+  status: 'status',
+  startedAt: 'startedAt',
+  publishedAt: 'publishedAt',
+  entityCount: 'entityCount',
+  stats: 'stats'
+} as const
+
+export type PublicationScalarFieldEnum = (typeof PublicationScalarFieldEnum)[keyof typeof PublicationScalarFieldEnum]
+
+
+export const PublishedSummaryScalarFieldEnum = {
+  publicationId: 'publicationId',
+  workspaceId: 'workspaceId',
+  code: 'code',
+  key: 'key',
+  name: 'name',
+  score: 'score',
+  level: 'level',
+  counts: 'counts',
+  reporters: 'reporters',
+  firstSeen: 'firstSeen',
+  lastSeen: 'lastSeen'
+} as const
+
+export type PublishedSummaryScalarFieldEnum = (typeof PublishedSummaryScalarFieldEnum)[keyof typeof PublishedSummaryScalarFieldEnum]
+
+
+export const TierScalarFieldEnum = {
+  code: 'code',
+  name: 'name',
+  scoreEligible: 'scoreEligible',
+  dailyLimit: 'dailyLimit',
+  burstPerSecond: 'burstPerSecond',
+  directReportLimit: 'directReportLimit',
+  priceCents: 'priceCents',
+  position: 'position'
+} as const
+
+export type TierScalarFieldEnum = (typeof TierScalarFieldEnum)[keyof typeof TierScalarFieldEnum]
+
+
 export const SortOrder = {
   asc: 'asc',
   desc: 'desc'
@@ -1175,6 +1617,14 @@ export const JsonNullValueInput = {
 } as const
 
 export type JsonNullValueInput = (typeof JsonNullValueInput)[keyof typeof JsonNullValueInput]
+
+
+export const NullableJsonNullValueInput = {
+  DbNull: DbNull,
+  JsonNull: JsonNull
+} as const
+
+export type NullableJsonNullValueInput = (typeof NullableJsonNullValueInput)[keyof typeof NullableJsonNullValueInput]
 
 
 export const QueryMode = {
@@ -1275,6 +1725,13 @@ export type FloatFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, '
  * Reference to a field of type 'Float[]'
  */
 export type ListFloatFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Float[]'>
+    
+
+
+/**
+ * Reference to a field of type 'Boolean'
+ */
+export type BooleanFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Boolean'>
     
 
 /**
@@ -1436,6 +1893,11 @@ export type GlobalOmitConfig = {
   reportLink?: Prisma.ReportLinkOmit
   rating?: Prisma.RatingOmit
   idempotencyRecord?: Prisma.IdempotencyRecordOmit
+  feed?: Prisma.FeedOmit
+  feedEntry?: Prisma.FeedEntryOmit
+  publication?: Prisma.PublicationOmit
+  publishedSummary?: Prisma.PublishedSummaryOmit
+  tier?: Prisma.TierOmit
 }
 
 /* Types for Logging */

@@ -58,7 +58,12 @@ export const ModelName = {
   Report: 'Report',
   ReportLink: 'ReportLink',
   Rating: 'Rating',
-  IdempotencyRecord: 'IdempotencyRecord'
+  IdempotencyRecord: 'IdempotencyRecord',
+  Feed: 'Feed',
+  FeedEntry: 'FeedEntry',
+  Publication: 'Publication',
+  PublishedSummary: 'PublishedSummary',
+  Tier: 'Tier'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -184,6 +189,73 @@ export const IdempotencyRecordScalarFieldEnum = {
 export type IdempotencyRecordScalarFieldEnum = (typeof IdempotencyRecordScalarFieldEnum)[keyof typeof IdempotencyRecordScalarFieldEnum]
 
 
+export const FeedScalarFieldEnum = {
+  id: 'id',
+  name: 'name',
+  format: 'format',
+  weight: 'weight',
+  source: 'source',
+  entryCount: 'entryCount',
+  errorCount: 'errorCount',
+  importedAt: 'importedAt'
+} as const
+
+export type FeedScalarFieldEnum = (typeof FeedScalarFieldEnum)[keyof typeof FeedScalarFieldEnum]
+
+
+export const FeedEntryScalarFieldEnum = {
+  feedId: 'feedId',
+  cidr: 'cidr',
+  line: 'line'
+} as const
+
+export type FeedEntryScalarFieldEnum = (typeof FeedEntryScalarFieldEnum)[keyof typeof FeedEntryScalarFieldEnum]
+
+
+export const PublicationScalarFieldEnum = {
+  id: 'id',
+  version: 'version',
+  status: 'status',
+  startedAt: 'startedAt',
+  publishedAt: 'publishedAt',
+  entityCount: 'entityCount',
+  stats: 'stats'
+} as const
+
+export type PublicationScalarFieldEnum = (typeof PublicationScalarFieldEnum)[keyof typeof PublicationScalarFieldEnum]
+
+
+export const PublishedSummaryScalarFieldEnum = {
+  publicationId: 'publicationId',
+  workspaceId: 'workspaceId',
+  code: 'code',
+  key: 'key',
+  name: 'name',
+  score: 'score',
+  level: 'level',
+  counts: 'counts',
+  reporters: 'reporters',
+  firstSeen: 'firstSeen',
+  lastSeen: 'lastSeen'
+} as const
+
+export type PublishedSummaryScalarFieldEnum = (typeof PublishedSummaryScalarFieldEnum)[keyof typeof PublishedSummaryScalarFieldEnum]
+
+
+export const TierScalarFieldEnum = {
+  code: 'code',
+  name: 'name',
+  scoreEligible: 'scoreEligible',
+  dailyLimit: 'dailyLimit',
+  burstPerSecond: 'burstPerSecond',
+  directReportLimit: 'directReportLimit',
+  priceCents: 'priceCents',
+  position: 'position'
+} as const
+
+export type TierScalarFieldEnum = (typeof TierScalarFieldEnum)[keyof typeof TierScalarFieldEnum]
+
+
 export const SortOrder = {
   asc: 'asc',
   desc: 'desc'
@@ -197,6 +269,14 @@ export const JsonNullValueInput = {
 } as const
 
 export type JsonNullValueInput = (typeof JsonNullValueInput)[keyof typeof JsonNullValueInput]
+
+
+export const NullableJsonNullValueInput = {
+  DbNull: DbNull,
+  JsonNull: JsonNull
+} as const
+
+export type NullableJsonNullValueInput = (typeof NullableJsonNullValueInput)[keyof typeof NullableJsonNullValueInput]
 
 
 export const QueryMode = {

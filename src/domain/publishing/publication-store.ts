@@ -1,0 +1,105 @@
+/**
+ * The Publication / PublishedSummary tables. A publication is written in three steps:
+ *   1. claim   insert { version: max + 1, status 'building' }: the UNIQUE version means two
+ *              publishers racing for the same number cannot both win (the loser gets a conflict);
+ *   2. rows    insert summaries in batches (one array parameter per column via unnest, so a
+ *              batch costs one statement whatever its size, and no bind-parameter limit applies);
+ *   3. finish  one short transaction flips status to 'complete' with entityCount and stats.
+ * Readers only look at the highest COMPLETE version, so step 3 is the atomic switch and a
+ * half-written publication is invisible.
+ */
+import type { Prisma, PrismaClient } from '../../generated/prisma/client.ts';
+import { AppError } from '../../errors.ts';
+import type { SummaryRow } from './summarize.ts';
+
+export const STALE_BUILDING_MS = 60 * 60_000;
+
+export type Claimed = { id: number; version: number };
+export type StoredRow = SummaryRow & { workspaceId: number };
+
+export const PUBLISH_CONFLICT_MESSAGE = 'another publication is in progress';
+
+export function publishConflict(): AppError {
+  return new AppError('service_unavailable', `Cannot publish now: ${PUBLISH_CONFLICT_MESSAGE}.`);
+}
+
+export function isPublishConflict(e: unknown): boolean {
+  return e instanceof AppError && e.message.includes(PUBLISH_CONFLICT_MESSAGE);
+}
+
+function isUniqueViolation(e: unknown): boolean {
+  const err = e as { code?: unknown; meta?: { code?: unknown }; message?: unknown };
+  return err?.code === 'P2002' || err?.meta?.code === '23505' || /unique constraint|23505/i.test(String(err?.message ?? ''));
+}
+
+export async function claimVersion(prisma: PrismaClient, startedAt: Date): Promise<Claimed> {
+  const latest = await prisma.publication.aggregate({ _max: { version: true } });
+  try {
+    return await prisma.publication.create({
+      data: { version: (latest._max.version ?? 0) + 1, status: 'building', startedAt },
+      select: { id: true, version: true },
+    });
+  } catch (e) {
+    if (isUniqueViolation(e)) throw publishConflict();
+    throw e;
+  }
+}
+
+export async function insertSummaries(prisma: PrismaClient, publicationId: number, rows: readonly StoredRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  const col = <T>(f: (r: StoredRow) => T): T[] => rows.map(f);
+  const iso = (d: Date | null) => (d === null ? null : d.toISOString());
+  await prisma.$executeRaw`
+    INSERT INTO "PublishedSummary"
+      ("publicationId", "workspaceId", "code", "key", "name", "score", "level", "counts", "reporters", "firstSeen", "lastSeen")
+    SELECT ${publicationId}, w, c, k, n, s, l, j::jsonb, r, f::timestamptz, t::timestamptz
+      FROM unnest(${col((r) => r.workspaceId)}::int[], ${col((r) => r.code)}::text[], ${col((r) => r.key)}::text[],
+                  ${col((r) => r.name)}::text[], ${col((r) => r.summary.score)}::int[], ${col((r) => r.summary.level)}::text[],
+                  ${col((r) => JSON.stringify(r.summary.counts))}::text[], ${col((r) => r.summary.reporters)}::int[],
+                  ${col((r) => iso(r.summary.firstSeen))}::text[], ${col((r) => iso(r.summary.lastSeen))}::text[])
+        AS t(w, c, k, n, s, l, j, r, f, t)`;
+}
+
+export async function completePublication(
+  prisma: PrismaClient, id: number, entityCount: number, stats: Prisma.InputJsonValue, publishedAt: Date,
+): Promise<void> {
+  await prisma.$transaction(async (tx) => {
+    const done = await tx.publication.updateMany({
+      where: { id, status: 'building' }, data: { status: 'complete', entityCount, stats, publishedAt },
+    });
+    // Pruned as stale by another node while we were writing: our rows are gone with it.
+    if (done.count !== 1) throw new Error(`publication ${id} disappeared while it was being written`);
+  });
+}
+
+/** Best effort after a failure: a half-written publication is invisible anyway, but it holds rows. */
+export async function discardPublication(prisma: PrismaClient, id: number): Promise<void> {
+  await prisma.publication.deleteMany({ where: { id, status: 'building' } });
+}
+
+/**
+ * Keeps the newest `keep` complete publications (at least 1) and drops 'building' ones that
+ * started over an hour ago (a crashed publisher's leftovers). Summaries go by cascade.
+ */
+export async function prunePublications(prisma: PrismaClient, keep: number, now: Date = new Date()): Promise<number> {
+  const keepCount = Math.max(1, Math.floor(keep));
+  const old = await prisma.publication.findMany({
+    where: { status: 'complete' }, orderBy: { version: 'desc' }, skip: keepCount, select: { id: true },
+  });
+  const stale = await prisma.publication.findMany({
+    where: { status: 'building', startedAt: { lt: new Date(now.getTime() - STALE_BUILDING_MS) } }, select: { id: true },
+  });
+  const ids = [...old, ...stale].map((p) => p.id);
+  if (ids.length === 0) return 0;
+  return (await prisma.publication.deleteMany({ where: { id: { in: ids } } })).count;
+}
+
+export type LatestPublication = { id: number; version: number; publishedAt: Date | null; entityCount: number };
+
+/** The publication readers use: the highest complete version, or null before the first one. */
+export async function latestComplete(prisma: PrismaClient): Promise<LatestPublication | null> {
+  return prisma.publication.findFirst({
+    where: { status: 'complete' }, orderBy: { version: 'desc' },
+    select: { id: true, version: true, publishedAt: true, entityCount: true },
+  });
+}
