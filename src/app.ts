@@ -15,12 +15,21 @@ import { serveAdmin, type AdminServer } from './cli/admin-socket.ts';
 import { runCommand } from './cli/commands.ts';
 import { openCounterStore } from './counters/open.ts';
 import type { CounterStore } from './counters/types.ts';
+import { loadNetworkData, type NetworkIndex } from './domain/network/index.ts';
+import { PublicationCache, startPublishSchedule } from './domain/publishing/index.ts';
+import type { Services } from './services.ts';
 
-export type AppOptions = { log?: Logger; inMemoryDatabase?: boolean };
+export type AppOptions = {
+  log?: Logger;
+  inMemoryDatabase?: boolean;
+  /** An already loaded network index (tests share one per file; loading costs ~2.5 s). */
+  network?: NetworkIndex;
+};
 export type App = {
   server: Server;
   db: Database;
   counters: CounterStore;
+  services: Services;
   verifier: KeyVerifier;
   pepper: string;
   log: Logger;
@@ -48,10 +57,19 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     await db.close();
     throw e;
   }
+  const network = opts.network ?? await loadNetworkData();
+  log.info('network data loaded', { ...network.stats() });
+  const publications = new PublicationCache(db.prisma, (e) => log.warn('publication refresh failed', { err: String(e) }));
+  await publications.load();
+  publications.start(config.publicationRefreshMs);
+  const stopPublishing = config.publishIntervalMs > 0
+    ? startPublishSchedule({ prisma: db.prisma, network, intervalMs: config.publishIntervalMs, keep: config.publicationsKept, log, onPublished: () => publications.refresh().then(() => {}) })
+    : () => {};
+  const services: Services = { prisma: db.prisma, network, publications, counters, baseUrl: config.baseUrl };
   const pepper = resolvePepper(config.apiKeyPepper, config.dataDir);
   const verifier = new KeyVerifier(db.prisma, pepper, config.keyCacheTtlMs);
-  const yoga = createGraphQLServer({ prisma: db.prisma, verifier, log });
-  const rest = createRestRouter({ prisma: db.prisma, verifier, config, log });
+  const yoga = createGraphQLServer({ services, verifier, log });
+  const rest = createRestRouter({ services, verifier, config, log });
   let draining = false;
 
   async function ready(res: ServerResponse) {
@@ -96,11 +114,13 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   let admin: AdminServer | null = null;
   if (db.kind === 'pglite' && !opts.inMemoryDatabase) {
     // The CLI cannot open the PGlite directory while we hold it, so it asks us instead.
-    admin = await serveAdmin(config.dataDir, (command, args) => runCommand(command, args, { db, pepper, verifier }), log);
+    admin = await serveAdmin(config.dataDir, (command, args) => runCommand(command, args, {
+      db, pepper, verifier, publications, network: async () => network, publicationsKept: config.publicationsKept,
+    }), log);
   }
 
   return {
-    server, db, counters, verifier, pepper, log,
+    server, db, counters, services, verifier, pepper, log,
     listen(port = config.port, host = config.host) {
       return new Promise((resolve, reject) => {
         server.once('error', reject);
@@ -114,12 +134,20 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     async close() {
       draining = true;
       for (const t of timers) clearInterval(t);
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      const grace = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
-      grace.unref();
-      if (server.listening) await closed;
-      clearTimeout(grace);
+      publications.stop();
+      stopPublishing();
+      if (server.listening) {
+        // server.close() stops accepting at once and calls back when the last connection ends.
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        // Keep-alive connections turn idle as their last response ends: close them as they do.
+        const sweep = setInterval(() => server.closeIdleConnections(), 50);
+        server.closeIdleConnections();
+        const grace = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
+        grace.unref();
+        await closed;
+        clearInterval(sweep);
+        clearTimeout(grace);
+      }
       await admin?.close();
       await verifier.flushLastUsed().catch(() => {});
       await counters.close();

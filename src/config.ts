@@ -17,6 +17,9 @@ const envSchema = z.object({
   API_KEY_PEPPER: z.string().min(32, 'must be at least 32 characters').optional(),
   KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(10 * 1024 * 1024).default(64 * 1024),
+  PUBLICATION_REFRESH_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
+  PUBLISH_INTERVAL_MS: z.coerce.number().int().min(0).max(7 * 86_400_000).default(3_600_000),
+  PUBLICATIONS_KEPT: z.coerce.number().int().min(1).max(100).default(3),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
 });
 
@@ -33,6 +36,9 @@ export type Config = {
   keyCacheTtlMs: number;
   maxBodyBytes: number;
   shutdownGraceMs: number;
+  publicationRefreshMs: number;
+  publishIntervalMs: number;
+  publicationsKept: number;
 };
 
 export class ConfigError extends Error {
@@ -63,5 +69,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     keyCacheTtlMs: e.KEY_CACHE_TTL_MS,
     maxBodyBytes: e.MAX_BODY_BYTES,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    publicationRefreshMs: e.PUBLICATION_REFRESH_MS,
+    publishIntervalMs: e.PUBLISH_INTERVAL_MS,
+    publicationsKept: e.PUBLICATIONS_KEPT,
   };
 }

@@ -2,13 +2,28 @@ import type { Database } from '../db/database.ts';
 import type { KeyVerifier } from '../domain/access/verifier.ts';
 import { AppError } from '../errors.ts';
 import { createApiKey, listApiKeys, revokeApiKey, setWorkspaceTier } from '../domain/access/keys.ts';
+import { importFeed, listFeeds, removeFeed } from '../domain/feeds/store.ts';
+import type { FeedFormat, FeedParseResult } from '../domain/feeds/parse.ts';
+import { publish } from '../domain/publishing/index.ts';
+import type { NetworkIndex } from '../domain/network/index.ts';
+import type { PublicationCache } from '../domain/publishing/index.ts';
+import { listTiers } from '../domain/metering/tiers.ts';
 
 /**
  * Operator commands as plain functions of (arguments, services). The CLI runs them in its
  * own process, or — when a server owns the embedded database — inside that server through
  * the admin socket; either way the same code runs.
  */
-export type CommandContext = { db: Database; pepper: string; verifier?: KeyVerifier };
+export type CommandContext = {
+  db: Database;
+  pepper: string;
+  /** The network index (the server passes its loaded one; the CLI loads it on first use). */
+  network: () => Promise<NetworkIndex>;
+  publicationsKept: number;
+  verifier?: KeyVerifier;
+  /** The server's publication cache, refreshed at once after a publish it ran. */
+  publications?: PublicationCache;
+};
 type Args = Record<string, unknown>;
 
 function str(args: Args, name: string, required = true): string | undefined {
@@ -31,6 +46,18 @@ const commands: Record<string, (args: Args, ctx: CommandContext) => Promise<unkn
     verifier?.invalidate(prefix); // immediate here; other processes follow within the cache TTL
     return revoked;
   },
+  'feeds import': async (a, { db }) => importFeed(db.prisma, {
+    name: str(a, 'name')!, format: (str(a, 'format', false) ?? 'plain') as FeedFormat,
+    weight: a.weight === undefined ? 1 : Number(a.weight), source: str(a, 'source')!, parsed: a.parsed as FeedParseResult,
+  }),
+  'feeds list': async (_a, { db }) => listFeeds(db.prisma),
+  'feeds remove': async (a, { db }) => removeFeed(db.prisma, str(a, 'name')!),
+  'publish': async (_a, { db, network, publicationsKept, publications }) => {
+    const result = await publish(db.prisma, await network(), { keep: publicationsKept });
+    await publications?.refresh();
+    return result;
+  },
+  'tiers list': async (_a, { db }) => listTiers(db.prisma),
   'workspaces set-tier': async (a, { db, verifier }) => {
     const result = await setWorkspaceTier(db.prisma, str(a, 'workspace')!, str(a, 'tier')!);
     verifier?.invalidate();

@@ -7,6 +7,10 @@ import { isAppError } from '../errors.ts';
 import { callAdmin } from './admin-socket.ts';
 import { COMMAND_NAMES, runCommand } from './commands.ts';
 import { printHuman } from './output.ts';
+import { loadNetworkData } from '../domain/network/index.ts';
+import { readFeedFile } from '../domain/feeds/read-file.ts';
+import { createProgressWriter } from '../domain/feeds/progress.ts';
+import path from 'node:path';
 
 const USAGE = `risk-api — operator commands (work whether or not the server is running)
 
@@ -16,11 +20,18 @@ const USAGE = `risk-api — operator commands (work whether or not the server is
   risk-api keys list [--workspace NAME] [--json]
   risk-api keys revoke PREFIX [--json]
   risk-api workspaces set-tier NAME TIER [--json]
+  risk-api tiers list [--json]
+  risk-api feeds import FILE --name NAME [--format plain|csv] [--column COL] [--weight W] [--json]
+  risk-api feeds list [--json]
+  risk-api feeds remove NAME [--json]
+  risk-api publish [--json]                        compute and publish a new set of risk summaries
 
 Configuration comes from the same environment variables as the server (DATA_DIR, DATABASE_URL, ...).`;
 
 /** Positional arguments each command accepts, by name. */
-const POSITIONALS: Record<string, string[]> = { 'keys revoke': ['prefix'], 'workspaces set-tier': ['workspace', 'tier'] };
+const POSITIONALS: Record<string, string[]> = {
+  'keys revoke': ['prefix'], 'workspaces set-tier': ['workspace', 'tier'], 'feeds import': ['file'], 'feeds remove': ['name'],
+};
 
 async function execute(command: string, args: Record<string, unknown>): Promise<unknown> {
   const config = loadConfig();
@@ -33,16 +44,40 @@ async function execute(command: string, args: Record<string, unknown>): Promise<
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   try {
     if (command !== 'db migrate') await db.migrate();
-    return await runCommand(command, args, { db, pepper: resolvePepper(config.apiKeyPepper, config.dataDir) });
+    return await runCommand(command, args, {
+      db, pepper: resolvePepper(config.apiKeyPepper, config.dataDir), network: () => loadNetworkData(), publicationsKept: config.publicationsKept,
+    });
   } finally {
     await db.close();
   }
 }
 
+/**
+ * Feeds are parsed in the CLI process (with a progress bar on a terminal), so only the parsed
+ * entries travel to whichever process writes them.
+ */
+async function parseFeedLocally(args: Record<string, unknown>) {
+  if (typeof args.file !== 'string') throw Object.assign(new Error('feeds import needs a FILE'), { code: 'invalid_request' });
+  const format = (args.format ?? 'plain') as string;
+  if (format !== 'plain' && format !== 'csv') throw Object.assign(new Error('--format must be plain or csv'), { code: 'invalid_request' });
+  const progress = createProgressWriter(process.stderr);
+  const parsed = await readFeedFile(args.file, format, {
+    ...(typeof args.column === 'string' ? { column: args.column } : {}),
+    onProgress: (lines, bytes, total) => progress.update(lines, bytes, total),
+  });
+  progress.done();
+  args.source = path.resolve(args.file);
+  args.parsed = parsed;
+  args.format = format;
+}
+
 export async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv, allowPositionals: true, strict: true,
-    options: { workspace: { type: 'string' }, name: { type: 'string' }, tier: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      workspace: { type: 'string' }, name: { type: 'string' }, tier: { type: 'string' }, json: { type: 'boolean' },
+      format: { type: 'string' }, column: { type: 'string' }, weight: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+    },
   });
   if (positionals[0] === 'start') { await import('../main.ts'); return -1; }
   const command = positionals.slice(0, 2).join(' ');
@@ -52,7 +87,13 @@ export async function main(argv: string[]): Promise<number> {
   }
   const args: Record<string, unknown> = { ...values };
   (POSITIONALS[command] ?? []).forEach((name, i) => { if (positionals[2 + i] !== undefined) args[name] = positionals[2 + i]; });
-  const result = await execute(command, args);
+  if (command === 'feeds import') await parseFeedLocally(args);
+  let result = await execute(command, args);
+  if (command === 'feeds import') {
+    // Bad lines are reported with their numbers, never dropped silently.
+    const parsed = args.parsed as { errors: Array<{ line: number; text: string; reason: string }>; errorsOmitted: number };
+    result = { ...(result as object), bad_lines: parsed.errors, bad_lines_not_listed: parsed.errorsOmitted };
+  }
   if (values.json) console.log(JSON.stringify(result, null, 2));
   else printHuman(command, result);
   return 0;

@@ -1,10 +1,12 @@
 import type { PrismaClient } from '../generated/prisma/client.ts';
+import type { Services } from '../services.ts';
 import type { Viewer } from '../domain/access/verifier.ts';
 import { AppError } from '../errors.ts';
 
 /** What every resolver gets. Built per request by the transport (yoga or the REST facade). */
 export type GraphQLContext = {
   prisma: PrismaClient;
+  services: Services;
   /** null only when no API key was sent; an invalid key never gets this far. */
   viewer: Viewer | null;
   requestId: string;

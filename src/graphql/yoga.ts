@@ -3,7 +3,7 @@ import { GraphQLError } from 'graphql';
 import { randomUUID } from 'node:crypto';
 import { schema } from './schema.ts';
 import type { GraphQLContext } from './context.ts';
-import type { PrismaClient } from '../generated/prisma/client.ts';
+import type { Services } from '../services.ts';
 import type { KeyVerifier } from '../domain/access/verifier.ts';
 import { readApiKey } from '../http/api-key-header.ts';
 import { isAppError } from '../errors.ts';
@@ -32,7 +32,7 @@ function toGraphQLError(error: unknown, log: Logger): GraphQLError {
   });
 }
 
-export function createGraphQLServer(deps: { prisma: PrismaClient; verifier: KeyVerifier; log: Logger }) {
+export function createGraphQLServer(deps: { services: Services; verifier: KeyVerifier; log: Logger }) {
   return createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -44,7 +44,7 @@ export function createGraphQLServer(deps: { prisma: PrismaClient; verifier: KeyV
       const key = readApiKey(request.headers.get('x-api-key'), request.headers.get('authorization'));
       const viewer = key === null ? null : await deps.verifier.verify(key);
       const idem = request.headers.get('idempotency-key') ?? undefined;
-      return { prisma: deps.prisma, viewer, requestId: randomUUID(), idempotencyKey: idem };
+      return { prisma: deps.services.prisma, services: deps.services, viewer, requestId: randomUUID(), idempotencyKey: idem };
     },
   });
 }

@@ -1,13 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../log.ts';
-import type { PrismaClient } from '../generated/prisma/client.ts';
+import type { Services } from '../services.ts';
 import type { KeyVerifier } from '../domain/access/verifier.ts';
 import type { Config } from '../config.ts';
 import { requireApiKey } from '../http/api-key-header.ts';
 import { readJsonObject } from '../http/body.ts';
 import { IDEMPOTENCY_KEY } from '../domain/memory/idempotency.ts';
-import { rateInputSchema, reportInputSchema } from '../domain/memory/schemas.ts';
+import { ipQuerySchema, rateInputSchema, reportInputSchema } from '../domain/memory/schemas.ts';
+import { dimensionsOperation, shapeDimensions } from './dimensions.ts';
 import { camelToSnakePath, snakeToCamelKeys, toDetails } from '../domain/validation.ts';
 import { runOperation, type Operation } from './operation.ts';
 import { rateOperation, reportOperation, shapeRate, shapeReport } from './writes.ts';
@@ -15,35 +16,54 @@ import { sendError, sendJson } from './respond.ts';
 import { openApiDocument } from './openapi.ts';
 import type { z } from 'zod';
 
-export type RestDeps = { prisma: PrismaClient; verifier: KeyVerifier; config: Config; log: Logger };
+export type RestDeps = { services: Services; verifier: KeyVerifier; config: Config; log: Logger };
 type Handler = (req: IncomingMessage, res: ServerResponse, requestId: string) => Promise<void>;
 
-/** A write endpoint: auth, body, the shared zod schema (for REST-named details), then the operation. */
-function writeEndpoint(deps: RestDeps, schema: z.ZodType, op: Operation, shape: (data: never) => { body: unknown; replayed: boolean }): Handler {
+/**
+ * A JSON endpoint: auth, body, the shared zod schema (so REST reports its own field names),
+ * then the fixed operation on the shared schema, then the spec shape.
+ */
+type Endpoint = {
+  schema: z.ZodType;
+  op: Operation;
+  /** GraphQL variables from the body (camelCase, as the schema saw it). */
+  variables: (input: Record<string, unknown>) => Record<string, unknown>;
+  shape: (data: never) => { body: unknown; replayed: boolean };
+  /** New writes answer 201, replays and reads 200. */
+  creates: boolean;
+};
+
+function endpoint(deps: RestDeps, spec: Endpoint): Handler {
   return async (req, res, requestId) => {
     const viewer = await deps.verifier.verify(requireApiKey(req.headers['x-api-key'], req.headers.authorization));
-    const idempotencyKey = req.headers['idempotency-key'];
-    if (idempotencyKey !== undefined && (Array.isArray(idempotencyKey) || !IDEMPOTENCY_KEY.test(idempotencyKey))) {
-      throw new AppError('invalid_request', 'The Idempotency-Key header must be one value of 1-255 printable ASCII characters.',
-        [{ field: 'Idempotency-Key', message: 'must be 1-255 printable ASCII characters' }]);
-    }
+    const idempotencyKey = spec.creates ? readIdempotencyKey(req.headers['idempotency-key']) : undefined;
     const input = snakeToCamelKeys(await readJsonObject(req, deps.config.maxBodyBytes)) as Record<string, unknown>;
-    const checked = schema.safeParse(input);
+    const checked = spec.schema.safeParse(input);
     if (!checked.success) {
       const details = toDetails(checked.error).map((d) => ({ field: camelToSnakePath(d.field), message: d.message }));
       throw new AppError('invalid_request', `The request body is invalid: check ${[...new Set(details.map((d) => d.field))].join(', ')}.`, details);
     }
-    const data = await runOperation<never>(op, { input, idempotencyKey }, { prisma: deps.prisma, viewer, requestId, idempotencyKey });
-    const { body, replayed } = shape(data);
-    sendJson(res, replayed ? 200 : 201, body, replayed ? { 'idempotent-replayed': 'true' } : {});
+    const context = { prisma: deps.services.prisma, services: deps.services, viewer, requestId, idempotencyKey };
+    const data = await runOperation<never>(spec.op, { ...spec.variables(input), ...(spec.creates ? { idempotencyKey } : {}) }, context);
+    const { body, replayed } = spec.shape(data);
+    sendJson(res, spec.creates && !replayed ? 201 : 200, body, replayed ? { 'idempotent-replayed': 'true' } : {});
   };
+}
+
+function readIdempotencyKey(header: string | string[] | undefined): string | undefined {
+  if (header !== undefined && (Array.isArray(header) || !IDEMPOTENCY_KEY.test(header))) {
+    throw new AppError('invalid_request', 'The Idempotency-Key header must be one value of 1-255 printable ASCII characters.',
+      [{ field: 'Idempotency-Key', message: 'must be 1-255 printable ASCII characters' }]);
+  }
+  return header;
 }
 
 export function createRestRouter(deps: RestDeps) {
   const openapi = JSON.stringify(openApiDocument(deps.config.baseUrl));
   const routes: Record<string, Partial<Record<string, Handler>>> = {
-    '/risk_api/rate': { POST: writeEndpoint(deps, rateInputSchema, rateOperation, shapeRate as never) },
-    '/risk_api/report': { POST: writeEndpoint(deps, reportInputSchema, reportOperation, shapeReport as never) },
+    '/risk_api/rate': { POST: endpoint(deps, { schema: rateInputSchema, op: rateOperation, variables: (input) => ({ input }), shape: shapeRate as never, creates: true }) },
+    '/risk_api/report': { POST: endpoint(deps, { schema: reportInputSchema, op: reportOperation, variables: (input) => ({ input }), shape: shapeReport as never, creates: true }) },
+    '/risk_api/dimensions': { POST: endpoint(deps, { schema: ipQuerySchema, op: dimensionsOperation, variables: (input) => ({ ip: input.ip }), shape: shapeDimensions as never, creates: false }) },
     '/risk_api/openapi.json': {
       GET: async (_req, res) => {
         res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });

@@ -6,7 +6,7 @@ import { openDatabase, type Database } from '../../src/db/database.ts';
 import type { PrismaClient } from '../../src/generated/prisma/client.ts';
 import { freshEnvironment, usingPostgres } from '../helpers/backend.ts';
 
-export type TestDatabase = { db: Database; prisma: PrismaClient; close(): Promise<void> };
+export type TestDatabase = { db: Database; prisma: PrismaClient; databaseUrl?: string; close(): Promise<void> };
 
 export async function openTestDatabase(): Promise<TestDatabase> {
   if (!usingPostgres) {
@@ -17,7 +17,7 @@ export async function openTestDatabase(): Promise<TestDatabase> {
   const env = await freshEnvironment();
   const db = await openDatabase({ databaseUrl: env.env.DATABASE_URL, dataDir: env.dataDir });
   await db.migrate();
-  return { db, prisma: db.prisma, close: async () => { await db.close(); await env.cleanup(); } };
+  return { db, prisma: db.prisma, databaseUrl: env.env.DATABASE_URL!, close: async () => { await db.close(); await env.cleanup(); } };
 }
 
 export async function seedWorkspace(prisma: PrismaClient, name: string): Promise<number> {

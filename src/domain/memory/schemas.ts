@@ -64,9 +64,16 @@ function converted<T>(convert: (value: string) => { ok: true; value: T } | { ok:
   });
 }
 
+const ipField = (description: string) =>
+  converted((v) => { const p = parseIp(v); return p.ok ? { ok: true, value: p.canonical } : p; }).meta({ description });
+
+/** The body of `score` and of the raw `dimensions` read: one IP. */
+export const ipQuerySchema = z.strictObject({
+  ip: ipField('IPv4 or IPv6 address to look up (IPv4-mapped IPv6 is read as the IPv4 address).'),
+}, { error: typeError('a JSON object') });
+
 export const rateInputSchema = z.strictObject({
-  ip: converted((v) => { const p = parseIp(v); return p.ok ? { ok: true, value: p.canonical } : p; })
-    .meta({ description: 'IPv4 or IPv6 address being rated; stored in canonical form.' }),
+  ip: ipField('IPv4 or IPv6 address being rated; stored in canonical form.'),
   rating: z.literal(RATING_VALUES, { error: (iss: Issue) => (iss.input === undefined ? 'is required' : RATING_MESSAGE) })
     .meta({ type: 'integer', description: '1 = good, 0 = neutral, -1 = bad.' }),
   note: withDefault(text(LIMITS.note, true), '', 'Free-text comment (default empty).'),

@@ -6,14 +6,14 @@
  * `current()` once and reads only from it, so a refresh swapping in a newer publication
  * mid-call cannot mix two publications in one answer.
  *
- * Loading reads the summaries with one raw SELECT (a single statement is one MVCC snapshot), and
- * checks the row count against the publication's entityCount: pruning by a newer publisher can
- * delete the publication between "which is latest?" and the SELECT, which then returns nothing;
- * the load is simply retried against the new latest.
+ * Loading reads the summaries in a few large chunks and checks the row count against the
+ * publication's entityCount: pruning by a newer publisher can delete the publication between
+ * "which is latest?" and the last chunk, which then comes back short; the load is then retried
+ * against the new latest. Rows of a complete publication never change, so chunks cannot mix.
  */
 import type { PrismaClient } from '../../generated/prisma/client.ts';
 import type { DimensionCode } from '../network/types.ts';
-import type { EntitySummary } from '../scoring/evidence.ts';
+import type { EntitySummary, EvidenceCounts } from '../scoring/evidence.ts';
 import type { RiskLevel } from '../scoring/levels.ts';
 import { GLOBAL_LAYER } from './gather.ts';
 import { latestComplete, type LatestPublication } from './publication-store.ts';
@@ -31,57 +31,105 @@ export type Snapshot = {
   contextual(workspaceId: number): Lookup;
 };
 
-type Row = {
-  workspaceId: number; code: string; key: string; name: string; score: number; level: string;
-  reports: number; bad: number; neutral: number; good: number; feeds: number;
-  reporters: number; firstSeen: Date | null; lastSeen: Date | null;
-};
+/** One summary row as read: [workspaceId, code, key, name, score, level, reports, bad, neutral, good, feeds, reporters, firstMs, lastMs]. */
+type Row = [number, string, string, string, number, string, number, number, number, number, number, number, number | null, number | null];
 
 const MAX_LOAD_ATTEMPTS = 5;
+/** Rows per read: each chunk is one JSON text (≈ 95 bytes a row), so memory stays bounded whatever the total. */
+const READ_CHUNK = 100_000;
 const nothing: Lookup = () => undefined;
 
 function lookupOf(map: Map<string, PublishedEntity>): Lookup {
   return (code, key) => map.get(`${code}\u0000${key}`);
 }
 
-export function buildSnapshot(version: number, publishedAt: Date | null, rows: readonly Row[]): Snapshot {
-  const global = new Map<string, PublishedEntity>();
-  const layers = new Map<number, Map<string, PublishedEntity>>();
-  for (const r of rows) {
+/**
+ * Builds the snapshot. Memory matters at hundreds of thousands of rows, so equal values are
+ * shared: one frozen counts object per distinct count tuple, one Date per distinct instant, one
+ * string per level. Snapshots and everything in them must be treated as read-only.
+ */
+export class SnapshotBuilder {
+  private readonly global = new Map<string, PublishedEntity>();
+  private readonly layers = new Map<number, Map<string, PublishedEntity>>();
+  private readonly counts = new Map<string, EvidenceCounts>();
+  private readonly dates = new Map<number, Date>();
+  private readonly levels = new Map<string, RiskLevel>();
+  private rows = 0;
+
+  add(r: Row): void {
+    const [workspaceId, code, key, name, score, level, reports, bad, neutral, good, feeds, reporters, firstMs, lastMs] = r;
+    const countsKey = `${reports},${bad},${neutral},${good},${feeds}`;
+    let counts = this.counts.get(countsKey);
+    if (!counts) {
+      counts = Object.freeze({ reports, bad_ratings: bad, neutral_ratings: neutral, good_ratings: good, feed_listings: feeds });
+      this.counts.set(countsKey, counts);
+    }
+    let lvl = this.levels.get(level);
+    if (!lvl) this.levels.set(level, (lvl = level as RiskLevel));
     const entity: PublishedEntity = Object.freeze({
-      name: r.name, score: r.score, level: r.level as RiskLevel, reporters: r.reporters,
-      firstSeen: r.firstSeen, lastSeen: r.lastSeen,
-      counts: Object.freeze({ reports: r.reports, bad_ratings: r.bad, neutral_ratings: r.neutral, good_ratings: r.good, feed_listings: r.feeds }),
+      name: name === key ? key : name, score, level: lvl, counts, reporters,
+      firstSeen: this.date(firstMs), lastSeen: this.date(lastMs),
     });
-    let target = global;
-    if (r.workspaceId !== GLOBAL_LAYER) {
-      let layer = layers.get(r.workspaceId);
-      if (!layer) layers.set(r.workspaceId, (layer = new Map()));
+    let target = this.global;
+    if (workspaceId !== GLOBAL_LAYER) {
+      let layer = this.layers.get(workspaceId);
+      if (!layer) this.layers.set(workspaceId, (layer = new Map()));
       target = layer;
     }
-    target.set(`${r.code}\u0000${r.key}`, entity);
+    target.set(`${code}\u0000${key}`, entity);
+    this.rows++;
   }
-  const contextual = new Map<number, Lookup>([...layers].map(([id, map]) => [id, lookupOf(map)]));
-  return Object.freeze({
-    version, publishedAt, size: rows.length,
-    global: lookupOf(global),
-    contextual: (workspaceId: number) => contextual.get(workspaceId) ?? nothing,
-  });
+
+  get size(): number {
+    return this.rows;
+  }
+
+  build(version: number, publishedAt: Date | null): Snapshot {
+    const contextual = new Map<number, Lookup>([...this.layers].map(([id, map]) => [id, lookupOf(map)]));
+    return Object.freeze({
+      version, publishedAt, size: this.rows,
+      global: lookupOf(this.global),
+      contextual: (workspaceId: number) => contextual.get(workspaceId) ?? nothing,
+    });
+  }
+
+  private date(ms: number | null): Date | null {
+    if (ms === null) return null;
+    let d = this.dates.get(ms);
+    if (!d) this.dates.set(ms, (d = new Date(ms)));
+    return d;
+  }
 }
 
-export const EMPTY_SNAPSHOT: Snapshot = buildSnapshot(0, null, []);
+export const EMPTY_SNAPSHOT: Snapshot = new SnapshotBuilder().build(0, null);
 
-async function readRows(prisma: PrismaClient, publicationId: number): Promise<Row[]> {
-  // Counts are read as columns: JSON parsing 100k+ small objects in the driver costs more.
-  return prisma.$queryRaw<Row[]>`
-    SELECT "workspaceId", "code", "key", "name", "score", "level",
-           COALESCE(("counts"->>'reports')::int, 0) AS "reports",
-           COALESCE(("counts"->>'bad_ratings')::int, 0) AS "bad",
-           COALESCE(("counts"->>'neutral_ratings')::int, 0) AS "neutral",
-           COALESCE(("counts"->>'good_ratings')::int, 0) AS "good",
-           COALESCE(("counts"->>'feed_listings')::int, 0) AS "feeds",
-           "reporters", "firstSeen", "lastSeen"
-      FROM "PublishedSummary" WHERE "publicationId" = ${publicationId}`;
+/**
+ * Reads a publication's rows in keyset-ordered chunks. Each chunk comes back as ONE json_agg
+ * text parsed with one JSON.parse: measured 4x faster than letting the driver build an object
+ * per row (200k rows: 0.96 s vs 3.8 s on PGlite, 0.56 s vs 2.1 s on PostgreSQL).
+ */
+async function readRows(prisma: PrismaClient, publicationId: number, into: SnapshotBuilder, chunkSize: number): Promise<void> {
+  let after: [number, string, string] | null = null;
+  for (;;) {
+    const [w, c, k]: [number, string, string] = after ?? [-1, '', ''];
+    const chunk: Array<{ rows: string | null }> = await prisma.$queryRaw`
+      SELECT json_agg(json_build_array("workspaceId", "code", "key", "name", "score", "level",
+               COALESCE(("counts"->>'reports')::int, 0), COALESCE(("counts"->>'bad_ratings')::int, 0),
+               COALESCE(("counts"->>'neutral_ratings')::int, 0), COALESCE(("counts"->>'good_ratings')::int, 0),
+               COALESCE(("counts"->>'feed_listings')::int, 0), "reporters",
+               (extract(epoch FROM "firstSeen") * 1000)::bigint, (extract(epoch FROM "lastSeen") * 1000)::bigint)
+             ORDER BY "workspaceId", "code", "key")::text AS "rows"
+        FROM (SELECT * FROM "PublishedSummary"
+               WHERE "publicationId" = ${publicationId} AND ("workspaceId", "code", "key") > (${w}::int, ${c}::text, ${k}::text)
+               ORDER BY "workspaceId", "code", "key" LIMIT ${chunkSize}) p`;
+    const text = chunk[0]?.rows;
+    if (!text) return;
+    const rows = JSON.parse(text) as Row[];
+    for (const row of rows) into.add(row);
+    const last = rows[rows.length - 1]!;
+    after = [last[0], last[1], last[2]];
+    if (rows.length < chunkSize) return;
+  }
 }
 
 export class PublicationCache {
@@ -89,7 +137,14 @@ export class PublicationCache {
   private timer: NodeJS.Timeout | null = null;
   private inFlight: Promise<boolean> | null = null;
 
-  constructor(private readonly prisma: PrismaClient, private readonly onError?: (e: unknown) => void) {}
+  private readonly onError: ((e: unknown) => void) | undefined;
+  private readonly readChunk: number;
+
+  /** `onError` receives background refresh failures; `readChunk` is rows per read (tests use tiny ones). */
+  constructor(private readonly prisma: PrismaClient, opts: { onError?: (e: unknown) => void; readChunk?: number } = {}) {
+    this.onError = opts.onError;
+    this.readChunk = Math.max(1, opts.readChunk ?? READ_CHUNK);
+  }
 
   /** The snapshot to read one whole score call from. Never null: version 0 before any publication. */
   current(): Snapshot {
@@ -120,9 +175,10 @@ export class PublicationCache {
         return changed;
       }
       if (latest.version === this.snapshot.version) return false;
-      const rows = await readRows(this.prisma, latest.id);
-      if (rows.length !== latest.entityCount) continue; // pruned under us: ask again which is latest
-      this.snapshot = buildSnapshot(latest.version, latest.publishedAt, rows);
+      const builder = new SnapshotBuilder();
+      await readRows(this.prisma, latest.id, builder, this.readChunk);
+      if (builder.size !== latest.entityCount) continue; // pruned under us: ask again which is latest
+      this.snapshot = builder.build(latest.version, latest.publishedAt);
       return true;
     }
     throw new Error('the latest publication kept disappearing while it was being loaded');

@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig, ConfigError } from '../../src/config.ts';
+
+describe('configuration', () => {
+  it('has working defaults for the embedded mode', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({ port: 8080, host: '127.0.0.1', baseUrl: 'http://127.0.0.1:8080', databaseUrl: undefined, redisUrl: undefined, logLevel: 'info' });
+    expect(c.dataDir).toMatch(/\/data$/);
+  });
+
+  it('reports every problem at once', () => {
+    let error: unknown;
+    try {
+      loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', REDIS_URL: 'http://x', LOG_LEVEL: 'loud' });
+    } catch (e) { error = e; }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems.join('\n');
+    for (const name of ['PORT', 'DATABASE_URL', 'REDIS_URL', 'LOG_LEVEL']) expect(problems).toContain(name);
+  });
+
+  it('treats empty variables as unset and trims a trailing slash from BASE_URL', () => {
+    expect(loadConfig({ DATABASE_URL: '', BASE_URL: 'https://risk.example.com/' })).toMatchObject({ databaseUrl: undefined, baseUrl: 'https://risk.example.com' });
+  });
+});
