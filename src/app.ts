@@ -18,6 +18,11 @@ import type { CounterStore } from './counters/types.ts';
 import { loadNetworkData, type NetworkIndex } from './domain/network/index.ts';
 import { PublicationCache, startPublishSchedule } from './domain/publishing/index.ts';
 import type { Services } from './services.ts';
+import { TierCatalog } from './domain/metering/tiers.ts';
+import { ScoreMeter } from './domain/metering/meter.ts';
+import { CommunitySignals } from './domain/community/signal.ts';
+import { IpMemoryCache } from './domain/memory/ip-memory.ts';
+import { trustedProxies } from './http/client-ip.ts';
 
 export type AppOptions = {
   log?: Logger;
@@ -59,17 +64,24 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   }
   const network = opts.network ?? await loadNetworkData();
   log.info('network data loaded', { ...network.stats() });
-  const publications = new PublicationCache(db.prisma, (e) => log.warn('publication refresh failed', { err: String(e) }));
+  const publications = new PublicationCache(db.prisma, { onError: (e) => log.warn('publication refresh failed', { err: String(e) }) });
   await publications.load();
   publications.start(config.publicationRefreshMs);
   const stopPublishing = config.publishIntervalMs > 0
     ? startPublishSchedule({ prisma: db.prisma, network, intervalMs: config.publishIntervalMs, keep: config.publicationsKept, log, onPublished: () => publications.refresh().then(() => {}) })
     : () => {};
-  const services: Services = { prisma: db.prisma, network, publications, counters, baseUrl: config.baseUrl };
+  const services: Services = {
+    prisma: db.prisma, network, publications, counters, baseUrl: config.baseUrl, log,
+    tiers: await TierCatalog.load(db.prisma),
+    meter: new ScoreMeter(counters),
+    community: new CommunitySignals(counters),
+    ipMemory: new IpMemoryCache(db.prisma, config.keyCacheTtlMs),
+  };
+  const proxies = config.trustedProxies.length ? trustedProxies(config.trustedProxies) : null;
   const pepper = resolvePepper(config.apiKeyPepper, config.dataDir);
   const verifier = new KeyVerifier(db.prisma, pepper, config.keyCacheTtlMs);
-  const yoga = createGraphQLServer({ services, verifier, log });
-  const rest = createRestRouter({ services, verifier, config, log });
+  const yoga = createGraphQLServer({ services, verifier, log, proxies });
+  const rest = createRestRouter({ services, verifier, config, log, proxies });
   let draining = false;
 
   async function ready(res: ServerResponse) {

@@ -20,6 +20,7 @@ const envSchema = z.object({
   PUBLICATION_REFRESH_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
   PUBLISH_INTERVAL_MS: z.coerce.number().int().min(0).max(7 * 86_400_000).default(3_600_000),
   PUBLICATIONS_KEPT: z.coerce.number().int().min(1).max(100).default(3),
+  TRUSTED_PROXIES: z.string().default('').transform((v) => v.split(',').map((x) => x.trim()).filter(Boolean)).pipe(z.array(z.union([z.ipv4(), z.ipv6(), z.cidrv4(), z.cidrv6()], { error: 'must be a comma-separated list of IP addresses or CIDR blocks' }))),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
 });
 
@@ -36,6 +37,7 @@ export type Config = {
   keyCacheTtlMs: number;
   maxBodyBytes: number;
   shutdownGraceMs: number;
+  trustedProxies: string[];
   publicationRefreshMs: number;
   publishIntervalMs: number;
   publicationsKept: number;
@@ -69,6 +71,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     keyCacheTtlMs: e.KEY_CACHE_TTL_MS,
     maxBodyBytes: e.MAX_BODY_BYTES,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    trustedProxies: e.TRUSTED_PROXIES,
     publicationRefreshMs: e.PUBLICATION_REFRESH_MS,
     publishIntervalMs: e.PUBLISH_INTERVAL_MS,
     publicationsKept: e.PUBLICATIONS_KEPT,

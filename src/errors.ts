@@ -12,9 +12,13 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   method_not_allowed: 405,
   not_found: 404,
+  tier_not_eligible: 403,
   idempotency_key_reused: 409,
+  rate_limited: 429,
+  quota_exceeded: 429,
   idempotency_in_progress: 409,
   service_unavailable: 503,
+  quota_unavailable: 503,
   internal_error: 500,
 } as const;
 
@@ -29,6 +33,8 @@ export class AppError extends Error {
     readonly details?: ErrorDetail[],
     /** Extra fields merged into the REST error body (e.g. the quota object). */
     readonly extra?: Record<string, unknown>,
+    /** Response headers that belong to this error (e.g. Retry-After). */
+    readonly headers?: Record<string, string>,
   ) {
     super(message);
     this.status = ERROR_STATUS[code];

@@ -10,6 +10,8 @@ export type GraphQLContext = {
   /** null only when no API key was sent; an invalid key never gets this far. */
   viewer: Viewer | null;
   requestId: string;
+  /** The requester's address (X-Forwarded-For honoured only from trusted proxies). */
+  clientIp: string;
   /** The Idempotency-Key header, when the transport received one. */
   idempotencyKey?: string | undefined;
 };

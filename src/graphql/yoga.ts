@@ -1,6 +1,9 @@
 import { createYoga } from 'graphql-yoga';
 import { GraphQLError } from 'graphql';
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { BlockList } from 'node:net';
+import { clientIp } from '../http/client-ip.ts';
 import { schema } from './schema.ts';
 import type { GraphQLContext } from './context.ts';
 import type { Services } from '../services.ts';
@@ -32,19 +35,20 @@ function toGraphQLError(error: unknown, log: Logger): GraphQLError {
   });
 }
 
-export function createGraphQLServer(deps: { services: Services; verifier: KeyVerifier; log: Logger }) {
-  return createYoga<Record<string, unknown>, GraphQLContext>({
+export function createGraphQLServer(deps: { services: Services; verifier: KeyVerifier; log: Logger; proxies: BlockList | null }) {
+  return createYoga<{ req: IncomingMessage }, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
     graphiql: { title: 'IP risk API — GraphiQL', headers: JSON.stringify({ 'X-API-Key': '<API_KEY>' }) },
     landingPage: false,
     logging: false,
     maskedErrors: { maskError: (error) => toGraphQLError(error, deps.log) },
-    context: async ({ request }): Promise<GraphQLContext> => {
+    context: async ({ request, req }): Promise<GraphQLContext> => {
       const key = readApiKey(request.headers.get('x-api-key'), request.headers.get('authorization'));
       const viewer = key === null ? null : await deps.verifier.verify(key);
       const idem = request.headers.get('idempotency-key') ?? undefined;
-      return { prisma: deps.services.prisma, services: deps.services, viewer, requestId: randomUUID(), idempotencyKey: idem };
+      const ip = clientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], deps.proxies);
+      return { prisma: deps.services.prisma, services: deps.services, viewer, requestId: randomUUID(), idempotencyKey: idem, clientIp: ip };
     },
   });
 }

@@ -17,7 +17,7 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 export function sendError(res: ServerResponse, e: unknown, requestId: string, log: Logger, headers: Record<string, string> = {}) {
   const error = isAppError(e) ? e : new AppError('internal_error', `Something went wrong on our side. Quote request id ${requestId} when you contact support.`, undefined, { request_id: requestId });
   if (!isAppError(e)) log.error('unhandled error', { requestId, ...errorFields(e) });
-  const extra: Record<string, string> = { ...headers };
+  const extra: Record<string, string> = { ...error.headers, ...headers };
   if (error.code === 'payload_too_large') extra.connection = 'close'; // the rest of the body is not read
   if (res.headersSent) { res.destroy(); return; }
   sendJson(res, error.status, error.toBody(), extra);

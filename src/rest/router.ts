@@ -2,6 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { Services } from '../services.ts';
+import type { BlockList } from 'node:net';
+import { clientIp } from '../http/client-ip.ts';
 import type { KeyVerifier } from '../domain/access/verifier.ts';
 import type { Config } from '../config.ts';
 import { requireApiKey } from '../http/api-key-header.ts';
@@ -9,6 +11,7 @@ import { readJsonObject } from '../http/body.ts';
 import { IDEMPOTENCY_KEY } from '../domain/memory/idempotency.ts';
 import { ipQuerySchema, rateInputSchema, reportInputSchema } from '../domain/memory/schemas.ts';
 import { dimensionsOperation, shapeDimensions } from './dimensions.ts';
+import { scoreOperation, shapeScore } from './score.ts';
 import { camelToSnakePath, snakeToCamelKeys, toDetails } from '../domain/validation.ts';
 import { runOperation, type Operation } from './operation.ts';
 import { rateOperation, reportOperation, shapeRate, shapeReport } from './writes.ts';
@@ -16,7 +19,7 @@ import { sendError, sendJson } from './respond.ts';
 import { openApiDocument } from './openapi.ts';
 import type { z } from 'zod';
 
-export type RestDeps = { services: Services; verifier: KeyVerifier; config: Config; log: Logger };
+export type RestDeps = { services: Services; verifier: KeyVerifier; config: Config; log: Logger; proxies: BlockList | null };
 type Handler = (req: IncomingMessage, res: ServerResponse, requestId: string) => Promise<void>;
 
 /**
@@ -28,7 +31,7 @@ type Endpoint = {
   op: Operation;
   /** GraphQL variables from the body (camelCase, as the schema saw it). */
   variables: (input: Record<string, unknown>) => Record<string, unknown>;
-  shape: (data: never) => { body: unknown; replayed: boolean };
+  shape: (data: never) => { body: unknown; replayed: boolean; headers?: Record<string, string> };
   /** New writes answer 201, replays and reads 200. */
   creates: boolean;
 };
@@ -43,10 +46,13 @@ function endpoint(deps: RestDeps, spec: Endpoint): Handler {
       const details = toDetails(checked.error).map((d) => ({ field: camelToSnakePath(d.field), message: d.message }));
       throw new AppError('invalid_request', `The request body is invalid: check ${[...new Set(details.map((d) => d.field))].join(', ')}.`, details);
     }
-    const context = { prisma: deps.services.prisma, services: deps.services, viewer, requestId, idempotencyKey };
+    const context = {
+      prisma: deps.services.prisma, services: deps.services, viewer, requestId, idempotencyKey,
+      clientIp: clientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], deps.proxies),
+    };
     const data = await runOperation<never>(spec.op, { ...spec.variables(input), ...(spec.creates ? { idempotencyKey } : {}) }, context);
-    const { body, replayed } = spec.shape(data);
-    sendJson(res, spec.creates && !replayed ? 201 : 200, body, replayed ? { 'idempotent-replayed': 'true' } : {});
+    const { body, replayed, headers } = spec.shape(data);
+    sendJson(res, spec.creates && !replayed ? 201 : 200, body, { ...headers, ...(replayed ? { 'idempotent-replayed': 'true' } : {}) });
   };
 }
 
@@ -63,6 +69,7 @@ export function createRestRouter(deps: RestDeps) {
   const routes: Record<string, Partial<Record<string, Handler>>> = {
     '/risk_api/rate': { POST: endpoint(deps, { schema: rateInputSchema, op: rateOperation, variables: (input) => ({ input }), shape: shapeRate as never, creates: true }) },
     '/risk_api/report': { POST: endpoint(deps, { schema: reportInputSchema, op: reportOperation, variables: (input) => ({ input }), shape: shapeReport as never, creates: true }) },
+    '/risk_api/score': { POST: endpoint(deps, { schema: ipQuerySchema, op: scoreOperation, variables: (input) => ({ ip: input.ip }), shape: shapeScore as never, creates: false }) },
     '/risk_api/dimensions': { POST: endpoint(deps, { schema: ipQuerySchema, op: dimensionsOperation, variables: (input) => ({ ip: input.ip }), shape: shapeDimensions as never, creates: false }) },
     '/risk_api/openapi.json': {
       GET: async (_req, res) => {

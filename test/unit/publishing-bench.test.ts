@@ -48,10 +48,14 @@ describe(`publishing ${IPS.toLocaleString('en-US')} IPs (${backendName})`, () =>
   it('publishes, and the cache loads, every summary', async () => {
     global.gc?.();
     const heap0 = process.memoryUsage().heapUsed;
+    let peak = heap0;
+    const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage().heapUsed); }, 50);
     const r = await publish(t.prisma, network);
+    clearInterval(sampler);
     const total = r.entities.global + r.entities.contextual;
     console.log(`[bench ${backendName}] publish: ${total} rows (global ${r.entities.global}, contextual ${r.entities.contextual}) in ${r.ms} ms`
-      + ` (gather ${r.stats.gatherMs} ms, summarise+write ${r.stats.writeMs} ms), heap after ${mb(process.memoryUsage().heapUsed - heap0)} MB over start`);
+      + ` (gather ${r.stats.gatherMs} ms, summarise+write ${r.stats.writeMs} ms), peak heap +${mb(peak - heap0)} MB`
+      + `${global.gc ? '' : ' (run with NODE_OPTIONS=--expose-gc for exact heap figures)'}`);
     expect(r.entities.global).toBeGreaterThan(IPS * 0.7);
 
     const cache = new PublicationCache(t.prisma);

@@ -52,10 +52,15 @@ export async function publish(prisma: PrismaClient, network: NetworkIndex, opts:
 
     const entities = { global: 0, contextual: 0 };
     let batch: StoredRow[] = [];
+    // One insert in flight while the next batch is summarised: on PostgreSQL the database works
+    // while this process computes (PGlite runs in this thread, so there it changes nothing).
+    let inFlight: Promise<void> = Promise.resolve();
     const flush = async () => {
       const rows = batch;
       batch = [];
-      await insertSummaries(prisma, claimed.id, rows);
+      await inFlight;
+      inFlight = insertSummaries(prisma, claimed.id, rows);
+      inFlight.catch(() => {}); // observed by the next flush; never an unhandled rejection meanwhile
     };
     const layerIds = [...gathered.layers.keys()].sort((a, b) => a - b); // 0 (global) first
     for (const workspaceId of layerIds) {
@@ -69,6 +74,7 @@ export async function publish(prisma: PrismaClient, network: NetworkIndex, opts:
       gathered.layers.delete(workspaceId); // its evidence is no longer needed
     }
     await flush();
+    await inFlight;
     const writeMs = performance.now() - started - gatherMs;
 
     const publishedAt = new Date();

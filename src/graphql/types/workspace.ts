@@ -12,7 +12,7 @@ const WorkspaceInfo = builder.objectRef<WorkspaceShape>('WorkspaceInfo').impleme
   }),
 });
 
-const ApiKeyInfo = builder.objectRef<ApiKeyShape>('ApiKeyInfo').implement({
+export const ApiKeyInfo = builder.objectRef<ApiKeyShape>('ApiKeyInfo').implement({
   description: 'The calling API key (never its secret).',
   fields: (t) => ({
     name: t.exposeString('name', { description: 'Label chosen for the key.' }),

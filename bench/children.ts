@@ -1,0 +1,82 @@
+/**
+ * Child processes under test. Every child is tracked from spawn to exit and killed when the
+ * bench exits for any reason (normal end, exception, Ctrl-C, global time limit), so no server
+ * is ever left running.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { readFileSync } from 'node:fs';
+
+const live = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of live) child.kill('SIGKILL');
+});
+
+export type Child = { proc: ChildProcess; name: string; stderr: () => string };
+
+/** Runs `node --import tsx <script>` (one process: its pid is the server's, so /proc figures are its own). */
+export function startNode(name: string, script: string, env: Record<string, string>, nodeFlags: string[], cwd: string): Child {
+  const proc = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  live.add(proc);
+  proc.once('exit', () => live.delete(proc));
+  let err = '';
+  const keep = (chunk: Buffer) => { err = (err + chunk.toString()).slice(-4000); };
+  proc.stderr!.on('data', keep);
+  proc.stdout!.on('data', keep); // warn/error log lines are JSON on stdout: kept for failure messages
+  return { proc, name, stderr: () => err };
+}
+
+/** A free loopback port (the child binds it a moment later; nothing else runs here meanwhile). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Polls `url` until it answers 200; returns ms since `sinceMs` (performance.now() at spawn). */
+export async function waitReady(child: Child, url: string, sinceMs: number, limitMs = 60_000): Promise<number> {
+  while (performance.now() - sinceMs < limitMs) {
+    if (child.proc.exitCode !== null || child.proc.signalCode !== null) {
+      throw new Error(`${child.name} exited (${child.proc.exitCode ?? child.proc.signalCode}) before it was ready:\n${child.stderr()}`);
+    }
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(1000) });
+      await res.arrayBuffer();
+      if (res.status === 200) return Math.round(performance.now() - sinceMs);
+    } catch { /* not listening yet */ }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`${child.name} not ready within ${limitMs} ms:\n${child.stderr()}`);
+}
+
+/** VmRSS (now) and VmHWM (peak) in MB from /proc, or null when unavailable. */
+export function memoryOf(pid: number | undefined): { rssMb: number; peakMb: number } | null {
+  if (pid === undefined) return null;
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+    return { rssMb: Math.round(kb('VmRSS') / 1024), peakMb: Math.round(kb('VmHWM') / 1024) };
+  } catch {
+    return null;
+  }
+}
+
+/** SIGTERM (graceful: lets --cpu-prof write its file), then SIGKILL after `graceMs`. */
+export async function stop(child: Child, graceMs = 15_000): Promise<void> {
+  const { proc } = child;
+  if (proc.exitCode !== null || proc.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+  proc.kill('SIGTERM');
+  const timer = setTimeout(() => proc.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+export async function stopAll(): Promise<void> {
+  await Promise.all([...live].map((proc) => stop({ proc, name: 'child', stderr: () => '' }, 5000)));
+}

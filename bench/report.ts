@@ -1,0 +1,69 @@
+/**
+ * The markdown the bench prints and saves: one load table (every scenario with its ratio to
+ * the relevant floor from the same run and the target it must meet) and one service table
+ * (start-up time and memory). Targets are fixed here so the README and the run agree.
+ */
+import type { Measured } from './load.ts';
+import type { Scenario, ScenarioName } from './scenarios.ts';
+
+export type LoadRow = { target: string; scenario: Scenario; connections: number; result: Measured | { skipped: string } };
+export type ServiceRow = { name: string; readyMs: number; rssReadyMb: number | null; rssLoadMb: number | null; peakMb: number | null };
+
+export const TARGET_CONNECTIONS = 32;
+export const TARGETS = { scoreRestRatio: 0.33, scoreRestP99Ms: 10, scoreGraphQLRatio: 0.8, writeRatio: 0.1, rssMb: 400, readyMs: 5000 };
+
+const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : '—');
+const pct = (r: number) => `${Math.round(r * 100)}%`;
+
+function isMeasured(r: LoadRow['result']): r is Measured {
+  return !('skipped' in r);
+}
+
+/** The requirement a row is held to, or null when none applies. */
+function check(row: LoadRow, ratio: number | null): { text: string; pass: boolean } | null {
+  if (row.connections !== TARGET_CONNECTIONS || ratio === null || !isMeasured(row.result)) return null;
+  const r = row.result;
+  const name: ScenarioName = row.scenario.name;
+  if (name === 'score-rest') {
+    return { text: `≥ ${pct(TARGETS.scoreRestRatio)}, p99 < ${TARGETS.scoreRestP99Ms} ms`, pass: ratio >= TARGETS.scoreRestRatio && r.p99 < TARGETS.scoreRestP99Ms && r.failed === 0 };
+  }
+  if (name === 'score-graphql') return { text: `≥ ${pct(TARGETS.scoreGraphQLRatio)}`, pass: ratio >= TARGETS.scoreGraphQLRatio && r.failed === 0 };
+  if (name === 'rate' || name === 'report') return { text: `≥ ${pct(TARGETS.writeRatio)}`, pass: ratio >= TARGETS.writeRatio && r.failed === 0 };
+  return null;
+}
+
+export function loadTable(rows: LoadRow[]): string {
+  const floorOf = (floor: string, connections: number) =>
+    rows.find((r) => r.scenario.name === floor && r.connections === connections && isMeasured(r.result))?.result as Measured | undefined;
+  const lines = [
+    '| server | scenario | conns | req/s | p50 ms | p99 ms | failed | vs floor | target | result |',
+    '|---|---|--:|--:|--:|--:|--:|--:|---|---|',
+  ];
+  for (const row of rows) {
+    const r = row.result;
+    if (!isMeasured(r)) {
+      lines.push(`| ${row.target} | ${row.scenario.label} | ${row.connections} | — | — | — | — | — | — | ${r.skipped} |`);
+      continue;
+    }
+    const floor = row.scenario.floor ? floorOf(row.scenario.floor, row.connections) : undefined;
+    const ratio = floor ? r.rps / floor.rps : null;
+    const c = check(row, ratio);
+    lines.push(`| ${row.target} | ${row.scenario.label} | ${row.connections} | ${fmt(r.rps)} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${fmt(r.failed)} | `
+      + `${ratio === null ? '—' : pct(ratio)} | ${c?.text ?? '—'} | ${c ? (c.pass ? 'PASS' : 'FAIL') : '—'} |`);
+  }
+  return lines.join('\n');
+}
+
+export function serviceTable(services: ServiceRow[]): string {
+  const lines = [
+    '| service | ready (spawn → /readyz 200) | RSS ready | RSS under load (median) | peak RSS (VmHWM) | ready < 5 s | RSS < 400 MB |',
+    '|---|--:|--:|--:|--:|---|---|',
+  ];
+  const mb = (v: number | null) => (v === null ? '—' : `${fmt(v)} MB`);
+  for (const s of services) {
+    const rss = s.rssLoadMb ?? s.rssReadyMb;
+    lines.push(`| ${s.name} | ${fmt(s.readyMs)} ms | ${mb(s.rssReadyMb)} | ${mb(s.rssLoadMb)} | ${mb(s.peakMb)} | `
+      + `${s.readyMs < TARGETS.readyMs ? 'PASS' : 'FAIL'} | ${rss === null ? '—' : rss < TARGETS.rssMb ? 'PASS' : 'FAIL'} |`);
+  }
+  return lines.join('\n');
+}

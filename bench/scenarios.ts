@@ -1,0 +1,65 @@
+/**
+ * What each scenario sends. Requests are pre-built per connection (autocannon then sends
+ * ready buffers: no per-request building in the load generator, which shares the CPU with the
+ * server), each connection over its own slice of the data set's IPs and rotating over the keys.
+ */
+import type { Request } from 'autocannon';
+
+export type ScenarioName = 'floor-http' | 'floor-yoga' | 'score-rest' | 'score-graphql' | 'rate' | 'report' | 'dimensions';
+
+export type Scenario = {
+  name: ScenarioName;
+  label: string;
+  path: string;
+  /** The body for the n-th distinct request (n selects the IP). */
+  body: (ip: string, n: number) => string;
+  /** GraphQL answers errors with status 200: such bodies count as failures. */
+  graphql: boolean;
+  /** Which floor its requests/s are compared with. */
+  floor: 'floor-http' | 'floor-yoga' | null;
+};
+
+const OUTCOMES = ['fraud_confirmed', 'chargeback', 'credential_stuffing', 'fraud_watch', 'spam', 'bot_activity', 'legitimate'];
+const SEVERITIES = ['low', 'medium', 'high', 'critical'];
+
+export function scenarios(scoreQuery: string): Record<ScenarioName, Scenario> {
+  const json = (v: unknown) => JSON.stringify(v);
+  return {
+    'floor-http': { name: 'floor-http', label: 'bare node:http (floor)', path: '/risk_api/score/', body: (ip) => json({ ip }), graphql: false, floor: null },
+    'floor-yoga': { name: 'floor-yoga', label: 'bare yoga `{ hello }` (floor)', path: '/graphql', body: () => json({ query: '{ hello }' }), graphql: true, floor: null },
+    'score-rest': { name: 'score-rest', label: 'score REST', path: '/risk_api/score/', body: (ip) => json({ ip }), graphql: false, floor: 'floor-http' },
+    'score-graphql': {
+      name: 'score-graphql', label: 'score GraphQL', path: '/graphql', body: (ip) => json({ query: scoreQuery, variables: { ip } }), graphql: true, floor: 'floor-yoga',
+    },
+    rate: {
+      name: 'rate', label: 'rate', path: '/risk_api/rate/', graphql: false, floor: 'floor-http',
+      body: (ip, n) => json({ ip, rating: (n % 3) - 1, note: n % 4 === 0 ? `checkout ${n}: card declined twice` : '' }),
+    },
+    report: {
+      name: 'report', label: 'report', path: '/risk_api/report/', graphql: false, floor: 'floor-http',
+      body: (ip, n) => json({
+        kind: 'ipaddress', key: ip, outcome_code: OUTCOMES[n % OUTCOMES.length], severity: SEVERITIES[n % SEVERITIES.length],
+        title: 'Checkout velocity', summary: `Order ${n}: ${1 + (n % 9)} cards tried in ten minutes`, tags: ['checkout', `bench-${n % 16}`],
+        visibility: n % 2 ? 'community' : 'workspace',
+        related_subjects: [{ kind: 'account', key: `acct-${n % 5000}`, role: 'account' }],
+      }),
+    },
+    dimensions: { name: 'dimensions', label: 'dimensions REST', path: '/risk_api/dimensions/', body: (ip) => json({ ip }), graphql: false, floor: 'floor-http' },
+  };
+}
+
+/** One request list per connection; `perConnection` distinct IPs each, keys rotating. */
+export function requestLists(s: Scenario, ips: readonly string[], keys: readonly string[], connections: number, perConnection = 512): Request[][] {
+  const lists: Request[][] = [];
+  for (let c = 0; c < connections; c++) {
+    const list: Request[] = [];
+    for (let i = 0; i < perConnection; i++) {
+      const n = c * perConnection + i;
+      const headers: Record<string, string> = { 'content-type': 'application/json' };
+      if (keys.length) headers['x-api-key'] = keys[n % keys.length]!;
+      list.push({ method: 'POST', path: s.path, headers, body: s.body(ips[(n * 7919) % ips.length]!, n) });
+    }
+    lists.push(list);
+  }
+  return lists;
+}

@@ -1,0 +1,119 @@
+/**
+ * The community signal of the score response: how often, and by how many requester IPs, an entity was
+ * looked up recently. The rules (copied to the README):
+ *
+ * - Recording: every score call records one lookup of the queried IP, its subnet and its AS (when matched),
+ *   as entity keys `ip:<canonical ip>`, `subnet:<cidr>`, `asn:AS<n>`, by the caller's requester IP, in the
+ *   10-minute window (aligned to UTC, e.g. 12:00–12:10) that contains the call.
+ * - Snapshot: refreshed every 10 minutes at the UTC boundaries. It is computed from COMPLETE windows only;
+ *   the window in progress is excluded, so a lookup becomes visible when its window ends, and every process
+ *   computes the same answer from the same counters. A process caches the answer per entity until the
+ *   boundary passes (bounded, least recently used first; default 50,000 entities).
+ * - recent_query_windows: the last six complete windows, oldest first, each labelled with its UTC start
+ *   "HH:MM", with its hits and distinct requesters.
+ * - lookups_10m: hits of the last complete window. requesters_60m: distinct requesters over the six recent
+ *   windows together (one requester seen in several windows counts once).
+ * - Spike: a complete window is a spike when its hits are >= 20 AND >= 4 × the entity's baseline, the
+ *   baseline being the mean hits per window over the other 1,007 windows of the last 7 days (an entity not
+ *   looked up before has baseline 0, so 20 lookups in one window make a spike).
+ * - spike_windows_7d: spikes among the last 1,008 complete windows (7 days). has_spike: one of the six
+ *   recent windows is a spike.
+ * - state.label, the first that holds: `spiking` (has_spike), `converging` (3 or more distinct requesters in
+ *   the last hour), `active` (any lookup in the last hour), `quiet` (none).
+ *
+ * Cost per cache miss: two counter reads (readWindows over 6 windows, readHits over 1,008), issued together.
+ * Counter failures (CounterUnavailableError) reach the caller unchanged and are not cached.
+ */
+import type { CounterStore } from '../../counters/types.ts';
+import { windowStart } from '../../counters/keys.ts';
+import type { Hierarchy } from '../network/types.ts';
+import { LruMap } from './cache.ts';
+import { classify, spikeFlags, type CommunityLabel } from './rules.ts';
+import { completeWindowStarts, RECENT_WINDOWS, WEEK_WINDOWS, windowLabel } from './windows.ts';
+
+export { COMMUNITY_LABELS, type CommunityLabel } from './rules.ts';
+
+export type CommunitySignal = {
+  ok: true;
+  state: { label: CommunityLabel; has_spike: boolean };
+  metrics: { lookups_10m: number; requesters_60m: number; spike_windows_7d: number };
+  recent_query_windows: Array<{ label: string; hits: number; requesters: number }>;
+};
+
+/** Dimensions whose lookups are counted: the ones a crowd of requesters can meaningfully converge on. */
+const RECORDED_CODES = ['subnet', 'asn'] as const;
+
+/** Entity keys a score call records a lookup for: the IP, its subnet and its AS (when matched). */
+export function lookupEntities(h: Hierarchy): string[] {
+  const keys = [`ip:${h.ip}`];
+  for (const code of RECORDED_CODES) {
+    const key = h.dimensions.find((d) => d.code === code)?.entity?.key;
+    if (key) keys.push(`${code}:${key}`);
+  }
+  return keys;
+}
+
+export const DEFAULT_CACHE_SIZE = 50_000;
+
+type Entry = { start: number; signal: Promise<CommunitySignal> };
+
+export class CommunitySignals {
+  private readonly cache: LruMap<string, Entry>;
+
+  constructor(private readonly counters: CounterStore, opts: { cacheSize?: number } = {}) {
+    this.cache = new LruMap(opts.cacheSize ?? DEFAULT_CACHE_SIZE);
+  }
+
+  /** One lookup of the IP, its subnet and its AS by `requester`: a single counters call. */
+  async record(h: Hierarchy, requester: string, nowMs: number): Promise<void> {
+    await this.counters.recordLookups(lookupEntities(h), requester, nowMs);
+  }
+
+  /** The snapshot of `entityKey` as of the last complete window before nowMs. */
+  read(entityKey: string, nowMs: number): Promise<CommunitySignal> {
+    const start = windowStart(nowMs);
+    const hit = this.cache.get(entityKey);
+    if (hit && hit.start === start) return hit.signal;
+    // The promise is cached, so concurrent calls for one entity share one pair of counter reads.
+    const entry: Entry = { start, signal: this.compute(entityKey, nowMs) };
+    this.cache.set(entityKey, entry);
+    entry.signal.catch(() => this.cache.deleteIf(entityKey, entry));
+    return entry.signal;
+  }
+
+  private async compute(entityKey: string, nowMs: number): Promise<CommunitySignal> {
+    const weekStarts = completeWindowStarts(nowMs, WEEK_WINDOWS);
+    const recentStarts = weekStarts.slice(-RECENT_WINDOWS);
+    const [recent, weekHits] = await Promise.all([
+      this.counters.readWindows(entityKey, recentStarts),
+      this.counters.readHits(entityKey, weekStarts),
+    ]);
+    // The two reads are not one atomic snapshot; take the recent hits from readWindows in both places so
+    // that recent_query_windows and has_spike can never disagree.
+    const hits = weekHits.slice();
+    recent.windows.forEach((w, i) => { hits[WEEK_WINDOWS - RECENT_WINDOWS + i] = w.hits; });
+    const spikes = spikeFlags(hits);
+    const hasSpike = spikes.slice(-RECENT_WINDOWS).some(Boolean);
+    const recentHits = recent.windows.reduce((sum, w) => sum + w.hits, 0);
+    const signal: CommunitySignal = {
+      ok: true,
+      state: { label: classify({ hasSpike, recentHits, requesters60m: recent.distinctRequesters }), has_spike: hasSpike },
+      metrics: {
+        lookups_10m: recent.windows[RECENT_WINDOWS - 1]?.hits ?? 0,
+        requesters_60m: recent.distinctRequesters,
+        spike_windows_7d: spikes.filter(Boolean).length,
+      },
+      recent_query_windows: recent.windows.map((w) => ({ label: windowLabel(w.startMs), hits: w.hits, requesters: w.requesters })),
+    };
+    return deepFreeze(signal);
+  }
+}
+
+/** Cached answers are shared between callers: freeze them so one caller can't alter another's response. */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object') {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}

@@ -1,0 +1,60 @@
+import type { PrismaClient } from '../../generated/prisma/client.ts';
+
+/** What a workspace itself wrote about one IP, shown in its score responses. */
+export type IpMemory = {
+  ratings: { good: number; neutral: number; bad: number };
+  last_rating: { rating: number; note: string; created_at: string } | null;
+  /** Reports naming the IP, as their subject or as a related subject. */
+  reports: number;
+};
+
+const EMPTY: IpMemory = Object.freeze({ ratings: Object.freeze({ good: 0, neutral: 0, bad: 0 }), last_rating: null, reports: 0 }) as IpMemory;
+
+/**
+ * Reads a workspace's own memory of an IP with a short in-process cache, so a hot IP costs
+ * no query per score call. A write through this process invalidates its entry at once;
+ * other processes see it within `ttlMs`. Concurrent misses for one key share one query.
+ */
+export class IpMemoryCache {
+  private entries = new Map<string, { at: number; value: IpMemory }>();
+  private inFlight = new Map<string, Promise<IpMemory>>();
+
+  constructor(private readonly prisma: PrismaClient, private readonly ttlMs = 5_000, private readonly max = 100_000, private readonly now = Date.now) {}
+
+  async get(workspaceId: number, ip: string): Promise<IpMemory> {
+    const key = `${workspaceId}|${ip}`;
+    const hit = this.entries.get(key);
+    if (hit && this.now() - hit.at < this.ttlMs) return hit.value;
+    let pending = this.inFlight.get(key);
+    if (!pending) {
+      pending = this.load(workspaceId, ip).finally(() => this.inFlight.delete(key));
+      this.inFlight.set(key, pending);
+    }
+    const value = await pending;
+    if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(key, { at: this.now(), value });
+    return value;
+  }
+
+  invalidate(workspaceId: number, ip: string) { this.entries.delete(`${workspaceId}|${ip}`); }
+
+  private async load(workspaceId: number, ip: string): Promise<IpMemory> {
+    const rows = await this.prisma.$queryRaw<Array<{ good: number; neutral: number; bad: number; reports: number; last_rating: number | null; last_note: string | null; last_at: Date | null }>>`
+      SELECT
+        (SELECT count(*)::int FROM "Rating" r WHERE r."subjectId" = s.id AND r.rating = 1) AS good,
+        (SELECT count(*)::int FROM "Rating" r WHERE r."subjectId" = s.id AND r.rating = 0) AS neutral,
+        (SELECT count(*)::int FROM "Rating" r WHERE r."subjectId" = s.id AND r.rating = -1) AS bad,
+        (SELECT count(*)::int FROM "Report" p WHERE p."subjectId" = s.id OR p.id IN (SELECT l."reportId" FROM "ReportLink" l WHERE l."subjectId" = s.id)) AS reports,
+        last.rating AS last_rating, last.note AS last_note, last."createdAt" AS last_at
+      FROM "Subject" s
+      LEFT JOIN LATERAL (SELECT rating, note, "createdAt" FROM "Rating" r WHERE r."subjectId" = s.id ORDER BY r.id DESC LIMIT 1) last ON true
+      WHERE s."workspaceId" = ${workspaceId} AND s.kind = 'ipaddress' AND s.key = ${ip}`;
+    const row = rows[0];
+    if (!row) return EMPTY;
+    return {
+      ratings: { good: row.good, neutral: row.neutral, bad: row.bad },
+      last_rating: row.last_rating === null ? null : { rating: row.last_rating, note: row.last_note ?? '', created_at: new Date(row.last_at!).toISOString() },
+      reports: row.reports,
+    };
+  }
+}

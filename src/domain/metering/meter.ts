@@ -1,0 +1,92 @@
+import { AppError } from '../../errors.ts';
+import type { CounterStore } from '../../counters/types.ts';
+import { CounterUnavailableError } from '../../counters/types.ts';
+import { burstKey, nextUtcMidnightMs, quotaKey, utcDay } from '../../counters/keys.ts';
+import type { Viewer } from '../access/verifier.ts';
+import type { Tier } from './tiers.ts';
+
+/**
+ * The API's daily `score` quota and per-key burst limit.
+ *
+ * - Window: one UTC day; the count resets at 00:00 UTC. The counter is named
+ *   `api_score` — separate from the direct-report quota (`direct_report`).
+ * - Only a successful call counts: the score is computed first, then one atomic
+ *   "increment if below the limit" decides; a refused call leaves the count unchanged.
+ * - `remaining = max(0, daily_limit - used_today)`; `over_limit` is true when no call is
+ *   left today (remaining = 0): the next `score` is refused until the reset.
+ * - Burst: at most `burst_per_second` calls per key per clock second (own 429 code).
+ * - Counter store unreachable: fail closed (503 quota_unavailable); a metered call is never free.
+ * Counters are kept 35 days past their day so the usage chart can read 30 days back.
+ */
+export type QuotaState = { daily_limit: number; used_today: number; remaining: number; over_limit: boolean };
+export type QuotaPosture = QuotaState & { resets_at: string; retry_after_s: number };
+const HISTORY_MS = 35 * 86_400_000;
+
+export function quotaState(limit: number, used: number): QuotaState {
+  const remaining = Math.max(0, limit - used);
+  return { daily_limit: limit, used_today: used, remaining, over_limit: remaining === 0 };
+}
+
+function posture(limit: number, used: number, nowMs: number): QuotaPosture {
+  const reset = nextUtcMidnightMs(nowMs);
+  return { ...quotaState(limit, used), resets_at: new Date(reset).toISOString(), retry_after_s: Math.max(1, Math.ceil((reset - nowMs) / 1000)) };
+}
+
+/** Standard RateLimit-* headers (draft-ietf-httpapi-ratelimit-headers) for the daily quota. */
+export function rateLimitHeaders(q: QuotaPosture): Record<string, string> {
+  return {
+    'ratelimit-limit': String(q.daily_limit),
+    'ratelimit-remaining': String(q.remaining),
+    'ratelimit-reset': String(q.retry_after_s),
+    'ratelimit-policy': `${q.daily_limit};w=86400`,
+  };
+}
+
+const unavailable = () => new AppError('quota_unavailable',
+  'The quota service is unreachable, so score is refused rather than served unmetered. rate and report still work; retry shortly.',
+  undefined, undefined, { 'retry-after': '5' });
+
+async function guard<T>(work: () => Promise<T>): Promise<T> {
+  try { return await work(); } catch (e) { throw e instanceof CounterUnavailableError ? unavailable() : e; }
+}
+
+export class ScoreMeter {
+  constructor(private readonly counters: CounterStore, private readonly now: () => number = Date.now) {}
+
+  /** Eligibility and burst checks, before any work is done. */
+  async admit(viewer: Viewer, tier: Tier): Promise<number> {
+    const nowMs = this.now();
+    if (!tier.scoreEligible) {
+      throw new AppError('tier_not_eligible',
+        `The ${tier.name} tier does not include score. Choose an eligible API subscription tier in the workspace control plane (API mode) — rate and report stay free.`);
+    }
+    const burst = await guard(() => this.counters.hitWindow(burstKey(viewer.keyPrefix), tier.burstPerSecond, 1000, nowMs));
+    if (!burst.allowed) {
+      const retry = Math.max(1, Math.ceil((burst.resetAtMs - nowMs) / 1000));
+      const daily = await this.peek(viewer.workspaceId, tier); // every score answer carries the daily quota headers
+      throw new AppError('rate_limited', `More than ${tier.burstPerSecond} score calls per second with this key; slow down (this is not the daily quota).`,
+        undefined, { burst: { limit: tier.burstPerSecond, window_s: 1 } }, { ...rateLimitHeaders(daily), 'retry-after': String(retry) });
+    }
+    return nowMs;
+  }
+
+  /** Counts one successful call, or refuses it (429 quota_exceeded) when the day is used up. */
+  async consume(viewer: Viewer, tier: Tier, nowMs: number): Promise<QuotaPosture> {
+    const key = quotaKey(String(viewer.workspaceId), 'api_score', utcDay(nowMs));
+    const result = await guard(() => this.counters.consumeIfBelow(key, tier.dailyLimit, nextUtcMidnightMs(nowMs) + HISTORY_MS));
+    const quota = posture(tier.dailyLimit, result.used, nowMs);
+    if (!result.counted) {
+      throw new AppError('quota_exceeded',
+        `The daily score quota of ${tier.dailyLimit} calls is used up; it resets at ${quota.resets_at} (00:00 UTC). Upgrade the tier for more.`,
+        undefined, { quota: quotaState(tier.dailyLimit, result.used) }, { 'retry-after': String(quota.retry_after_s), ...rateLimitHeaders(quota) });
+    }
+    return quota;
+  }
+
+  /** Today's posture without counting (usage pages, rate limit headers on refusals). */
+  async peek(workspaceId: number, tier: Tier): Promise<QuotaPosture> {
+    const nowMs = this.now();
+    const used = await guard(() => this.counters.peek(quotaKey(String(workspaceId), 'api_score', utcDay(nowMs))));
+    return posture(tier.dailyLimit, used, nowMs);
+  }
+}

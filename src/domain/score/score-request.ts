@@ -1,0 +1,56 @@
+import type { Viewer } from '../access/verifier.ts';
+import type { NetworkIndex } from '../network/index.ts';
+import type { PublicationCache } from '../publishing/index.ts';
+import type { TierCatalog } from '../metering/tiers.ts';
+import type { ScoreMeter, QuotaPosture } from '../metering/meter.ts';
+import type { CommunitySignals, CommunitySignal } from '../community/signal.ts';
+import type { IpMemoryCache, IpMemory } from '../memory/ip-memory.ts';
+import type { Logger } from '../../log.ts';
+import { scoreIp, type IpScore } from '../scoring/score.ts';
+import { requireIp } from '../dimensions/read.ts';
+import { reportLinks, type ReportLinks } from './links.ts';
+
+export type ScoreDeps = {
+  network: NetworkIndex; publications: PublicationCache; tiers: TierCatalog; meter: ScoreMeter;
+  community: CommunitySignals; ipMemory: IpMemoryCache; baseUrl: string; log: Logger;
+};
+
+export type ScoreOutcome = {
+  ip: string;
+  apiKey: { name: string; prefix: string };
+  quota: QuotaPosture;
+  score: IpScore;
+  community: CommunitySignal;
+  memory: IpMemory;
+  links: ReportLinks;
+  publication: { version: number; publishedAt: Date | null };
+};
+
+/**
+ * One metered score call, the same for REST and GraphQL:
+ * validate → eligibility and burst → compute from ONE publication snapshot (plus the
+ * workspace's own layer and memory) → count (only now, so every failure before is free) →
+ * record the lookup for the community signal.
+ */
+export async function scoreRequest(input: { ip: unknown; viewer: Viewer; requester: string }, deps: ScoreDeps): Promise<ScoreOutcome> {
+  const ip = requireIp(input.ip);
+  const { viewer } = input;
+  const tier = deps.tiers.get(viewer.tier);
+  const nowMs = await deps.meter.admit(viewer, tier);
+  const snapshot = deps.publications.current();
+  const hierarchy = deps.network.resolve(ip);
+  const score = scoreIp(hierarchy, snapshot.global, snapshot.contextual(viewer.workspaceId));
+  const [memory, community] = await Promise.all([
+    deps.ipMemory.get(viewer.workspaceId, ip),
+    deps.community.read(`ip:${ip}`, nowMs),
+  ]);
+  const quota = await deps.meter.consume(viewer, tier, nowMs);
+  // The call has succeeded and is counted: a failure to record the lookup must not turn it into an error.
+  deps.community.record(hierarchy, input.requester, nowMs).catch((e) => deps.log.warn('community lookup not recorded', { err: String(e) }));
+  return {
+    ip, apiKey: { name: viewer.keyName, prefix: viewer.keyPrefix }, quota, score, community, memory,
+    links: reportLinks(deps.baseUrl, ip, score),
+    publication: { version: snapshot.version, publishedAt: snapshot.publishedAt },
+  };
+}
+
