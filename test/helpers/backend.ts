@@ -36,7 +36,7 @@ export async function freshEnvironment(extra: Record<string, string> = {}): Prom
       await c.end();
     };
   }
-  if (usingRedis) {
+  if (usingRedis && !extra.REDIS_URL) {
     env.REDIS_URL = process.env.REDIS_URL!;
     env.REDIS_KEY_PREFIX = `t${randomBytes(6).toString('hex')}`; // runs share one Redis
   }
