@@ -23,6 +23,7 @@ import { ScoreMeter } from './domain/metering/meter.ts';
 import { CommunitySignals } from './domain/community/signal.ts';
 import { IpMemoryCache } from './domain/memory/ip-memory.ts';
 import { trustedProxies } from './http/client-ip.ts';
+import { subscribeInvalidations } from './counters/invalidation.ts';
 
 export type AppOptions = {
   log?: Logger;
@@ -80,6 +81,10 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const proxies = config.trustedProxies.length ? trustedProxies(config.trustedProxies) : null;
   const pepper = resolvePepper(config.apiKeyPepper, config.dataDir);
   const verifier = new KeyVerifier(db.prisma, pepper, config.keyCacheTtlMs);
+  const bus = config.redisUrl
+    ? await subscribeInvalidations(config.redisUrl, config.redisKeyPrefix, (m) => verifier.invalidate(m.startsWith('key:') ? m.slice(4) : undefined), log)
+    : null;
+  const announce = bus ? (m: string) => bus.publish(m) : undefined;
   const yoga = createGraphQLServer({ services, verifier, log, proxies });
   const rest = createRestRouter({ services, verifier, config, log, proxies });
   let draining = false;
@@ -127,7 +132,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   if (db.kind === 'pglite' && !opts.inMemoryDatabase) {
     // The CLI cannot open the PGlite directory while we hold it, so it asks us instead.
     admin = await serveAdmin(config.dataDir, (command, args) => runCommand(command, args, {
-      db, pepper, verifier, publications, network: async () => network, publicationsKept: config.publicationsKept,
+      db, pepper, verifier, publications, network: async () => network, publicationsKept: config.publicationsKept, ...(announce ? { announce } : {}),
     }), log);
   }
 
@@ -162,6 +167,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       }
       await admin?.close();
       await verifier.flushLastUsed().catch(() => {});
+      await bus?.close();
       await counters.close();
       await db.close();
     },

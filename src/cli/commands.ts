@@ -21,6 +21,8 @@ export type CommandContext = {
   network: () => Promise<NetworkIndex>;
   publicationsKept: number;
   verifier?: KeyVerifier;
+  /** Tells every process to drop cached keys/tiers (Redis pub/sub); absent without Redis. */
+  announce?: (message: string) => Promise<void>;
   /** The server's publication cache, refreshed at once after a publish it ran. */
   publications?: PublicationCache;
 };
@@ -40,10 +42,11 @@ const commands: Record<string, (args: Args, ctx: CommandContext) => Promise<unkn
   'keys create': async (a, { db, pepper }) =>
     createApiKey(db.prisma, pepper, { workspace: str(a, 'workspace')!, name: str(a, 'name')!, tier: str(a, 'tier', false) }),
   'keys list': async (a, { db }) => listApiKeys(db.prisma, { workspace: str(a, 'workspace', false) }),
-  'keys revoke': async (a, { db, verifier }) => {
+  'keys revoke': async (a, { db, verifier, announce }) => {
     const prefix = str(a, 'prefix')!;
     const revoked = await revokeApiKey(db.prisma, prefix);
-    verifier?.invalidate(prefix); // immediate here; other processes follow within the cache TTL
+    verifier?.invalidate(prefix);
+    await announce?.(`key:${prefix}`); // other processes: at once, or within the key cache TTL at worst
     return revoked;
   },
   'feeds import': async (a, { db }) => importFeed(db.prisma, {
@@ -58,9 +61,10 @@ const commands: Record<string, (args: Args, ctx: CommandContext) => Promise<unkn
     return result;
   },
   'tiers list': async (_a, { db }) => listTiers(db.prisma),
-  'workspaces set-tier': async (a, { db, verifier }) => {
+  'workspaces set-tier': async (a, { db, verifier, announce }) => {
     const result = await setWorkspaceTier(db.prisma, str(a, 'workspace')!, str(a, 'tier')!);
     verifier?.invalidate();
+    await announce?.('all');
     return result;
   },
 };

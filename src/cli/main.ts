@@ -5,6 +5,7 @@ import { currentOwner } from '../db/embedded-lock.ts';
 import { resolvePepper } from '../domain/access/pepper.ts';
 import { isAppError } from '../errors.ts';
 import { callAdmin } from './admin-socket.ts';
+import { publishInvalidation } from '../counters/invalidation.ts';
 import { COMMAND_NAMES, runCommand } from './commands.ts';
 import { printHuman } from './output.ts';
 import { loadNetworkData } from '../domain/network/index.ts';
@@ -46,6 +47,9 @@ async function execute(command: string, args: Record<string, unknown>): Promise<
     if (command !== 'db migrate') await db.migrate();
     return await runCommand(command, args, {
       db, pepper: resolvePepper(config.apiKeyPepper, config.dataDir), network: () => loadNetworkData(), publicationsKept: config.publicationsKept,
+      ...(config.redisUrl ? { announce: (m: string) => publishInvalidation(config.redisUrl!, config.redisKeyPrefix, m).catch((e) => {
+        console.error(`warning: could not notify running servers (${(e as Error).message}); they follow within KEY_CACHE_TTL_MS`);
+      }) } : {}),
     });
   } finally {
     await db.close();

@@ -1,8 +1,11 @@
 import SchemaBuilder from '@pothos/core';
 import PrismaPlugin from '@pothos/plugin-prisma';
+import RelayPlugin from '@pothos/plugin-relay';
 import type PrismaTypes from '../generated/pothos-types.ts';
 import { getDatamodel } from '../generated/pothos-types.ts';
 import type { GraphQLContext } from './context.ts';
+import { workspaceDb } from './scope.ts';
+import { decodeNodeId, encodeNodeId } from './node-id.ts';
 
 /** Builder configuration only; each type lives in its own file under ./types. */
 export const builder = new SchemaBuilder<{
@@ -11,15 +14,41 @@ export const builder = new SchemaBuilder<{
   Scalars: { DateTime: { Input: Date; Output: Date } };
   DefaultFieldNullability: false;
 }>({
-  plugins: [PrismaPlugin],
+  plugins: [RelayPlugin, PrismaPlugin],
   defaultFieldNullability: false,
+  relay: {
+    clientMutationId: 'omit',
+    cursorType: 'String',
+    encodeGlobalID: encodeNodeId,
+    decodeGlobalID: decodeNodeId,
+    nodeTypeOptions: { description: 'An object with a global id, fetchable with `node(id:)`.' },
+    pageInfoTypeOptions: { description: 'Where a page of a connection sits in the whole list.' },
+    nodeQueryOptions: { description: 'Any Subject, Report or Rating of the calling workspace by global id (null for an unknown id or another workspace\'s).', nullable: true },
+    nodesQueryOptions: { description: 'Several nodes by global id, in the order given (null for each unknown or foreign id).', nullable: { list: false, items: true } },
+    idFieldOptions: { description: 'Global id: opaque, stable, usable with `node(id:)`.' },
+    hasNextPageFieldOptions: { description: 'True when more items follow this page.' },
+    hasPreviousPageFieldOptions: { description: 'True when items precede this page.' },
+    startCursorFieldOptions: { description: 'Cursor of the first item of the page.' },
+    endCursorFieldOptions: { description: 'Cursor of the last item of the page.' },
+    cursorFieldOptions: { description: 'Opaque position of this item; pass as `after`/`before`.' },
+    nodeFieldOptions: { description: 'The item.' },
+    edgesFieldOptions: { description: 'The items of this page with their cursors.' },
+    pageInfoFieldOptions: { description: 'Paging state of this page.' },
+    firstArgOptions: { description: 'Page size from the start (at most 100).' },
+    lastArgOptions: { description: 'Page size from the end (at most 100).' },
+    afterArgOptions: { description: 'Return items after this cursor.' },
+    beforeArgOptions: { description: 'Return items before this cursor.' },
+  },
   prisma: {
-    // Each app instance owns its database, so the client comes from the request context.
-    client: (ctx) => ctx.prisma,
+    // Relation and node fallbacks load through the workspace-scoped client: see scope.ts.
+    client: (ctx) => workspaceDb(ctx),
     dmmf: getDatamodel(),
     exposeDescriptions: true,
     filterConnectionTotalCount: true,
     onUnusedQuery: null,
+    // Connections answer at most 100 items per page; the cost limits reject larger requests first.
+    maxConnectionSize: 100,
+    defaultConnectionSize: 20,
   },
 });
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ERROR_STATUS } from '../errors.ts';
-import { rateInputSchema, reportInputSchema } from '../domain/memory/schemas.ts';
+import { ipQuerySchema, rateInputSchema, reportInputSchema } from '../domain/memory/schemas.ts';
 
 /**
  * OpenAPI 3.1 for the REST facade. Request bodies are generated from the same zod schemas
@@ -52,6 +52,48 @@ const idempotencyHeader = {
   description: 'Makes a retry return the first response without writing twice (kept at least 24 hours, per workspace).',
 };
 
+const int = { type: 'integer' };
+const str = { type: 'string' };
+const rateLimitHeaderDocs = {
+  'RateLimit-Limit': { schema: int, description: 'Daily score limit.' },
+  'RateLimit-Remaining': { schema: int, description: 'Calls left today.' },
+  'RateLimit-Reset': { schema: int, description: 'Seconds until 00:00 UTC.' },
+  'RateLimit-Policy': { schema: str, description: '<limit>;w=86400' },
+};
+const counts = { type: 'object', properties: { reports: int, bad_ratings: int, neutral_ratings: int, good_ratings: int, feed_listings: int } };
+const scoreResponse = {
+  type: 'object', required: ['ok', 'endpoint', 'query', 'api_key', 'quota', 'score', 'community_signal'],
+  properties: {
+    ok: { const: true }, endpoint: { const: 'score' }, query: { type: 'object', properties: { ip: str } },
+    api_key: { type: 'object', properties: { name: str, prefix: str } },
+    quota: { type: 'object', properties: { daily_limit: int, used_today: int, remaining: int, over_limit: { type: 'boolean', description: 'true when remaining is 0: the next score today is refused' } } },
+    score: { type: 'object', properties: {
+      overall_score: { type: 'integer', minimum: 0, maximum: 100 },
+      overall_risk_level: { type: 'string', enum: ['minimal', 'low', 'medium', 'high', 'critical'] },
+      matched_count: int, driver: { type: ['string', 'null'] },
+      dimensions: { type: 'array', minItems: 8, maxItems: 8, items: { type: 'object', properties: {
+        code: { type: 'string', enum: ['ip', 'subnet', 'isp', 'asn', 'org', 'city', 'region', 'country'] },
+        matched: { type: 'boolean' }, score: int, entity: { type: ['object', 'null'], properties: { key: str, name: str } },
+        level: { type: ['string', 'null'] }, weight: { type: 'number' }, contribution: int,
+        source: { type: ['string', 'null'], enum: ['published', 'workspace', 'both', null] }, reason: { type: ['string', 'null'] },
+        evidence: { anyOf: [counts, { type: 'null' }] },
+      } } },
+    } },
+    community_signal: { type: 'object', properties: {
+      ok: { type: 'boolean' },
+      state: { type: 'object', properties: { label: { type: 'string', enum: ['quiet', 'active', 'converging', 'spiking'] }, has_spike: { type: 'boolean' } } },
+      metrics: { type: 'object', properties: { lookups_10m: int, requesters_60m: int, spike_windows_7d: int } },
+      recent_query_windows: { type: 'array', items: { type: 'object', properties: { label: str, hits: int, requesters: int } } },
+    } },
+    links: { type: 'object', properties: { ip: str, dimensions: { type: 'object', additionalProperties: str } } },
+    workspace_memory: { type: 'object', properties: {
+      ratings: { type: 'object', properties: { good: int, neutral: int, bad: int } },
+      last_rating: { type: ['object', 'null'], properties: { rating: int, note: str, created_at: str } }, reports: int,
+    } },
+    publication: { type: 'object', properties: { version: int, published_at: { type: ['string', 'null'] } } },
+  },
+};
+
 export function openApiDocument(baseUrl: string) {
   return {
     openapi: '3.1.0',
@@ -59,6 +101,24 @@ export function openApiDocument(baseUrl: string) {
     servers: [{ url: baseUrl }],
     security: [{ apiKeyHeader: [] }, { bearer: [] }],
     paths: {
+      '/risk_api/score/': { post: {
+        summary: 'Score an IP (metered: counts against the daily API quota)', operationId: 'score',
+        requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/IpRequest' } } } },
+        responses: {
+          200: { description: 'Scored and counted. RateLimit-Limit/-Remaining/-Reset/-Policy headers describe the daily quota.', headers: rateLimitHeaderDocs,
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/ScoreResponse' } } } },
+          ...errors('missing_api_key', 'invalid_api_key', 'conflicting_api_keys', 'invalid_json', 'invalid_request', 'unsupported_media_type',
+            'payload_too_large', 'method_not_allowed', 'tier_not_eligible', 'quota_exceeded', 'rate_limited', 'quota_unavailable', 'internal_error'),
+        },
+      } },
+      '/risk_api/dimensions/': { post: {
+        summary: 'Raw dimensional read: hierarchy and published summaries, no score wrapper (free)', operationId: 'dimensions',
+        requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/IpRequest' } } } },
+        responses: {
+          200: { description: 'The hierarchy and summaries.', content: { 'application/json': { schema: { type: 'object' } } } },
+          ...errors('missing_api_key', 'invalid_api_key', 'conflicting_api_keys', 'invalid_json', 'invalid_request', 'unsupported_media_type', 'payload_too_large', 'method_not_allowed', 'internal_error'),
+        },
+      } },
       '/risk_api/rate/': { post: {
         summary: 'Record quick feedback about an IP (free)', operationId: 'rate', parameters: [idempotencyHeader],
         requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/RateRequest' } } } },
@@ -85,6 +145,8 @@ export function openApiDocument(baseUrl: string) {
       },
       schemas: {
         Error: errorBody,
+        IpRequest: bodySchema(ipQuerySchema),
+        ScoreResponse: scoreResponse,
         RateRequest: bodySchema(rateInputSchema),
         ReportRequest: bodySchema(reportInputSchema),
         RateResponse: { type: 'object', properties: {

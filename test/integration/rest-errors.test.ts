@@ -91,7 +91,7 @@ describe(`REST facade request handling (${backendName})`, () => {
   it('serves an OpenAPI 3.1 document whose request schemas use the wire names', async () => {
     const doc = await (await fetch(`${s.url}/risk_api/openapi.json`)).json();
     expect(doc.openapi).toBe('3.1.0');
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/risk_api/rate/', '/risk_api/report/']));
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/risk_api/score/', '/risk_api/rate/', '/risk_api/report/', '/risk_api/dimensions/']));
     expect(Object.keys(doc.components.schemas.ReportRequest.properties)).toEqual(expect.arrayContaining(['outcome_code', 'related_subjects', 'share_policy']));
     expect(doc.components.schemas.RateRequest.required).toEqual(expect.arrayContaining(['ip', 'rating']));
   });

@@ -81,3 +81,36 @@ describe.runIf(usingPostgres)('exactly daily_limit successes across two server p
     expect(new Set(ok.map((r) => r.body.quota.used_today)).size).toBe(50);
   });
 });
+
+describe.runIf(usingPostgres)('a tier change applies on the next call of every process', () => {
+  it('is announced over Redis so another process drops its cached key at once', async () => {
+    const env = await freshEnvironment({ KEY_CACHE_TTL_MS: '60000' }); // the cache alone would keep the old tier for a minute
+    const { loadConfig } = await import('../../src/config.ts');
+    const { createApp } = await import('../../src/app.ts');
+    const { createLogger } = await import('../../src/log.ts');
+    const { runCommand } = await import('../../src/cli/commands.ts');
+    const { publishInvalidation } = await import('../../src/counters/invalidation.ts');
+    const config = loadConfig(env.env);
+    const [a, b] = [await createApp(config, { log: createLogger('silent') }), await createApp(config, { log: createLogger('silent') })];
+    try {
+      const urlB = await b.listen(0, '127.0.0.1');
+      const { secret } = await createApiKey(a.db.prisma, a.pepper, { workspace: 'tier-change', name: 'k', tier: 'free' });
+      const call = () => fetch(`${urlB}/risk_api/score/`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': secret }, body: '{"ip":"8.8.8.8"}' });
+      expect((await call()).status).toBe(403);
+      await runCommand('workspaces set-tier', { workspace: 'tier-change', tier: 'developer' }, {
+        db: a.db, pepper: a.pepper, network: async () => a.services.network, publicationsKept: 3,
+        announce: (m) => publishInvalidation(config.redisUrl!, config.redisKeyPrefix, m),
+      });
+      let status = 0;
+      for (let i = 0; i < 20 && status !== 200; i++) { // pub/sub delivery is asynchronous: allow a moment, far below the 60 s TTL
+        status = (await call()).status;
+        if (status !== 200) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(status).toBe(200);
+    } finally {
+      await a.close();
+      await b.close();
+      await env.cleanup();
+    }
+  });
+});

@@ -1,27 +1,68 @@
 import { builder } from '../builder.ts';
-import { viewerOf } from '../context.ts';
+import { workspaceDb } from '../scope.ts';
+import { loadersOf } from '../loaders.ts';
 import { AppError } from '../../errors.ts';
 import { normalizeSubjectKey } from '../../domain/subjects/normalize.ts';
 import { SUBJECT_KIND_CODES, type SubjectKind } from '../../domain/subjects/kinds.ts';
+import { readDimensions } from '../../domain/dimensions/read.ts';
+import { REPORT_ORDER } from '../../domain/analyst/report-filter.ts';
+import { IpAddressRef } from './network.ts';
+import type { RelatedSubject } from '../../domain/analyst/related.ts';
 
-export const SubjectType = builder.prismaObject('Subject', {
+export const SubjectType = builder.prismaNode('Subject', {
   description: 'A thing reports are about, identified by kind and normalised key, within one workspace.',
+  id: { field: 'id' },
+  nullable: true,
   fields: (t) => ({
-    id: t.exposeInt('id', { description: 'Numeric id of this subject node.' }),
+    databaseId: t.exposeInt('id', { description: 'Numeric database id of this subject.' }),
     kind: t.exposeString('kind', { description: `Identifier family: ${SUBJECT_KIND_CODES.join(', ')}.` }),
     key: t.exposeString('key', { description: 'The normalised identifier.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When this workspace first mentioned it.' }),
-    reports: t.relation('reports', {
+    reports: t.relatedConnection('reports', {
       description: 'Reports whose main subject this is, newest first.',
-      query: { orderBy: { id: 'desc' }, take: 100 },
+      cursor: 'id',
+      totalCount: true,
+      query: { orderBy: REPORT_ORDER },
     }),
-    mentions: t.relation('links', {
-      description: 'Links from reports that name this subject as a related subject (with the role it played), newest first.',
-      query: { orderBy: { reportId: 'desc' }, take: 100 },
+    mentions: t.relatedConnection('links', {
+      description: 'Links from reports that name this subject as a related subject (with the role it played), newest report first.',
+      cursor: 'reportId_subjectId_role',
+      totalCount: true,
+      query: { orderBy: [{ reportId: 'desc' }, { role: 'asc' }] },
     }),
-    ratings: t.relation('ratings', {
+    ratings: t.relatedConnection('ratings', {
       description: 'Ratings of this subject (IP addresses only), newest first.',
-      query: { orderBy: { id: 'desc' }, take: 100 },
+      cursor: 'id',
+      totalCount: true,
+      query: { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] },
+    }),
+    relatedSubjects: t.field({
+      type: [RelatedSubjectRef],
+      description: 'Other subjects linked through this subject\'s reports (as main subject or related subject), most shared reports first; at most 50.',
+      resolve: (subject, _args, ctx) => loadersOf(ctx).related.load(subject.id),
+    }),
+    ipDimensions: t.field({
+      type: IpAddressRef,
+      nullable: true,
+      description: 'For an ipaddress subject: its report hierarchy (prefix, AS, organisation, ISP, city, region, country) with published summaries; null for other kinds.',
+      resolve: (subject, _args, ctx) => {
+        if (subject.kind !== 'ipaddress') return null;
+        const l = loadersOf(ctx);
+        return readDimensions(subject.key, l.workspaceId, ctx.services.network, l.snapshot);
+      },
+    }),
+  }),
+});
+
+export const RelatedSubjectRef = builder.objectRef<RelatedSubject>('RelatedSubject').implement({
+  description: 'A subject that shares reports with another subject.',
+  fields: (t) => ({
+    roles: t.exposeStringList('roles', { description: 'Roles the other subject played in the shared reports ("subject" when it was the main subject).' }),
+    sharedReports: t.exposeInt('sharedReports', { description: 'Number of reports naming both subjects.' }),
+    subject: t.prismaField({
+      type: 'Subject',
+      description: 'The other subject.',
+      resolve: (query, related, _args, ctx) => workspaceDb(ctx).subject.findUniqueOrThrow({ ...query, where: { id: related.subjectId } }),
     }),
   }),
 });
@@ -33,18 +74,15 @@ builder.queryField('subject', (t) =>
     description: 'A subject of the calling workspace by kind and key (the key is normalised first, as on write).',
     args: {
       kind: t.arg.string({ required: true, description: `One of: ${SUBJECT_KIND_CODES.join(', ')}.` }),
-      key: t.arg.string({ required: true }),
+      key: t.arg.string({ required: true, description: 'The identifier, normalised like on write.' }),
     },
     resolve: (query, _root, args, ctx) => {
-      const viewer = viewerOf(ctx);
+      const db = workspaceDb(ctx);
       if (!(SUBJECT_KIND_CODES as readonly string[]).includes(args.kind)) {
         throw new AppError('invalid_request', `kind must be one of: ${SUBJECT_KIND_CODES.join(', ')}`, [{ field: 'kind', message: 'unknown kind' }]);
       }
       const normalized = normalizeSubjectKey(args.kind as SubjectKind, args.key);
       if (!normalized.ok) throw new AppError('invalid_request', `key ${normalized.reason}`, [{ field: 'key', message: normalized.reason }]);
-      return ctx.prisma.subject.findUnique({
-        ...query,
-        where: { workspaceId_kind_key: { workspaceId: viewer.workspaceId, kind: args.kind, key: normalized.key } },
-      });
+      return db.subject.findFirst({ ...query, where: { kind: args.kind, key: normalized.key } });
     },
   }));

@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import type { Prisma } from '../../generated/prisma/client.ts';
+import { OUTCOME_CODES, SEVERITY_CODES, SHARE_POLICY_CODES, SUBJECT_KIND_CODES } from '../memory/vocabulary.ts';
+
+/**
+ * The report filter shared by the GraphQL `reports` connection and the REST export, so both
+ * select exactly the same rows. Every list means "any of"; `tags` means "has all of".
+ * `from` is inclusive and `to` exclusive, so consecutive windows never count a report twice.
+ */
+const codes = <T extends readonly [string, ...string[]]>(values: T) => z.array(z.enum(values)).min(1).max(50);
+
+export const reportFilterSchema = z.object({
+  kind: codes(SUBJECT_KIND_CODES).optional(),
+  outcomeCode: codes(OUTCOME_CODES).optional(),
+  severity: codes(SEVERITY_CODES).optional(),
+  sharePolicy: codes(SHARE_POLICY_CODES).optional(),
+  namespace: z.array(z.string().max(100)).min(1).max(50).optional(),
+  tags: z.array(z.string().min(1).max(64)).min(1).max(20).optional(),
+  from: z.date().optional(),
+  to: z.date().optional(),
+  text: z.string().min(1).max(200).optional(),
+}).strict().refine((f) => !f.from || !f.to || f.from < f.to, { message: 'from must be before to', path: ['to'] });
+
+export type ReportFilter = z.output<typeof reportFilterSchema>;
+
+/** The Prisma `where` of a filter; the workspace is added by the caller's scoped client or explicitly. */
+export function reportWhere(filter: ReportFilter): Prisma.ReportWhereInput {
+  const and: Prisma.ReportWhereInput[] = [];
+  if (filter.kind) and.push({ subject: { is: { kind: { in: filter.kind } } } });
+  if (filter.outcomeCode) and.push({ outcomeCode: { in: filter.outcomeCode } });
+  if (filter.severity) and.push({ severity: { in: filter.severity } });
+  if (filter.sharePolicy) and.push({ sharePolicy: { in: filter.sharePolicy } });
+  if (filter.namespace) and.push({ namespace: { in: filter.namespace } });
+  if (filter.tags) and.push({ tags: { hasEvery: filter.tags.map((t) => t.toLowerCase()) } });
+  if (filter.from || filter.to) and.push({ createdAt: { ...(filter.from ? { gte: filter.from } : {}), ...(filter.to ? { lt: filter.to } : {}) } });
+  if (filter.text) {
+    and.push({ OR: [{ title: { contains: filter.text, mode: 'insensitive' } }, { summary: { contains: filter.text, mode: 'insensitive' } }] });
+  }
+  return and.length ? { AND: and } : {};
+}
+
+/** Newest first, ties broken by id, so a (createdAt, id) position is a stable cursor. */
+export const REPORT_ORDER: Prisma.ReportOrderByWithRelationInput[] = [{ createdAt: 'desc' }, { id: 'desc' }];
+
+/** Rows strictly after a (createdAt, id) position in REPORT_ORDER: inserts elsewhere never shift them. */
+export function afterPosition(createdAt: Date, id: number): Prisma.ReportWhereInput {
+  return { OR: [{ createdAt: { lt: createdAt } }, { createdAt, id: { lt: id } }] };
+}
