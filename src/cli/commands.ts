@@ -4,7 +4,7 @@ import { AppError } from '../errors.ts';
 import { createApiKey, listApiKeys, revokeApiKey, setWorkspaceTier } from '../domain/access/keys.ts';
 import { importFeed, listFeeds, removeFeed } from '../domain/feeds/store.ts';
 import type { FeedFormat, FeedParseResult } from '../domain/feeds/parse.ts';
-import { publish } from '../domain/publishing/index.ts';
+import { publish, withPublishLock } from '../domain/publishing/index.ts';
 import type { NetworkIndex } from '../domain/network/index.ts';
 import type { PublicationCache } from '../domain/publishing/index.ts';
 import { listTiers } from '../domain/metering/tiers.ts';
@@ -56,9 +56,10 @@ const commands: Record<string, (args: Args, ctx: CommandContext) => Promise<unkn
   'feeds list': async (_a, { db }) => listFeeds(db.prisma),
   'feeds remove': async (a, { db }) => removeFeed(db.prisma, str(a, 'name')!),
   'publish': async (_a, { db, network, publicationsKept, publications }) => {
-    const result = await publish(db.prisma, await network(), { keep: publicationsKept });
+    const outcome = await withPublishLock(db.prisma, async () => publish(db.prisma, await network(), { keep: publicationsKept }));
+    if (!outcome.acquired) throw new AppError('service_unavailable', 'another publication is in progress; try again when it has finished');
     await publications?.refresh();
-    return result;
+    return outcome.value;
   },
   'tiers list': async (_a, { db }) => listTiers(db.prisma),
   'workspaces set-tier': async (a, { db, verifier, announce }) => {
