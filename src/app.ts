@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import type { Config } from './config.ts';
+import { networkOptions, type Config } from './config.ts';
 import { createLogger, type Logger } from './log.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { KeyVerifier } from './domain/access/verifier.ts';
@@ -63,7 +63,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     await db.close();
     throw e;
   }
-  const network = opts.network ?? await loadNetworkData();
+  const network = opts.network ?? await loadNetworkData(networkOptions(config));
   log.info('network data loaded', { ...network.stats() });
   const publications = new PublicationCache(db.prisma, { onError: (e) => log.warn('publication refresh failed', { err: String(e) }) });
   await publications.load();

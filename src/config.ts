@@ -21,8 +21,20 @@ const envSchema = z.object({
   PUBLISH_INTERVAL_MS: z.coerce.number().int().min(0).max(7 * 86_400_000).default(3_600_000),
   PUBLICATIONS_KEPT: z.coerce.number().int().min(1).max(100).default(3),
   TRUSTED_PROXIES: z.string().default('').transform((v) => v.split(',').map((x) => x.trim()).filter(Boolean)).pipe(z.array(z.union([z.ipv4(), z.ipv6(), z.cidrv4(), z.cidrv6()], { error: 'must be a comma-separated list of IP addresses or CIDR blocks' }))),
+  MAXMIND_CITY_MMDB: z.string().min(1).optional(),
+  MAXMIND_ASN_MMDB: z.string().min(1).optional(),
+  MAXMIND_ISP_MMDB: z.string().min(1).optional(),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
 });
+
+/** Network data options for loadNetworkData, from the MaxMind settings. */
+export function networkOptions(c: Config) {
+  return {
+    ...(c.maxmind.city ? { maxmindCityMmdb: c.maxmind.city } : {}),
+    ...(c.maxmind.asn ? { maxmindAsnMmdb: c.maxmind.asn } : {}),
+    ...(c.maxmind.isp ? { maxmindIspMmdb: c.maxmind.isp } : {}),
+  };
+}
 
 export type Config = {
   port: number;
@@ -38,6 +50,8 @@ export type Config = {
   maxBodyBytes: number;
   shutdownGraceMs: number;
   trustedProxies: string[];
+  /** Operator-supplied MaxMind files replacing the packaged data (see README). */
+  maxmind: { city?: string; asn?: string; isp?: string };
   publicationRefreshMs: number;
   publishIntervalMs: number;
   publicationsKept: number;
@@ -72,6 +86,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxBodyBytes: e.MAX_BODY_BYTES,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     trustedProxies: e.TRUSTED_PROXIES,
+    maxmind: {
+      ...(e.MAXMIND_CITY_MMDB ? { city: path.resolve(e.MAXMIND_CITY_MMDB) } : {}),
+      ...(e.MAXMIND_ASN_MMDB ? { asn: path.resolve(e.MAXMIND_ASN_MMDB) } : {}),
+      ...(e.MAXMIND_ISP_MMDB ? { isp: path.resolve(e.MAXMIND_ISP_MMDB) } : {}),
+    },
     publicationRefreshMs: e.PUBLICATION_REFRESH_MS,
     publishIntervalMs: e.PUBLISH_INTERVAL_MS,
     publicationsKept: e.PUBLICATIONS_KEPT,

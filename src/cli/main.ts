@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { loadConfig, ConfigError } from '../config.ts';
+import { loadConfig, ConfigError, networkOptions } from '../config.ts';
 import { openDatabase } from '../db/database.ts';
 import { currentOwner } from '../db/embedded-lock.ts';
 import { resolvePepper } from '../domain/access/pepper.ts';
@@ -46,7 +46,7 @@ async function execute(command: string, args: Record<string, unknown>): Promise<
   try {
     if (command !== 'db migrate') await db.migrate();
     return await runCommand(command, args, {
-      db, pepper: resolvePepper(config.apiKeyPepper, config.dataDir), network: () => loadNetworkData(), publicationsKept: config.publicationsKept,
+      db, pepper: resolvePepper(config.apiKeyPepper, config.dataDir), network: () => loadNetworkData(networkOptions(config)), publicationsKept: config.publicationsKept,
       ...(config.redisUrl ? { announce: (m: string) => publishInvalidation(config.redisUrl!, config.redisKeyPrefix, m).catch((e) => {
         console.error(`warning: could not notify running servers (${(e as Error).message}); they follow within KEY_CACHE_TTL_MS`);
       }) } : {}),
