@@ -78,6 +78,8 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     community: new CommunitySignals(counters),
     ipMemory: new IpMemoryCache(db.prisma, config.keyCacheTtlMs),
   };
+  await services.ipMemory.catchUp();
+  services.ipMemory.follow(2_000, (e) => log.warn('ip memory catch-up failed', { err: String(e) }));
   const proxies = config.trustedProxies.length ? trustedProxies(config.trustedProxies) : null;
   const pepper = resolvePepper(config.apiKeyPepper, config.dataDir);
   const verifier = new KeyVerifier(db.prisma, pepper, config.keyCacheTtlMs);
@@ -152,6 +154,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       draining = true;
       for (const t of timers) clearInterval(t);
       publications.stop();
+      services.ipMemory.stop();
       stopPublishing();
       if (server.listening) {
         // server.close() stops accepting at once and calls back when the last connection ends.

@@ -44,6 +44,9 @@ describe(`POST /risk_api/score/ and GraphQL score (${backendName})`, () => {
     expect(b.community_signal.recent_query_windows[0]).toEqual({ label: expect.stringMatching(/^\d\d:\d\d$/), hits: 0, requesters: 0 });
     expect(b.links.ip).toBe(`${s.app.services.baseUrl}/workspace/reports/ip/9.9.9.9`);
     expect(b.workspace_memory).toMatchObject({ ratings: { good: 0, neutral: 0, bad: 1 }, last_rating: { rating: -1, note: 'mule' }, reports: 0 });
+    await s.post('/risk_api/rate/', { ip: '9.9.9.9', rating: 1 }, { 'x-api-key': secret });
+    const after = await score(secret, '9.9.9.9');
+    expect(after.body.workspace_memory).toMatchObject({ ratings: { good: 1, neutral: 0, bad: 1 }, last_rating: { rating: 1 } });
     expect(r.headers.get('ratelimit-limit')).toBe('1000');
     expect(r.headers.get('ratelimit-remaining')).toBe('999');
     expect(Number(r.headers.get('ratelimit-reset'))).toBeGreaterThan(0);

@@ -23,8 +23,13 @@ export function requestHash(request: unknown): string {
 export async function writeOnce(
   prisma: PrismaClient, workspaceId: number, idem: Idempotency,
   write: (tx: Prisma.TransactionClient) => Promise<number>,
+  /** The write is one SQL statement (atomic by itself): without an idempotency record it needs no transaction. */
+  singleStatement = false,
 ): Promise<Written> {
-  if (!idem) return { id: await prisma.$transaction(write), replayed: false };
+  if (!idem) {
+    const id = singleStatement ? await write(prisma as unknown as Prisma.TransactionClient) : await prisma.$transaction(write);
+    return { id, replayed: false };
+  }
   const hash = requestHash(idem.request);
   const previous = await replay(prisma, workspaceId, idem, hash);
   if (previous) return previous;

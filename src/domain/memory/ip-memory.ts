@@ -11,18 +11,51 @@ export type IpMemory = {
 const EMPTY: IpMemory = Object.freeze({ ratings: Object.freeze({ good: 0, neutral: 0, bad: 0 }), last_rating: null, reports: 0 }) as IpMemory;
 
 /**
- * Reads a workspace's own memory of an IP with a short in-process cache, so a hot IP costs
- * no query per score call. A write through this process invalidates its entry at once;
- * other processes see it within `ttlMs`. Concurrent misses for one key share one query.
+ * Reads a workspace's own memory of an IP without a query per score call:
+ * - `known` holds every (workspace, IP) that has a subject node at all, loaded at start and
+ *   then followed incrementally (new subject ids since the last poll), so the common case —
+ *   an IP the workspace never wrote about — is answered from memory;
+ * - known IPs are read with one query and cached for `ttlMs`; a write through this process
+ *   invalidates its entry at once, other processes' writes show within `ttlMs` (counts) and
+ *   one poll interval (new IPs). Concurrent misses for one key share one query.
  */
 export class IpMemoryCache {
   private entries = new Map<string, { at: number; value: IpMemory }>();
   private inFlight = new Map<string, Promise<IpMemory>>();
+  private known = new Set<string>();
+  private lastSubjectId = 0;
+  private timer: NodeJS.Timeout | null = null;
 
   constructor(private readonly prisma: PrismaClient, private readonly ttlMs = 5_000, private readonly max = 100_000, private readonly now = Date.now) {}
 
+  /** Loads (or catches up with) the set of IP subjects; call once before serving, then `follow`. */
+  async catchUp(): Promise<void> {
+    for (;;) {
+      const rows = await this.prisma.$queryRaw<Array<{ id: number; workspaceId: number; key: string }>>`
+        SELECT id, "workspaceId", key FROM "Subject" WHERE kind = 'ipaddress' AND id > ${this.lastSubjectId} ORDER BY id LIMIT 50000`;
+      for (const r of rows) this.known.add(`${r.workspaceId}|${r.key}`);
+      if (rows.length > 0) this.lastSubjectId = rows[rows.length - 1]!.id;
+      if (rows.length < 50000) return;
+    }
+  }
+
+  follow(intervalMs: number, onError: (e: unknown) => void) {
+    this.timer = setInterval(() => { this.catchUp().catch(onError); }, intervalMs);
+    this.timer.unref();
+  }
+
+  stop() { if (this.timer) clearInterval(this.timer); }
+
+  /** A write through this process: the IP is known and its cached memory is stale. */
+  noteWrite(workspaceId: number, ip: string) {
+    const key = `${workspaceId}|${ip}`;
+    this.known.add(key);
+    this.entries.delete(key);
+  }
+
   async get(workspaceId: number, ip: string): Promise<IpMemory> {
     const key = `${workspaceId}|${ip}`;
+    if (!this.known.has(key)) return EMPTY;
     const hit = this.entries.get(key);
     if (hit && this.now() - hit.at < this.ttlMs) return hit.value;
     let pending = this.inFlight.get(key);
@@ -35,8 +68,6 @@ export class IpMemoryCache {
     this.entries.set(key, { at: this.now(), value });
     return value;
   }
-
-  invalidate(workspaceId: number, ip: string) { this.entries.delete(`${workspaceId}|${ip}`); }
 
   private async load(workspaceId: number, ip: string): Promise<IpMemory> {
     const rows = await this.prisma.$queryRaw<Array<{ good: number; neutral: number; bad: number; reports: number; last_rating: number | null; last_note: string | null; last_at: Date | null }>>`

@@ -13,17 +13,24 @@ export type ReportWrite = {
   requestedVisibility: string; effectiveVisibility: string; policyNotice: string;
 };
 
-/** Stores a rating of an IP (its subject node is created on first use). */
+/**
+ * Stores a rating of an IP in one statement (its subject node is created on first use):
+ * one round trip, atomic on its own, so no transaction is needed unless an idempotency
+ * record has to commit with it.
+ */
 export function writeRating(prisma: PrismaClient, viewer: Viewer, input: RateWrite, idempotencyKey?: string): Promise<Written> {
   const idem: Idempotency = idempotencyKey ? { key: idempotencyKey, endpoint: 'rate', request: input } : null;
   return writeOnce(prisma, viewer.workspaceId, idem, async (tx) => {
-    const [subjectId] = await upsertSubjects(tx, viewer.workspaceId, [{ kind: 'ipaddress', key: input.ip }]);
-    const rating = await tx.rating.create({
-      data: { workspaceId: viewer.workspaceId, subjectId: subjectId!, apiKeyId: viewer.apiKeyId, rating: input.rating, note: input.note },
-      select: { id: true },
-    });
-    return rating.id;
-  });
+    const rows = await tx.$queryRaw<Array<{ id: number }>>`
+      WITH subject AS (
+        INSERT INTO "Subject" ("workspaceId", "kind", "key") VALUES (${viewer.workspaceId}, 'ipaddress', ${input.ip})
+        ON CONFLICT ("workspaceId", "kind", "key") DO UPDATE SET "kind" = EXCLUDED."kind"
+        RETURNING id)
+      INSERT INTO "Rating" ("workspaceId", "subjectId", "apiKeyId", "rating", "note")
+      SELECT ${viewer.workspaceId}, subject.id, ${viewer.apiKeyId}, ${input.rating}, ${input.note} FROM subject
+      RETURNING id`;
+    return rows[0]!.id;
+  }, true);
 }
 
 /** Stores a report about its subject, linked to each related subject with its role. */

@@ -99,10 +99,12 @@ builder.mutationField('rate', (t) =>
       input: t.arg({ type: RateInput, required: true }),
       idempotencyKey: t.arg.string({ description: 'Retry-safe key: a retry with the same key and input returns the first result.' }),
     },
-    resolve: (_root, args, ctx) => {
+    resolve: async (_root, args, ctx) => {
       const viewer = viewerOf(ctx);
       const input = parseInput(rateInputSchema, withoutNulls(args.input));
-      return writeRating(ctx.prisma, viewer, input, args.idempotencyKey ?? ctx.idempotencyKey);
+      const written = await writeRating(ctx.prisma, viewer, input, args.idempotencyKey ?? ctx.idempotencyKey);
+      ctx.services.ipMemory.noteWrite(viewer.workspaceId, input.ip);
+      return written;
     },
   }));
 
@@ -114,15 +116,17 @@ builder.mutationField('report', (t) =>
       input: t.arg({ type: ReportInput, required: true }),
       idempotencyKey: t.arg.string({ description: 'Retry-safe key: a retry with the same key and input returns the first result.' }),
     },
-    resolve: (_root, args, ctx) => {
+    resolve: async (_root, args, ctx) => {
       const viewer = viewerOf(ctx);
       const raw = withoutNulls(args.input);
       if (Array.isArray(raw.relatedSubjects)) raw.relatedSubjects = raw.relatedSubjects.map((r) => withoutNulls(r as Record<string, unknown>));
       const input = parseInput(reportInputSchema, raw);
       const visibility = effectiveVisibility(input.visibility, input.sharePolicy);
-      return writeReport(ctx.prisma, viewer, {
+      const written = await writeReport(ctx.prisma, viewer, {
         ...input, requestedVisibility: input.visibility,
         effectiveVisibility: visibility.effective, policyNotice: visibility.notice,
       }, args.idempotencyKey ?? ctx.idempotencyKey);
+      for (const s of [input, ...input.relatedSubjects]) if (s.kind === 'ipaddress') ctx.services.ipMemory.noteWrite(viewer.workspaceId, s.key);
+      return written;
     },
   }));
