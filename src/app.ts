@@ -48,6 +48,9 @@ export type App = {
 /** Builds the whole service without binding a port; only main.ts (or a test) listens. */
 export async function createApp(config: Config, opts: AppOptions = {}): Promise<App> {
   const log = opts.log ?? createLogger(config.logLevel);
+  // Start reading the network data now: its file reads and PGlite's WebAssembly compilation overlap.
+  const networkLoad = opts.network ? Promise.resolve(opts.network) : loadNetworkData(networkOptions(config));
+  networkLoad.catch(() => {}); // awaited below; never an unhandled rejection meanwhile
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, inMemory: opts.inMemoryDatabase ?? false });
   try {
     const migrated = await db.migrate();
@@ -63,7 +66,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     await db.close();
     throw e;
   }
-  const network = opts.network ?? await loadNetworkData(networkOptions(config));
+  const network = await networkLoad;
   log.info('network data loaded', { ...network.stats() });
   const publications = new PublicationCache(db.prisma, { onError: (e) => log.warn('publication refresh failed', { err: String(e) }) });
   await publications.load();
