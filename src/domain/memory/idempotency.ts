@@ -8,7 +8,9 @@ export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 export const IDEMPOTENCY_TTL_MS = 48 * 3600 * 1000;
 
 export type Idempotency = { key: string; endpoint: 'rate' | 'report'; request: unknown } | null;
-export type Written = { id: number; replayed: boolean };
+/** What a write stored: its id, whether it was a replay, and the stored row when the write returned it. */
+export type Written<R = unknown> = { id: number; replayed: boolean; row?: R };
+type WriteResult<R> = { id: number; row?: R };
 
 export function requestHash(request: unknown): string {
   return createHash('sha256').update(JSON.stringify(request)).digest('hex');
@@ -20,28 +22,28 @@ export function requestHash(request: unknown): string {
  * write's id back without writing again; the same key with another body is a 409. Because
  * the record commits with the write, a crash can never leave one without the other.
  */
-export async function writeOnce(
+export async function writeOnce<R>(
   prisma: PrismaClient, workspaceId: number, idem: Idempotency,
-  write: (tx: Prisma.TransactionClient) => Promise<number>,
+  write: (tx: Prisma.TransactionClient) => Promise<WriteResult<R>>,
   /** The write is one SQL statement (atomic by itself): without an idempotency record it needs no transaction. */
   singleStatement = false,
-): Promise<Written> {
+): Promise<Written<R>> {
   if (!idem) {
-    const id = singleStatement ? await write(prisma as unknown as Prisma.TransactionClient) : await prisma.$transaction(write);
-    return { id, replayed: false };
+    const done = singleStatement ? await write(prisma as unknown as Prisma.TransactionClient) : await prisma.$transaction(write);
+    return { ...done, replayed: false };
   }
   const hash = requestHash(idem.request);
   const previous = await replay(prisma, workspaceId, idem, hash);
   if (previous) return previous;
   try {
-    const id = await prisma.$transaction(async (tx) => {
-      const id = await write(tx);
+    const done = await prisma.$transaction(async (tx) => {
+      const done = await write(tx);
       await tx.idempotencyRecord.create({
-        data: { workspaceId, key: idem.key, endpoint: idem.endpoint, requestHash: hash, status: 200, response: { id } },
+        data: { workspaceId, key: idem.key, endpoint: idem.endpoint, requestHash: hash, status: 200, response: { id: done.id } },
       });
-      return id;
+      return done;
     });
-    return { id, replayed: false };
+    return { ...done, replayed: false };
   } catch (e) {
     // A concurrent request with the same key committed first: answer with its result.
     if ((e as { code?: string }).code === 'P2002') {
@@ -52,7 +54,7 @@ export async function writeOnce(
   }
 }
 
-async function replay(prisma: PrismaClient, workspaceId: number, idem: NonNullable<Idempotency>, hash: string): Promise<Written | null> {
+async function replay(prisma: PrismaClient, workspaceId: number, idem: NonNullable<Idempotency>, hash: string): Promise<Written<never> | null> {
   const record = await prisma.idempotencyRecord.findUnique({ where: { workspaceId_key: { workspaceId, key: idem.key } } });
   if (!record) return null;
   if (record.endpoint !== idem.endpoint || record.requestHash !== hash) {

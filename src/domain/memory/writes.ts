@@ -1,6 +1,5 @@
-import type { PrismaClient } from '../../generated/prisma/client.ts';
+import type { PrismaClient, Rating, Subject } from '../../generated/prisma/client.ts';
 import type { Viewer } from '../access/verifier.ts';
-import { upsertSubjects } from './subjects-store.ts';
 import { writeOnce, type Idempotency, type Written } from './idempotency.ts';
 
 /** Validated, normalised inputs (see schemas.ts): what `rate` and `report` write. */
@@ -18,44 +17,64 @@ export type ReportWrite = {
  * one round trip, atomic on its own, so no transaction is needed unless an idempotency
  * record has to commit with it.
  */
-export function writeRating(prisma: PrismaClient, viewer: Viewer, input: RateWrite, idempotencyKey?: string): Promise<Written> {
+/** A stored rating with its subject, as the write returns it (so answering needs no second read). */
+export type RatingRow = Rating & { subject: Subject };
+
+export function writeRating(prisma: PrismaClient, viewer: Viewer, input: RateWrite, idempotencyKey?: string): Promise<Written<RatingRow>> {
   const idem: Idempotency = idempotencyKey ? { key: idempotencyKey, endpoint: 'rate', request: input } : null;
   return writeOnce(prisma, viewer.workspaceId, idem, async (tx) => {
-    const rows = await tx.$queryRaw<Array<{ id: number }>>`
+    const [row] = await tx.$queryRaw<Array<Rating & { subjectCreatedAt: Date }>>`
       WITH subject AS (
         INSERT INTO "Subject" ("workspaceId", "kind", "key") VALUES (${viewer.workspaceId}, 'ipaddress', ${input.ip})
         ON CONFLICT ("workspaceId", "kind", "key") DO UPDATE SET "kind" = EXCLUDED."kind"
-        RETURNING id)
-      INSERT INTO "Rating" ("workspaceId", "subjectId", "apiKeyId", "rating", "note")
-      SELECT ${viewer.workspaceId}, subject.id, ${viewer.apiKeyId}, ${input.rating}, ${input.note} FROM subject
-      RETURNING id`;
-    return rows[0]!.id;
+        RETURNING id, "createdAt"),
+      rating AS (
+        INSERT INTO "Rating" ("workspaceId", "subjectId", "apiKeyId", "rating", "note")
+        SELECT ${viewer.workspaceId}, subject.id, ${viewer.apiKeyId}, ${input.rating}, ${input.note} FROM subject
+        RETURNING *)
+      SELECT rating.*, subject."createdAt" AS "subjectCreatedAt" FROM rating, subject`;
+    const { subjectCreatedAt, ...rating } = row!;
+    const subject: Subject = { id: rating.subjectId, workspaceId: viewer.workspaceId, kind: 'ipaddress', key: input.ip, createdAt: subjectCreatedAt };
+    return { id: rating.id, row: { ...rating, subject } };
   }, true);
 }
 
-/** Stores a report about its subject, linked to each related subject with its role. */
+/**
+ * Stores a report, its subject and each related subject with its role in ONE statement
+ * (data-modifying CTEs): atomic by itself and one round trip. Subject nodes are found or
+ * created with INSERT ... ON CONFLICT, so concurrent reports about the same new subject
+ * converge on one node.
+ */
 export function writeReport(prisma: PrismaClient, viewer: Viewer, input: ReportWrite, idempotencyKey?: string): Promise<Written> {
   const idem: Idempotency = idempotencyKey ? { key: idempotencyKey, endpoint: 'report', request: input } : null;
+  // Position -1 is the main subject; related subjects keep their request order.
+  const refs = [{ kind: input.kind, key: input.key, role: '', position: -1 },
+    ...input.relatedSubjects.map((r, position) => ({ ...r, position }))];
   return writeOnce(prisma, viewer.workspaceId, idem, async (tx) => {
-    const [subjectId, ...relatedIds] = await upsertSubjects(tx, viewer.workspaceId, [
-      { kind: input.kind, key: input.key }, ...input.relatedSubjects,
-    ]);
-    const report = await tx.report.create({
-      data: {
-        workspaceId: viewer.workspaceId, subjectId: subjectId!, apiKeyId: viewer.apiKeyId,
-        eventType: input.eventType, outcomeCode: input.outcomeCode, severity: input.severity,
-        title: input.title, summary: input.summary, details: input.details, tags: input.tags,
-        status: input.status, sharePolicy: input.sharePolicy, namespace: input.namespace,
-        requestedVisibility: input.requestedVisibility, effectiveVisibility: input.effectiveVisibility,
-        policyNotice: input.policyNotice,
-      },
-      select: { id: true },
-    });
-    if (input.relatedSubjects.length > 0) {
-      await tx.reportLink.createMany({
-        data: input.relatedSubjects.map((r, position) => ({ reportId: report.id, subjectId: relatedIds[position]!, role: r.role, position })),
-      });
-    }
-    return report.id;
-  });
+    const [report] = await tx.$queryRaw<Array<{ id: number }>>`
+      WITH input AS (
+        SELECT * FROM unnest(${refs.map((r) => r.kind)}::text[], ${refs.map((r) => r.key)}::text[],
+                             ${refs.map((r) => r.role)}::text[], ${refs.map((r) => r.position)}::int[]) AS t(kind, key, role, position)),
+      subjects AS (
+        INSERT INTO "Subject" ("workspaceId", "kind", "key")
+        SELECT DISTINCT ${viewer.workspaceId}::int, kind, key FROM input
+        ON CONFLICT ("workspaceId", "kind", "key") DO UPDATE SET "kind" = EXCLUDED."kind"
+        RETURNING id, kind, key),
+      report AS (
+        INSERT INTO "Report" ("workspaceId", "subjectId", "apiKeyId", "eventType", "outcomeCode", "severity", "title", "summary",
+          "details", "tags", "status", "sharePolicy", "namespace", "requestedVisibility", "effectiveVisibility", "policyNotice")
+        SELECT ${viewer.workspaceId}, s.id, ${viewer.apiKeyId}, ${input.eventType}, ${input.outcomeCode}, ${input.severity},
+          ${input.title}, ${input.summary}, ${input.details}, ${input.tags}::text[], ${input.status}, ${input.sharePolicy},
+          ${input.namespace}, ${input.requestedVisibility}, ${input.effectiveVisibility}, ${input.policyNotice}
+        FROM subjects s WHERE s.kind = ${input.kind} AND s.key = ${input.key}
+        RETURNING id),
+      links AS (
+        INSERT INTO "ReportLink" ("reportId", "subjectId", "role", "position")
+        SELECT report.id, s.id, i.role, i.position
+        FROM report, input i JOIN subjects s ON s.kind = i.kind AND s.key = i.key
+        WHERE i.position >= 0
+        RETURNING 1)
+      SELECT id FROM report`;
+    return { id: report!.id };
+  }, true);
 }

@@ -5,7 +5,7 @@ import { invalidRequest } from '../../errors.ts';
 import { toDetails } from '../../domain/validation.ts';
 import { rateInputSchema, reportInputSchema } from '../../domain/memory/schemas.ts';
 import { effectiveVisibility } from '../../domain/memory/vocabulary.ts';
-import { writeRating, writeReport } from '../../domain/memory/writes.ts';
+import { writeRating, writeReport, type RatingRow } from '../../domain/memory/writes.ts';
 import type { Written } from '../../domain/memory/idempotency.ts';
 
 /** Parse with the same named zod schema the REST facade uses, so both surfaces reject alike. */
@@ -24,12 +24,20 @@ const FreeQuota = builder.objectRef<typeof FREE>('FreeQuota').implement({
   }),
 });
 
-const RatePayload = builder.objectRef<Written>('RatePayload').implement({
+/** True when a Prisma query plan needs nothing beyond the row and these relations. */
+function coveredBy(query: { include?: Record<string, unknown>; select?: unknown }, relations: string[]): boolean {
+  return query.select === undefined && Object.keys(query.include ?? {}).every((r) => relations.includes(r));
+}
+
+const RatePayload = builder.objectRef<Written<RatingRow>>('RatePayload').implement({
   description: 'Result of `rate`.',
   fields: (t) => ({
     rating: t.prismaField({
       type: 'Rating', description: 'The stored rating.',
-      resolve: (query, w, _a, ctx) => ctx.prisma.rating.findUniqueOrThrow({ ...query, where: { id: w.id } }),
+      // The write already returned the row and its subject: answer from it unless more is asked for.
+      resolve: (query, w, _a, ctx) => (w.row && coveredBy(query, ['subject'])
+        ? w.row
+        : ctx.prisma.rating.findUniqueOrThrow({ ...query, where: { id: w.id } })),
     }),
     replayed: t.boolean({ description: 'True when an Idempotency-Key matched an earlier write and nothing new was written.', resolve: (w) => w.replayed }),
     quota: t.field({ type: FreeQuota, description: 'Never counted against the score quota.', resolve: () => FREE }),
