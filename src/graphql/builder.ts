@@ -18,6 +18,7 @@ export const builder = new SchemaBuilder<{
   defaultFieldNullability: false,
   relay: {
     clientMutationId: 'omit',
+    nodesOnConnection: { description: 'The items of this page (the edges\' nodes, without cursors).' },
     cursorType: 'String',
     encodeGlobalID: encodeNodeId,
     decodeGlobalID: decodeNodeId,

@@ -7,5 +7,18 @@ import './types/writes.ts';
 import './types/network.ts';
 import './types/score.ts';
 
+import './types/analyst.ts';
+import { isObjectType, type GraphQLSchema } from 'graphql';
+
 /** The one schema served by /graphql and executed directly by the /risk_api REST facade. */
-export const schema = builder.toSchema({ sortSchema: true });
+export const schema = describeTotalCounts(builder.toSchema({ sortSchema: true }));
+
+/** The Prisma plugin adds `totalCount` to connections without a description; every field has one. */
+function describeTotalCounts(s: GraphQLSchema): GraphQLSchema {
+  for (const type of Object.values(s.getTypeMap())) {
+    if (!isObjectType(type)) continue;
+    const field = type.getFields().totalCount;
+    if (field && !field.description) field.description = 'Number of items matching, over all pages.';
+  }
+  return s;
+}

@@ -22,7 +22,10 @@ const SCOPE: Record<string, (workspaceId: number) => Record<string, unknown>> = 
   ReportLink: (workspaceId) => ({ report: { is: { workspaceId } } }),
 };
 
-const clients = new WeakMap<GraphQLContext, PrismaClient>();
+// One extended client per (database, workspace), reused across requests: building a Prisma
+// extension costs far more than a request should pay. Bounded, oldest dropped first.
+const clients = new WeakMap<PrismaClient, Map<number, PrismaClient>>();
+const MAX_CACHED_WORKSPACES = 1_000;
 
 export function scopedWhere(model: string, where: unknown, workspaceId: number): Record<string, unknown> {
   const scope = SCOPE[model];
@@ -34,10 +37,12 @@ export function scopedWhere(model: string, where: unknown, workspaceId: number):
 }
 
 export function workspaceDb(ctx: GraphQLContext): PrismaClient {
-  let client = clients.get(ctx);
-  if (client) return client;
   const { workspaceId } = viewerOf(ctx);
-  client = ctx.prisma.$extends({
+  let perWorkspace = clients.get(ctx.prisma);
+  if (!perWorkspace) clients.set(ctx.prisma, (perWorkspace = new Map()));
+  const cached = perWorkspace.get(workspaceId);
+  if (cached) return cached;
+  const client = ctx.prisma.$extends({
     query: {
       $allModels: {
         $allOperations({ model, operation, args, query }) {
@@ -48,7 +53,8 @@ export function workspaceDb(ctx: GraphQLContext): PrismaClient {
       },
     },
   }) as unknown as PrismaClient;
-  clients.set(ctx, client);
+  if (perWorkspace.size >= MAX_CACHED_WORKSPACES) perWorkspace.delete(perWorkspace.keys().next().value!);
+  perWorkspace.set(workspaceId, client);
   return client;
 }
 

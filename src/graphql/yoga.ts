@@ -5,6 +5,8 @@ import type { IncomingMessage } from 'node:http';
 import type { BlockList } from 'node:net';
 import { clientIp } from '../http/client-ip.ts';
 import { schema } from './schema.ts';
+import { useQueryLimits } from './limits-plugin.ts';
+import { useGraphQlJit } from '@envelop/graphql-jit';
 import type { GraphQLContext } from './context.ts';
 import type { Services } from '../services.ts';
 import type { KeyVerifier } from '../domain/access/verifier.ts';
@@ -41,6 +43,9 @@ export function createGraphQLServer(deps: { services: Services; verifier: KeyVer
     graphqlEndpoint: '/graphql',
     graphiql: { title: 'IP risk API — GraphiQL', headers: JSON.stringify({ 'X-API-Key': '<API_KEY>' }) },
     landingPage: false,
+    // graphql-jit compiles each distinct operation once (cached by yoga's document cache), so large
+    // selections such as the score query skip graphql-js's generic executor on every call.
+    plugins: [useQueryLimits(), useGraphQlJit()],
     logging: false,
     maskedErrors: { maskError: (error) => toGraphQLError(error, deps.log) },
     context: async ({ request, req }): Promise<GraphQLContext> => {

@@ -17,6 +17,7 @@ import { runOperation, type Operation } from './operation.ts';
 import { rateOperation, reportOperation, shapeRate, shapeReport } from './writes.ts';
 import { sendError, sendJson } from './respond.ts';
 import { openApiDocument } from './openapi.ts';
+import { handleExport } from './export.ts';
 import type { z } from 'zod';
 
 export type RestDeps = { services: Services; verifier: KeyVerifier; config: Config; log: Logger; proxies: BlockList | null };
@@ -71,6 +72,7 @@ export function createRestRouter(deps: RestDeps) {
     '/risk_api/report': { POST: endpoint(deps, { schema: reportInputSchema, op: reportOperation, variables: (input) => ({ input }), shape: shapeReport as never, creates: true }) },
     '/risk_api/score': { POST: endpoint(deps, { schema: ipQuerySchema, op: scoreOperation, variables: (input) => ({ ip: input.ip }), shape: shapeScore as never, creates: false }) },
     '/risk_api/dimensions': { POST: endpoint(deps, { schema: ipQuerySchema, op: dimensionsOperation, variables: (input) => ({ ip: input.ip }), shape: shapeDimensions as never, creates: false }) },
+    '/risk_api/export': { GET: (req, res, id) => handleExport(req, res, id, deps), POST: (req, res, id) => handleExport(req, res, id, deps) },
     '/risk_api/openapi.json': {
       GET: async (_req, res) => {
         res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });

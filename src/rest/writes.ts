@@ -28,7 +28,7 @@ export const reportOperation = defineOperation('report', /* GraphQL */ `
     report(input: $input, idempotencyKey: $idempotencyKey) {
       replayed
       report {
-        id eventType outcomeCode title summary severity status namespace tags createdAt
+        databaseId eventType outcomeCode title summary severity status namespace tags createdAt
         sharePolicy requestedVisibility effectiveVisibility policyNotice
         subject { kind key }
         relatedSubjects { role subject { kind key } }
@@ -37,7 +37,7 @@ export const reportOperation = defineOperation('report', /* GraphQL */ `
   }`);
 
 type ReportData = { report: { replayed: boolean; report: {
-  id: number; eventType: string; outcomeCode: string; title: string; summary: string; severity: string; status: string;
+  databaseId: number; eventType: string; outcomeCode: string; title: string; summary: string; severity: string; status: string;
   namespace: string; tags: string[]; createdAt: string; sharePolicy: string; requestedVisibility: string;
   effectiveVisibility: string; policyNotice: string; subject: { kind: string; key: string };
   relatedSubjects: Array<{ role: string; subject: { kind: string; key: string } }>;
@@ -52,7 +52,7 @@ export function shapeReport(data: ReportData) {
       quota: { counted: false, reason: 'free_endpoint' },
       memory: { requested_visibility: r.requestedVisibility, effective_visibility: r.effectiveVisibility, policy_notice: r.policyNotice },
       report: {
-        id: r.id, event_type: r.eventType, outcome_code: r.outcomeCode, title: r.title, summary: r.summary,
+        id: r.databaseId, event_type: r.eventType, outcome_code: r.outcomeCode, title: r.title, summary: r.summary,
         severity: r.severity, status: r.status, tags: r.tags, created_at: r.createdAt,
         subject: { kind: r.subject.kind, key: r.subject.key, share_policy: r.sharePolicy },
         related_subjects: r.relatedSubjects.map((l) => ({ kind: l.subject.kind, key: l.subject.key, role: l.role })),

@@ -6,9 +6,9 @@ import { backendName } from '../helpers/backend.ts';
 const SUBJECT = gql`query Subject($kind: String!, $key: String!) {
   subject(kind: $kind, key: $key) {
     kind key
-    reports { id outcomeCode severity relatedSubjects { role subject { kind key } } }
-    mentions { role report { id subject { kind key } } }
-    ratings { rating note ip }
+    reports { nodes { databaseId outcomeCode severity relatedSubjects { role subject { kind key } } } }
+    mentions { nodes { role report { databaseId subject { kind key } } } }
+    ratings { nodes { rating note ip } }
   }
 }`;
 
@@ -32,29 +32,29 @@ describe(`GraphQL at /graphql (${backendName})`, () => {
     const written = await a.request<any>(gql`mutation {
       report(input: { kind: "email", key: "fraudster@Example.COM", outcomeCode: "account_takeover", severity: "critical",
         relatedSubjects: [{ kind: "ipaddress", key: "198.51.100.20", role: "source_ip" }, { kind: "phone", key: "+1 (415) 555-0100", role: "phone" }] }) {
-        replayed quota { counted reason } report { id subject { key } }
+        replayed quota { counted reason } report { databaseId subject { key } }
       }
       rate(input: { ip: "198.51.100.20", rating: -1, note: "same actor" }) { rating { ip rating } }
     }`);
     expect(written.report).toMatchObject({ replayed: false, quota: { counted: false, reason: 'free_endpoint' }, report: { subject: { key: 'fraudster@example.com' } } });
     const email = await a.request<any>(SUBJECT, { kind: 'email', key: 'fraudster@example.com' });
-    expect(email.subject.reports).toEqual([{
-      id: written.report.report.id, outcomeCode: 'account_takeover', severity: 'critical',
+    expect(email.subject.reports.nodes).toEqual([{
+      databaseId: written.report.report.databaseId, outcomeCode: 'account_takeover', severity: 'critical',
       relatedSubjects: [
         { role: 'source_ip', subject: { kind: 'ipaddress', key: '198.51.100.20' } },
         { role: 'phone', subject: { kind: 'phone', key: '+14155550100' } },
       ],
     }]);
     const ip = await a.request<any>(SUBJECT, { kind: 'ipaddress', key: '198.51.100.20' });
-    expect(ip.subject.mentions).toEqual([{ role: 'source_ip', report: { id: written.report.report.id, subject: { kind: 'email', key: 'fraudster@example.com' } } }]);
-    expect(ip.subject.ratings).toEqual([{ rating: -1, note: 'same actor', ip: '198.51.100.20' }]);
-    const byId = await a.request<any>(gql`query($id: Int!) { report(id: $id) { id title subject { kind } } }`, { id: written.report.report.id });
-    expect(byId.report).toMatchObject({ id: written.report.report.id, subject: { kind: 'email' } });
+    expect(ip.subject.mentions.nodes).toEqual([{ role: 'source_ip', report: { databaseId: written.report.report.databaseId, subject: { kind: 'email', key: 'fraudster@example.com' } } }]);
+    expect(ip.subject.ratings.nodes).toEqual([{ rating: -1, note: 'same actor', ip: '198.51.100.20' }]);
+    const byId = await a.request<any>(gql`query($id: Int!) { report(id: $id) { databaseId title subject { kind } } }`, { id: written.report.report.databaseId });
+    expect(byId.report).toMatchObject({ databaseId: written.report.report.databaseId, subject: { kind: 'email' } });
   });
 
   it('shows another workspace nothing of this one', async () => {
-    const written = await a.request<any>(gql`mutation { report(input: { kind: "domain", key: "private.example", outcomeCode: "spam" }) { report { id } } }`);
-    const byId = await b.request<any>(gql`query($id: Int!) { report(id: $id) { id } }`, { id: written.report.report.id });
+    const written = await a.request<any>(gql`mutation { report(input: { kind: "domain", key: "private.example", outcomeCode: "spam" }) { report { databaseId } } }`);
+    const byId = await b.request<any>(gql`query($id: Int!) { report(id: $id) { databaseId } }`, { id: written.report.report.databaseId });
     expect(byId.report).toBeNull();
     const subject = await b.request<any>(SUBJECT, { kind: 'domain', key: 'private.example' });
     expect(subject.subject).toBeNull();

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import type { Prisma } from '../../generated/prisma/client.ts';
+import { invalidRequest } from '../../errors.ts';
+import { toDetails } from '../validation.ts';
 import { OUTCOME_CODES, SEVERITY_CODES, SHARE_POLICY_CODES, SUBJECT_KIND_CODES } from '../memory/vocabulary.ts';
 
 /**
@@ -45,4 +47,15 @@ export const REPORT_ORDER: Prisma.ReportOrderByWithRelationInput[] = [{ createdA
 /** Rows strictly after a (createdAt, id) position in REPORT_ORDER: inserts elsewhere never shift them. */
 export function afterPosition(createdAt: Date, id: number): Prisma.ReportWhereInput {
   return { OR: [{ createdAt: { lt: createdAt } }, { createdAt, id: { lt: id } }] };
+}
+
+/**
+ * Validates a filter from GraphQL or REST with the shared schema; null fields mean "not given".
+ * `field` renames each invalid field for the caller's surface (e.g. to snake_case for REST).
+ */
+export function parseReportFilter(input: Record<string, unknown> | null | undefined, field: (name: string) => string = (n) => n): ReportFilter {
+  const present = Object.fromEntries(Object.entries(input ?? {}).filter(([, v]) => v !== null && v !== undefined));
+  const result = reportFilterSchema.safeParse(present);
+  if (!result.success) throw invalidRequest(toDetails(result.error).map((d) => ({ ...d, field: field(d.field) })));
+  return result.data;
 }

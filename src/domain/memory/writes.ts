@@ -1,4 +1,4 @@
-import type { PrismaClient, Rating, Subject } from '../../generated/prisma/client.ts';
+import type { PrismaClient, Rating, Report, ReportLink, Subject } from '../../generated/prisma/client.ts';
 import type { Viewer } from '../access/verifier.ts';
 import { writeOnce, type Idempotency, type Written } from './idempotency.ts';
 
@@ -45,13 +45,16 @@ export function writeRating(prisma: PrismaClient, viewer: Viewer, input: RateWri
  * created with INSERT ... ON CONFLICT, so concurrent reports about the same new subject
  * converge on one node.
  */
-export function writeReport(prisma: PrismaClient, viewer: Viewer, input: ReportWrite, idempotencyKey?: string): Promise<Written> {
+/** A stored report with its subject and links, as the write returns it (so answering needs no second read). */
+export type ReportRow = Report & { subject: Subject; links: Array<ReportLink & { subject: Subject }> };
+
+export function writeReport(prisma: PrismaClient, viewer: Viewer, input: ReportWrite, idempotencyKey?: string): Promise<Written<ReportRow>> {
   const idem: Idempotency = idempotencyKey ? { key: idempotencyKey, endpoint: 'report', request: input } : null;
   // Position -1 is the main subject; related subjects keep their request order.
   const refs = [{ kind: input.kind, key: input.key, role: '', position: -1 },
     ...input.relatedSubjects.map((r, position) => ({ ...r, position }))];
   return writeOnce(prisma, viewer.workspaceId, idem, async (tx) => {
-    const [report] = await tx.$queryRaw<Array<{ id: number }>>`
+    const [written] = await tx.$queryRaw<Array<{ id: number; createdAt: Date; subjects: Array<{ id: number; kind: string; key: string; createdAt: string }> }>>`
       WITH input AS (
         SELECT * FROM unnest(${refs.map((r) => r.kind)}::text[], ${refs.map((r) => r.key)}::text[],
                              ${refs.map((r) => r.role)}::text[], ${refs.map((r) => r.position)}::int[]) AS t(kind, key, role, position)),
@@ -59,7 +62,7 @@ export function writeReport(prisma: PrismaClient, viewer: Viewer, input: ReportW
         INSERT INTO "Subject" ("workspaceId", "kind", "key")
         SELECT DISTINCT ${viewer.workspaceId}::int, kind, key FROM input
         ON CONFLICT ("workspaceId", "kind", "key") DO UPDATE SET "kind" = EXCLUDED."kind"
-        RETURNING id, kind, key),
+        RETURNING id, kind, key, "createdAt"),
       report AS (
         INSERT INTO "Report" ("workspaceId", "subjectId", "apiKeyId", "eventType", "outcomeCode", "severity", "title", "summary",
           "details", "tags", "status", "sharePolicy", "namespace", "requestedVisibility", "effectiveVisibility", "policyNotice")
@@ -67,14 +70,35 @@ export function writeReport(prisma: PrismaClient, viewer: Viewer, input: ReportW
           ${input.title}, ${input.summary}, ${input.details}, ${input.tags}::text[], ${input.status}, ${input.sharePolicy},
           ${input.namespace}, ${input.requestedVisibility}, ${input.effectiveVisibility}, ${input.policyNotice}
         FROM subjects s WHERE s.kind = ${input.kind} AND s.key = ${input.key}
-        RETURNING id),
+        RETURNING id, "createdAt"),
       links AS (
         INSERT INTO "ReportLink" ("reportId", "subjectId", "role", "position")
         SELECT report.id, s.id, i.role, i.position
         FROM report, input i JOIN subjects s ON s.kind = i.kind AND s.key = i.key
         WHERE i.position >= 0
         RETURNING 1)
-      SELECT id FROM report`;
-    return { id: report!.id };
+      SELECT report.id, report."createdAt", (SELECT json_agg(subjects) FROM subjects) AS subjects FROM report`;
+    return { id: written!.id, row: reportRow(viewer, input, written!) };
   }, true);
+}
+
+/** The report as stored, rebuilt from the request and what the statement returned. */
+function reportRow(viewer: Viewer, input: ReportWrite,
+  written: { id: number; createdAt: Date; subjects: Array<{ id: number; kind: string; key: string; createdAt: string }> }): ReportRow {
+  const subjectOf = (kind: string, key: string): Subject => {
+    const s = written.subjects.find((x) => x.kind === kind && x.key === key)!;
+    return { id: s.id, workspaceId: viewer.workspaceId, kind, key, createdAt: new Date(s.createdAt) };
+  };
+  const subject = subjectOf(input.kind, input.key);
+  return {
+    id: written.id, workspaceId: viewer.workspaceId, subjectId: subject.id, apiKeyId: viewer.apiKeyId,
+    eventType: input.eventType, outcomeCode: input.outcomeCode, severity: input.severity, title: input.title,
+    summary: input.summary, details: input.details, tags: input.tags, status: input.status, sharePolicy: input.sharePolicy,
+    namespace: input.namespace, requestedVisibility: input.requestedVisibility, effectiveVisibility: input.effectiveVisibility,
+    policyNotice: input.policyNotice, createdAt: new Date(written.createdAt), subject,
+    links: input.relatedSubjects.map((r, position) => {
+      const linked = subjectOf(r.kind, r.key);
+      return { reportId: written.id, subjectId: linked.id, role: r.role, position, subject: linked };
+    }),
+  };
 }

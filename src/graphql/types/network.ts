@@ -21,7 +21,7 @@ export const RiskSummary = builder.objectRef<PublishedEntity>('RiskSummary').imp
   }),
 });
 
-const DimensionEntityRef = builder.objectRef<DimensionEntity>('DimensionEntity').implement({
+export const DimensionEntityRef = builder.objectRef<DimensionEntity>('DimensionEntity').implement({
   description: 'An entity of one dimension of the report hierarchy (a prefix, an AS, a city, ...).',
   fields: (t) => ({
     code: t.exposeString('code', { description: `Dimension code: ${DIMENSION_CODES.join(', ')}.` }),
@@ -84,7 +84,7 @@ builder.queryField('ip', (t) =>
     },
   }));
 
-const EntityView = builder.objectRef<{ code: DimensionCode; key: string; published: PublishedEntity | null; workspace: PublishedEntity | null; version: number; publishedAt: Date | null }>('DimensionEntitySummary').implement({
+export const EntityView = builder.objectRef<{ code: DimensionCode; key: string; published: PublishedEntity | null; workspace: PublishedEntity | null; version: number; publishedAt: Date | null }>('DimensionEntitySummary').implement({
   description: 'The summaries of one dimension entity, looked up by code and key.',
   fields: (t) => ({
     code: t.exposeString('code', { description: 'Dimension code.' }),

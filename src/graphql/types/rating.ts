@@ -1,9 +1,14 @@
 import { builder } from '../builder.ts';
+import { workspaceDb } from '../scope.ts';
+import { requireIp } from '../../domain/dimensions/read.ts';
+import { AppError } from '../../errors.ts';
 
-builder.prismaObject('Rating', {
+builder.prismaNode('Rating', {
   description: 'Quick feedback about an IP stored by `rate`.',
+  id: { field: 'id' },
+  nullable: true,
   fields: (t) => ({
-    id: t.exposeInt('id', { description: 'Rating id.' }),
+    databaseId: t.exposeInt('id', { description: 'Rating id.' }),
     rating: t.exposeInt('rating', { description: '1 good, 0 neutral, -1 bad.' }),
     note: t.exposeString('note', { description: 'Free-text comment, empty when none.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was stored.' }),
@@ -15,3 +20,25 @@ builder.prismaObject('Rating', {
     }),
   }),
 });
+
+builder.queryField('ratingsOfIp', (t) =>
+  t.prismaConnection({
+    type: 'Rating',
+    cursor: 'id',
+    description: 'Ratings of one IP address by the calling workspace over time, newest first.',
+    args: {
+      ip: t.arg.string({ required: true, description: 'IPv4 or IPv6 address (canonicalised like on write).' }),
+      from: t.arg({ type: 'DateTime', description: 'Stored at or after this instant.' }),
+      to: t.arg({ type: 'DateTime', description: 'Stored before this instant.' }),
+    },
+    totalCount: (_root, args, ctx) => workspaceDb(ctx).rating.count({ where: ratingsWhere(args) }),
+    resolve: (query, _root, args, ctx) =>
+      workspaceDb(ctx).rating.findMany({ ...query, where: ratingsWhere(args), orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] }),
+  }, { description: 'A page of ratings.' }, { description: 'A rating with its cursor.' }));
+
+function ratingsWhere(args: { ip: string; from?: Date | null; to?: Date | null }) {
+  const ip = requireIp(args.ip, 'ip');
+  if (args.from && args.to && args.from >= args.to) throw new AppError('invalid_request', 'from must be before to.', [{ field: 'to', message: 'must be after from' }]);
+  const createdAt = { ...(args.from ? { gte: args.from } : {}), ...(args.to ? { lt: args.to } : {}) };
+  return { subject: { is: { kind: 'ipaddress', key: ip } }, ...(args.from || args.to ? { createdAt } : {}) };
+}

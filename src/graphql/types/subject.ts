@@ -23,19 +23,19 @@ export const SubjectType = builder.prismaNode('Subject', {
       cursor: 'id',
       totalCount: true,
       query: { orderBy: REPORT_ORDER },
-    }),
+    }, { description: 'A page of a subject\'s reports.' }, { description: 'A report with its cursor.' }),
     mentions: t.relatedConnection('links', {
       description: 'Links from reports that name this subject as a related subject (with the role it played), newest report first.',
       cursor: 'reportId_subjectId_role',
       totalCount: true,
       query: { orderBy: [{ reportId: 'desc' }, { role: 'asc' }] },
-    }),
+    }, { description: 'A page of the links naming a subject.' }, { description: 'A link with its cursor.' }),
     ratings: t.relatedConnection('ratings', {
       description: 'Ratings of this subject (IP addresses only), newest first.',
       cursor: 'id',
       totalCount: true,
       query: { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] },
-    }),
+    }, { description: 'A page of a subject\'s ratings.' }, { description: 'A rating with its cursor.' }),
     relatedSubjects: t.field({
       type: [RelatedSubjectRef],
       description: 'Other subjects linked through this subject\'s reports (as main subject or related subject), most shared reports first; at most 50.',
@@ -62,7 +62,7 @@ export const RelatedSubjectRef = builder.objectRef<RelatedSubject>('RelatedSubje
     subject: t.prismaField({
       type: 'Subject',
       description: 'The other subject.',
-      resolve: (query, related, _args, ctx) => workspaceDb(ctx).subject.findUniqueOrThrow({ ...query, where: { id: related.subjectId } }),
+      resolve: (query, related, _args, ctx) => loadersOf(ctx).subjects(query).load(related.subjectId),
     }),
   }),
 });

@@ -5,7 +5,7 @@ import { invalidRequest } from '../../errors.ts';
 import { toDetails } from '../../domain/validation.ts';
 import { rateInputSchema, reportInputSchema } from '../../domain/memory/schemas.ts';
 import { effectiveVisibility } from '../../domain/memory/vocabulary.ts';
-import { writeRating, writeReport, type RatingRow } from '../../domain/memory/writes.ts';
+import { writeRating, writeReport, type RatingRow, type ReportRow } from '../../domain/memory/writes.ts';
 import type { Written } from '../../domain/memory/idempotency.ts';
 
 /** Parse with the same named zod schema the REST facade uses, so both surfaces reject alike. */
@@ -44,12 +44,14 @@ const RatePayload = builder.objectRef<Written<RatingRow>>('RatePayload').impleme
   }),
 });
 
-const ReportPayload = builder.objectRef<Written>('ReportPayload').implement({
+const ReportPayload = builder.objectRef<Written<ReportRow>>('ReportPayload').implement({
   description: 'Result of `report`.',
   fields: (t) => ({
     report: t.prismaField({
       type: 'Report', description: 'The stored report.',
-      resolve: (query, w, _a, ctx) => ctx.prisma.report.findUniqueOrThrow({ ...query, where: { id: w.id } }),
+      resolve: (query, w, _a, ctx) => (w.row && coveredBy(query, ['subject', 'links'])
+        ? w.row
+        : ctx.prisma.report.findUniqueOrThrow({ ...query, where: { id: w.id } })),
     }),
     replayed: t.boolean({ description: 'True when an Idempotency-Key matched an earlier write and nothing new was written.', resolve: (w) => w.replayed }),
     quota: t.field({ type: FreeQuota, description: 'Never counted against the score quota.', resolve: () => FREE }),

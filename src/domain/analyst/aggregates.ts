@@ -1,0 +1,56 @@
+import type { PrismaClient } from '../../generated/prisma/client.ts';
+import type { NetworkIndex } from '../network/index.ts';
+import type { DimensionCode } from '../network/types.ts';
+
+/**
+ * Aggregates over one workspace's reports. These are raw SQL (GROUP BY a UTC day, a UNION of
+ * main and related subjects), which the scoped Prisma client cannot see into, so each takes
+ * the workspace id explicitly and puts it in every table it reads.
+ */
+export const MAX_WINDOW_DAYS = 366;
+export type OutcomeDay = { day: string; outcomeCode: string; count: number };
+
+export async function reportCountsByOutcome(prisma: PrismaClient, workspaceId: number, from: Date, to: Date): Promise<OutcomeDay[]> {
+  const rows = await prisma.$queryRawUnsafe<Array<{ day: string; outcomeCode: string; count: number }>>(
+    `SELECT to_char("createdAt" AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, "outcomeCode", count(*)::int AS count
+       FROM "Report" WHERE "workspaceId" = $1 AND "createdAt" >= $2 AND "createdAt" < $3
+      GROUP BY 1, 2 ORDER BY 1, 2`, workspaceId, from, to);
+  return rows.map((r) => ({ day: r.day, outcomeCode: r.outcomeCode, count: Number(r.count) }));
+}
+
+export type SubjectCount = { subjectId: number; reports: number };
+
+/** Subjects named by the most reports (as main or related subject), ties by oldest subject. */
+export async function topSubjects(prisma: PrismaClient, workspaceId: number, limit: number, kind: string | null): Promise<SubjectCount[]> {
+  const rows = await prisma.$queryRawUnsafe<Array<{ id: number; reports: number }>>(
+    `SELECT s.id, count(DISTINCT m.report_id)::int AS reports
+       FROM "Subject" s
+       JOIN (SELECT r.id AS report_id, r."subjectId" AS subject_id FROM "Report" r WHERE r."workspaceId" = $1
+             UNION
+             SELECT l."reportId", l."subjectId" FROM "ReportLink" l JOIN "Report" r ON r.id = l."reportId" WHERE r."workspaceId" = $1) m
+         ON m.subject_id = s.id
+      WHERE s."workspaceId" = $1 AND ($2::text IS NULL OR s.kind = $2::text)
+      GROUP BY s.id ORDER BY reports DESC, s.id ASC LIMIT $3`, workspaceId, kind, limit);
+  return rows.map((r) => ({ subjectId: Number(r.id), reports: Number(r.reports) }));
+}
+
+/** IP subjects scanned per lookup of a dimension entity's IPs (the scan resolves each in memory). */
+export const IPS_SCAN_LIMIT = 20_000;
+
+/**
+ * Ids of the workspace's ipaddress subjects with evidence (a report, a mention or a rating)
+ * that resolve into the entity. `db` must be the workspace-scoped client.
+ */
+export async function ipSubjectsInEntity(db: PrismaClient, network: NetworkIndex, code: DimensionCode, key: string): Promise<number[]> {
+  const candidates = await db.subject.findMany({
+    where: { kind: 'ipaddress', OR: [{ reports: { some: {} } }, { links: { some: {} } }, { ratings: { some: {} } }] },
+    select: { id: true, key: true },
+    orderBy: { id: 'asc' },
+    take: IPS_SCAN_LIMIT,
+  });
+  return candidates.filter((s) => {
+    try {
+      return network.resolve(s.key).dimensions.find((d) => d.code === code)?.entity?.key === key;
+    } catch { return false; } // a key that is no IP cannot be in the entity
+  }).map((s) => s.id);
+}

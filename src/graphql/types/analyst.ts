@@ -1,0 +1,90 @@
+import { builder } from '../builder.ts';
+import { workspaceDb, workspaceIdOf } from '../scope.ts';
+import { AppError } from '../../errors.ts';
+import { SUBJECT_KIND_CODES } from '../../domain/subjects/kinds.ts';
+import { ipSubjectsInEntity, MAX_WINDOW_DAYS, reportCountsByOutcome, topSubjects, type OutcomeDay, type SubjectCount } from '../../domain/analyst/aggregates.ts';
+import { DimensionEntityRef, EntityView } from './network.ts';
+import { loadersOf } from '../loaders.ts';
+import type { GraphQLContext } from '../context.ts';
+import type { DimensionCode } from '../../domain/network/types.ts';
+
+const DAY_MS = 86_400_000;
+
+const OutcomeDayRef = builder.objectRef<OutcomeDay>('OutcomeDayCount').implement({
+  description: 'Number of reports with one outcome code stored on one UTC day.',
+  fields: (t) => ({
+    day: t.exposeString('day', { description: 'UTC day, YYYY-MM-DD.' }),
+    outcomeCode: t.exposeString('outcomeCode', { description: 'Outcome code.' }),
+    count: t.exposeInt('count', { description: 'Reports stored that day with that outcome.' }),
+  }),
+});
+
+const SubjectCountRef = builder.objectRef<SubjectCount>('SubjectReportCount').implement({
+  description: 'A subject with the number of reports naming it.',
+  fields: (t) => ({
+    reports: t.exposeInt('reports', { description: 'Reports naming the subject as main or related subject.' }),
+    subject: t.prismaField({
+      type: 'Subject',
+      description: 'The subject.',
+      resolve: (query, row, _args, ctx) => loadersOf(ctx).subjects(query).load(row.subjectId),
+    }),
+  }),
+});
+
+builder.queryField('reportCountsByOutcome', (t) =>
+  t.field({
+    type: [OutcomeDayRef],
+    description: `Reports per UTC day and outcome code in [from, to) (at most ${MAX_WINDOW_DAYS} days); days without reports are omitted.`,
+    args: {
+      from: t.arg({ type: 'DateTime', required: true, description: 'Window start (inclusive).' }),
+      to: t.arg({ type: 'DateTime', required: true, description: 'Window end (exclusive).' }),
+    },
+    resolve: (_root, { from, to }, ctx) => {
+      const workspaceId = workspaceIdOf(ctx);
+      if (from >= to || to.getTime() - from.getTime() > MAX_WINDOW_DAYS * DAY_MS) {
+        throw new AppError('invalid_request', `from must be before to, at most ${MAX_WINDOW_DAYS} days apart.`, [{ field: 'to', message: 'window out of range' }]);
+      }
+      return reportCountsByOutcome(ctx.prisma, workspaceId, from, to);
+    },
+  }));
+
+builder.queryField('topSubjects', (t) =>
+  t.field({
+    type: [SubjectCountRef],
+    description: 'Subjects named by the most reports (as main or related subject), most first.',
+    args: {
+      limit: t.arg.int({ defaultValue: 10, description: 'How many (1-100, default 10).' }),
+      kind: t.arg.string({ description: `Only subjects of this kind: ${SUBJECT_KIND_CODES.join(', ')}.` }),
+    },
+    resolve: (_root, { limit, kind }, ctx) => {
+      const workspaceId = workspaceIdOf(ctx);
+      const n = limit ?? 10;
+      if (!Number.isInteger(n) || n < 1 || n > 100) throw new AppError('invalid_request', 'limit must be 1-100.', [{ field: 'limit', message: 'must be 1-100' }]);
+      if (kind != null && !(SUBJECT_KIND_CODES as readonly string[]).includes(kind)) {
+        throw new AppError('invalid_request', `kind must be one of: ${SUBJECT_KIND_CODES.join(', ')}`, [{ field: 'kind', message: 'unknown kind' }]);
+      }
+      return topSubjects(ctx.prisma, workspaceId, n, kind ?? null);
+    },
+  }));
+
+/** `ips` on both views of a dimension entity, so a walk can go IP → entity → the entity's other IPs. */
+for (const ref of [EntityView, DimensionEntityRef] as const) {
+  builder.objectField(ref as typeof EntityView, 'ips', (t) =>
+    t.prismaConnection({
+      type: 'Subject',
+      cursor: 'id',
+      description: 'The calling workspace\'s IP address subjects with evidence (a report, mention or rating) that resolve into this entity, oldest first (the first 20,000 such IPs are scanned).',
+      totalCount: async (entity, _args, ctx) => (await entityIps(ctx, entity)).length,
+      resolve: async (query, entity, _args, ctx) =>
+        workspaceDb(ctx).subject.findMany({ ...query, where: { id: { in: await entityIps(ctx, entity) } }, orderBy: { id: 'asc' } }),
+    }, { description: 'A page of IP address subjects.' }, { description: 'An IP address subject with its cursor.' }));
+}
+
+/** One scan per entity per request, shared by the page and its totalCount. */
+function entityIps(ctx: GraphQLContext, entity: { code: DimensionCode; key: string }): Promise<number[]> {
+  const memo = loadersOf(ctx).entityIps;
+  const k = `${entity.code}\u0000${entity.key}`;
+  let ids = memo.get(k);
+  if (!ids) memo.set(k, (ids = ipSubjectsInEntity(workspaceDb(ctx), ctx.services.network, entity.code, entity.key)));
+  return ids;
+}

@@ -1,0 +1,73 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execute, parse } from 'graphql';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { backendName } from '../helpers/backend.ts';
+import { rateIp, writeReport } from '../helpers/analyst.ts';
+import { schema } from '../../src/graphql/schema.ts';
+import type { GraphQLContext } from '../../src/graphql/context.ts';
+import type { PrismaClient } from '../../src/generated/prisma/client.ts';
+
+/**
+ * Pins the number of database operations of a deep request, so an N+1 regression (a query per
+ * item of a page) fails here. The client is the server's own, wrapped by a Prisma extension
+ * that counts every model operation and raw query.
+ */
+const DEEP = parse(`query Deep($n: Int!) {
+  reports(first: $n, filter: { namespace: ["count"] }) {
+    totalCount
+    nodes {
+      title
+      subject { key createdAt
+        ipDimensions { dimensions { code entity { key } published { score } workspace { score } } }
+        ratings(first: 5) { totalCount nodes { rating } }
+        mentions(first: 5) { nodes { role report { title } } }
+        relatedSubjects { roles sharedReports subject { kind key } }
+      }
+      relatedSubjects { role subject { key reports(first: 3) { totalCount nodes { outcomeCode } } } }
+    }
+  }
+}`);
+
+describe(`query count of a deep request (${backendName})`, () => {
+  let s: TestServer;
+  let viewer: NonNullable<GraphQLContext['viewer']>;
+  beforeAll(async () => {
+    s = await startTestServer();
+    const key = await s.createKey('count-a');
+    viewer = await s.app.verifier.verify(key.secret);
+    const { GraphQLClient } = await import('graphql-request');
+    const a = new GraphQLClient(`${s.url}/graphql`, { headers: { 'x-api-key': key.secret } });
+    for (let i = 1; i <= 50; i++) {
+      const ip = `198.51.100.${i}`;
+      await writeReport(a, { kind: 'ipaddress', key: ip, outcomeCode: 'bot_activity', namespace: 'count', title: `r${i}`,
+        relatedSubjects: [{ kind: 'email', key: `u${i}@example.com`, role: 'linked' }, { kind: 'domain', key: `d${i % 5}.example` }] });
+      if (i % 2) await rateIp(a, ip, -1);
+    }
+  }, 120_000);
+  afterAll(() => s?.close());
+
+  async function countFor(n: number): Promise<{ queries: number; items: number }> {
+    let queries = 0;
+    const counting = s.app.db.prisma.$extends({
+      query: { $allOperations({ args, query }) { queries++; return query(args); } },
+    }) as unknown as PrismaClient;
+    const ctx: GraphQLContext = { prisma: counting, services: { ...s.app.services, prisma: counting }, viewer, requestId: 't', clientIp: '127.0.0.1' };
+    const result = await execute({ schema, document: DEEP, variableValues: { n }, contextValue: ctx });
+    expect(result.errors, JSON.stringify(result.errors)).toBeUndefined();
+    const data = result.data as any;
+    return { queries, items: data.reports.nodes.length };
+  }
+
+  it('costs the same bounded number of queries for a page of 5 and of 50 reports', async () => {
+    const small = await countFor(5);
+    const large = await countFor(50);
+    expect(small.items).toBe(5);
+    expect(large.items).toBe(50);
+    expect(large.queries, `5 items: ${small.queries} queries, 50 items: ${large.queries}`).toBe(small.queries);
+    // The pinned figure: a change here means a new per-request query, or an N+1 that the page sizes above happen to hide.
+    expect(large.queries).toBe(PINNED_QUERIES);
+  });
+});
+
+/** reports page (with every nested relation), its totalCount, the related-subjects batch, their subjects. */
+const PINNED_QUERIES = 4;
