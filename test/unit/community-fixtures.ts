@@ -3,45 +3,9 @@
  * the embedded in-memory store), a hierarchy builder and a fixed UTC clock.
  */
 import { randomUUID } from 'node:crypto';
-import { createClient } from 'redis';
 import type { CounterStore } from '../../src/counters/types.ts';
-import { createRedisCounterStore } from '../../src/counters/redis.ts';
-import { createEmbeddedCounterStore } from '../../src/counters/embedded.ts';
+export { STORES, closeStores } from '../helpers/counter-stores.ts';
 import { DIMENSION_CODES, type DimensionCode, type Hierarchy } from '../../src/domain/network/types.ts';
-
-const REDIS_URL = 'redis://127.0.0.1:6379';
-const closers: Array<() => Promise<void>> = [];
-
-/** Call from afterEach: closes every store opened by the test and removes its Redis keys. */
-export async function closeStores(): Promise<void> {
-  for (const close of closers.splice(0)) await close();
-}
-
-async function redisStore(): Promise<CounterStore> {
-  const prefix = `test:${randomUUID()}:`;
-  const store = await createRedisCounterStore(REDIS_URL, { prefix });
-  closers.push(async () => {
-    await store.close();
-    const admin = createClient({ url: REDIS_URL });
-    await admin.connect();
-    for await (const batch of admin.scanIterator({ MATCH: `${prefix}*`, COUNT: 1000 })) {
-      if (batch.length > 0) await admin.del(batch);
-    }
-    await admin.close();
-  });
-  return store;
-}
-
-async function embeddedStore(): Promise<CounterStore> {
-  const store = await createEmbeddedCounterStore({});
-  closers.push(() => store.close());
-  return store;
-}
-
-export const STORES: Array<[string, () => Promise<CounterStore>]> = [
-  ['redis', redisStore],
-  ['embedded', embeddedStore],
-];
 
 /** 2026-06-17 12:00 UTC: a window boundary, so `T0 + k * WINDOW_MS` is the start of a window. */
 export const T0 = Date.UTC(2026, 5, 17, 12, 0);

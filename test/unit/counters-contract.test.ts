@@ -4,45 +4,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createClient } from 'redis';
 import type { CounterStore } from '../../src/counters/types.ts';
-import { createRedisCounterStore } from '../../src/counters/redis.ts';
-import { createEmbeddedCounterStore } from '../../src/counters/embedded.ts';
+import { STORES, closeStores } from '../helpers/counter-stores.ts';
 import { burstKey, nextUtcMidnightMs, quotaKey, utcDay, windowStart, WINDOW_MS } from '../../src/counters/keys.ts';
 
-const REDIS_URL = 'redis://127.0.0.1:6379';
-const opened: Array<() => Promise<void>> = [];
+afterEach(closeStores);
 
-async function redisStore(): Promise<CounterStore> {
-  const prefix = `test:${randomUUID()}:`;
-  const store = await createRedisCounterStore(REDIS_URL, { prefix });
-  opened.push(async () => {
-    await store.close();
-    // Every key carries an expiry, but remove this test's keys now rather than leave them for a week.
-    const admin = createClient({ url: REDIS_URL });
-    await admin.connect();
-    for await (const batch of admin.scanIterator({ MATCH: `${prefix}*`, COUNT: 1000 })) {
-      if (batch.length > 0) await admin.del(batch);
-    }
-    await admin.close();
-  });
-  return store;
-}
-
-async function embeddedStore(): Promise<CounterStore> {
-  const store = await createEmbeddedCounterStore({});
-  opened.push(() => store.close());
-  return store;
-}
-
-afterEach(async () => {
-  for (const close of opened.splice(0)) await close();
-});
-
-describe.each([
-  ['redis', redisStore],
-  ['embedded', embeddedStore],
-])('CounterStore contract: %s', (_name, open) => {
+describe.each(STORES)('CounterStore contract: %s', (_name, open) => {
   const today = () => quotaKey(randomUUID(), 'api_score', utcDay(Date.now()));
   const midnight = () => nextUtcMidnightMs(Date.now());
 
