@@ -60,7 +60,8 @@ export function writeReport(prisma: PrismaClient, viewer: Viewer, input: ReportW
                              ${refs.map((r) => r.role)}::text[], ${refs.map((r) => r.position)}::int[]) AS t(kind, key, role, position)),
       subjects AS (
         INSERT INTO "Subject" ("workspaceId", "kind", "key")
-        SELECT DISTINCT ${viewer.workspaceId}::int, kind, key FROM input
+        -- one row per distinct subject (ON CONFLICT may not touch a row twice), new ones numbered in request order
+        SELECT ${viewer.workspaceId}::int, kind, key FROM input GROUP BY kind, key ORDER BY min(position)
         ON CONFLICT ("workspaceId", "kind", "key") DO UPDATE SET "kind" = EXCLUDED."kind"
         RETURNING id, kind, key, "createdAt"),
       report AS (
