@@ -50,18 +50,33 @@ return {1, v}`,
 
 /** One lookup of one entity: hit counter + HyperLogLog of requesters, both with their expiry (a TTL counted
  *  from the caller's nowMs, so the retention holds whatever Redis's own clock says). */
+/**
+ * One lookup: the window's hit counter and HyperLogLog, plus the entity's hit history (a hash of
+ * window start → hits holding only windows that had lookups), so reading 7 days of hits is one
+ * HGETALL of a few fields instead of 1,008 keys. Fields older than the retention are pruned
+ * here, at most once per window, when the hash has grown past a week of windows.
+ */
 export const recordScript = defineScript({
-  NUMBER_OF_KEYS: 2,
+  NUMBER_OF_KEYS: 3,
   SCRIPT: `
 redis.call('INCR', KEYS[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 redis.call('PFADD', KEYS[2], ARGV[1])
 redis.call('PEXPIRE', KEYS[2], ARGV[2])
+redis.call('HINCRBY', KEYS[3], ARGV[3], 1)
+redis.call('PEXPIRE', KEYS[3], ARGV[2])
+if redis.call('HLEN', KEYS[3]) > tonumber(ARGV[5]) then
+  for _, field in ipairs(redis.call('HKEYS', KEYS[3])) do
+    if tonumber(field) < tonumber(ARGV[4]) then redis.call('HDEL', KEYS[3], field) end
+  end
+end
 return 1`,
-  parseCommand(parser: CommandParser, hitsKey: string, requestersKey: string, requester: string, ttlMs: number) {
+  parseCommand(parser: CommandParser, hitsKey: string, requestersKey: string, historyKey: string, requester: string,
+    ttlMs: number, windowStartMs: number, oldestKeptMs: number, maxFields: number) {
     parser.pushKey(hitsKey);
     parser.pushKey(requestersKey);
-    parser.push(requester, String(Math.max(1, Math.ceil(ttlMs))));
+    parser.pushKey(historyKey);
+    parser.push(requester, String(Math.max(1, Math.ceil(ttlMs))), String(windowStartMs), String(oldestKeptMs), String(maxFields));
   },
   transformReply: (reply: unknown) => reply as number,
 });

@@ -14,7 +14,7 @@
  *                                          by the caller's clock (a TTL: immune to app/Redis clock skew)
  * recordLookups sends one EVALSHA per entity (one slot each) and node-redis writes all of them in one
  * pipeline: one round trip on a single node, and still correct on Cluster. readWindows is one script over one
- * entity's keys; readHits is one MGET over one entity's keys; peekMany does one MGET per hash tag.
+ * entity's keys; readHits is one HGETALL of the entity's hit history; peekMany does one MGET per hash tag.
  *
  * Outages: no offline queue (a command issued while disconnected fails at once instead of waiting), a short
  * connect timeout, and a reconnect loop that never gives up (capped backoff), so service resumes by itself
@@ -22,7 +22,7 @@
  */
 import { createClient, ErrorReply } from 'redis';
 import { CounterUnavailableError, type CounterStore } from './types.ts';
-import { assertWindowStarts, communityExpireAtMs, hashTag, windowStart } from './keys.ts';
+import { assertWindowStarts, communityExpireAtMs, hashTag, windowStart, COMMUNITY_RETENTION_MS, WINDOW_MS } from './keys.ts';
 import { consumeScript, hitScript, readWindowsScript, recordScript } from './redis-scripts.ts';
 
 export interface RedisCounterStoreOptions {
@@ -98,6 +98,7 @@ export async function createRedisCounterStore(url: string, opts: RedisCounterSto
   const k = (key: string) => prefix + key;
   const hitsKey = (entity: string, start: number) => `${prefix}cs:{${entity}}:h:${start}`;
   const requestersKey = (entity: string, start: number) => `${prefix}cs:{${entity}}:r:${start}`;
+  const historyKey = (entity: string) => `${prefix}cs:{${entity}}:hist`;
   const toInt = (v: string | null | undefined) => (v == null ? 0 : Number(v));
   const mget = (keys: string[]) => client.mGet(keys) as Promise<Array<string | null>>;
 
@@ -146,7 +147,10 @@ export async function createRedisCounterStore(url: string, opts: RedisCounterSto
       const start = windowStart(nowMs);
       const ttl = communityExpireAtMs(start) - nowMs;
       try {
-        await Promise.all(entityKeys.map((e) => client.record(hitsKey(e, start), requestersKey(e, start), requester, ttl)));
+        const oldestKept = start - (COMMUNITY_RETENTION_MS - WINDOW_MS);
+        const maxFields = COMMUNITY_RETENTION_MS / WINDOW_MS;
+        await Promise.all(entityKeys.map((e) =>
+          client.record(hitsKey(e, start), requestersKey(e, start), historyKey(e), requester, ttl, start, oldestKept, maxFields)));
       } catch (err) { throw unavailable(err); }
     },
 
@@ -171,8 +175,9 @@ export async function createRedisCounterStore(url: string, opts: RedisCounterSto
       assertWindowStarts(windowStartsMs);
       if (windowStartsMs.length === 0) return [];
       try {
-        const values = await mget(windowStartsMs.map((s) => hitsKey(entityKey, s)));
-        return values.map(toInt);
+        // The history hash holds only windows that had lookups: usually a handful of fields.
+        const history = await client.hGetAll(historyKey(entityKey));
+        return windowStartsMs.map((s) => toInt(history[String(s)] ?? null));
       } catch (err) { throw unavailable(err); }
     },
 
