@@ -66,10 +66,10 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     await db.close();
     throw e;
   }
-  const network = await networkLoad;
-  log.info('network data loaded', { ...network.stats() });
   const publications = new PublicationCache(db.prisma, { onError: (e) => log.warn('publication refresh failed', { err: String(e) }) });
-  await publications.load();
+  // The database builds the latest publication's rows while the network data is still parsing.
+  const [network] = await Promise.all([networkLoad, publications.load()]);
+  log.info('network data loaded', { ...network.stats() });
   publications.start(config.publicationRefreshMs);
   const stopPublishing = config.publishIntervalMs > 0
     ? startPublishSchedule({ prisma: db.prisma, network, intervalMs: config.publishIntervalMs, keep: config.publicationsKept, log, onPublished: () => publications.refresh().then(() => {}) })
