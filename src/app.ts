@@ -24,6 +24,7 @@ import { CommunitySignals } from './domain/community/signal.ts';
 import { IpMemoryCache } from './domain/memory/ip-memory.ts';
 import { trustedProxies } from './http/client-ip.ts';
 import { subscribeInvalidations } from './counters/invalidation.ts';
+import { createWorkspaceServer } from './web/wire.ts';
 
 export type AppOptions = {
   log?: Logger;
@@ -92,6 +93,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const announce = bus ? (m: string) => bus.publish(m) : undefined;
   const yoga = createGraphQLServer({ services, verifier, log, proxies });
   const rest = createRestRouter({ services, verifier, config, log, proxies });
+  const workspace = createWorkspaceServer({ services, config, verifier, pepper, log, proxies, announce });
   let draining = false;
 
   async function ready(res: ServerResponse) {
@@ -118,6 +120,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     }
     if (path === '/risk_api' || path.startsWith('/risk_api/')) return rest(req, res, path, requestId);
     if (path === '/graphql') return yoga(req, res);
+    if (path === '/workspace' || path.startsWith('/workspace/') || path === '/webhooks/paypal') return workspace.handle(req, res, path);
     if (path === '/healthz') return sendJson(res, 200, { ok: true });
     if (path === '/readyz') return ready(res);
     sendError(res, new AppError('not_found', `Nothing at ${path}. The API lives under /risk_api/ and /graphql.`), requestId, log);
@@ -172,6 +175,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
         clearTimeout(grace);
       }
       await admin?.close();
+      await workspace.close();
       await verifier.flushLastUsed().catch(() => {});
       await bus?.close();
       await counters.close();

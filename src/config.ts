@@ -25,7 +25,26 @@ const envSchema = z.object({
   MAXMIND_ASN_MMDB: z.string().min(1).optional(),
   MAXMIND_ISP_MMDB: z.string().min(1).optional(),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
+  // Control plane (docs/control-plane.md).
+  SESSION_TTL_HOURS: z.coerce.number().int().min(1).max(720).default(12),
+  SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
+  MAIL_FROM: z.string().min(3).default('risk-api <no-reply@localhost>'),
+  PAYPAL_API_BASE: z.url({ protocol: /^https?$/ }).optional(),
+  PAYPAL_CLIENT_ID: z.string().min(1).optional(),
+  PAYPAL_CLIENT_SECRET: z.string().min(1).optional(),
+  PAYPAL_WEBHOOK_ID: z.string().min(1).optional(),
+  PAYPAL_PLANS: z.string().regex(/^\s*[a-z0-9_-]+=[A-Za-z0-9_-]+\s*(,\s*[a-z0-9_-]+=[A-Za-z0-9_-]+\s*)*$/, 'must be tier=PLAN_ID pairs separated by commas').optional(),
+  PAYPAL_CERT_HOSTS: z.string().default('api.paypal.com,api.sandbox.paypal.com'),
 });
+
+const PAYPAL_VARS = ['PAYPAL_API_BASE', 'PAYPAL_CLIENT_ID', 'PAYPAL_CLIENT_SECRET', 'PAYPAL_WEBHOOK_ID', 'PAYPAL_PLANS'] as const;
+
+/** PayPal is configured all together or not at all: a half-configured provider is a mistake worth stopping for. */
+function paypalProblems(env: Record<string, unknown>): string[] {
+  const set = PAYPAL_VARS.filter((v) => env[v] !== undefined);
+  if (set.length === 0 || set.length === PAYPAL_VARS.length) return [];
+  return PAYPAL_VARS.filter((v) => env[v] === undefined).map((v) => `${v}: required when any PAYPAL_* variable is set`);
+}
 
 /** Network data options for loadNetworkData, from the MaxMind settings. */
 export function networkOptions(c: Config) {
@@ -55,6 +74,11 @@ export type Config = {
   publicationRefreshMs: number;
   publishIntervalMs: number;
   publicationsKept: number;
+  sessionTtlMs: number;
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  /** null: no payment provider configured (the subscription page says so). */
+  paypal: null | { apiBase: string; clientId: string; clientSecret: string; webhookId: string; plans: Record<string, string>; certHosts: string[] };
 };
 
 export class ConfigError extends Error {
@@ -67,9 +91,11 @@ export class ConfigError extends Error {
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = envSchema.safeParse(present);
-  if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
-  }
+  const problems = [
+    ...(parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`)),
+    ...paypalProblems(present),
+  ];
+  if (!parsed.success || problems.length) throw new ConfigError(problems);
   const e = parsed.data;
   const shownHost = e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST;
   return {
@@ -94,5 +120,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     publicationRefreshMs: e.PUBLICATION_REFRESH_MS,
     publishIntervalMs: e.PUBLISH_INTERVAL_MS,
     publicationsKept: e.PUBLICATIONS_KEPT,
+    sessionTtlMs: e.SESSION_TTL_HOURS * 3_600_000,
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM,
+    paypal: e.PAYPAL_API_BASE && e.PAYPAL_CLIENT_ID && e.PAYPAL_CLIENT_SECRET && e.PAYPAL_WEBHOOK_ID && e.PAYPAL_PLANS ? {
+      apiBase: e.PAYPAL_API_BASE.replace(/\/+$/, ''), clientId: e.PAYPAL_CLIENT_ID, clientSecret: e.PAYPAL_CLIENT_SECRET,
+      webhookId: e.PAYPAL_WEBHOOK_ID,
+      plans: Object.fromEntries(e.PAYPAL_PLANS.split(',').map((pair) => pair.trim().split('=') as [string, string])),
+      certHosts: e.PAYPAL_CERT_HOSTS.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean),
+    } : null,
   };
 }

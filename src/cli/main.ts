@@ -26,6 +26,7 @@ const USAGE = `risk-api — operator commands (work whether or not the server is
   risk-api feeds list [--json]
   risk-api feeds remove NAME [--json]
   risk-api publish [--json]                        compute and publish a new set of risk summaries
+  risk-api dev-provider [--port 8089] [--webhook-url URL]  local PayPal test double (development only)
 
 Configuration comes from the same environment variables as the server (DATA_DIR, DATABASE_URL, ...).`;
 
@@ -76,6 +77,7 @@ async function parseFeedLocally(args: Record<string, unknown>) {
 }
 
 export async function main(argv: string[]): Promise<number> {
+  if (argv[0] === 'dev-provider') { await (await import('./dev-provider.ts')).runDevProvider(argv.slice(1)); return -1; }
   const { values, positionals } = parseArgs({
     args: argv, allowPositionals: true, strict: true,
     options: {

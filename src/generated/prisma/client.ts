@@ -111,3 +111,25 @@ export type PublishedSummary = Prisma.PublishedSummaryModel
  * An API subscription tier (seeded by migration; see the README's tier table).
  */
 export type Tier = Prisma.TierModel
+/**
+ * Model WebSession
+ * A control-plane sign-in. `id` is the SHA-256 of the cookie's token, so a leaked table
+ * cannot be replayed as cookies. `csrfToken` guards every state-changing request.
+ */
+export type WebSession = Prisma.WebSessionModel
+/**
+ * Model SubscriptionRequest
+ * A request for an API subscription tier at the payment provider, and its life afterwards.
+ * status: pending → active → cancelled | suspended, or payment_failed (see docs/control-plane.md).
+ */
+export type SubscriptionRequest = Prisma.SubscriptionRequestModel
+/**
+ * Model ProviderEvent
+ * Each verified provider webhook event, recorded once by its id (a replay changes nothing).
+ */
+export type ProviderEvent = Prisma.ProviderEventModel
+/**
+ * Model MailOutbox
+ * Every e-mail the service sends: written here first, delivered (and retried) from here.
+ */
+export type MailOutbox = Prisma.MailOutboxModel

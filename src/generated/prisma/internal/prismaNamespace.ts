@@ -409,7 +409,11 @@ export const ModelName = {
   FeedEntry: 'FeedEntry',
   Publication: 'Publication',
   PublishedSummary: 'PublishedSummary',
-  Tier: 'Tier'
+  Tier: 'Tier',
+  WebSession: 'WebSession',
+  SubscriptionRequest: 'SubscriptionRequest',
+  ProviderEvent: 'ProviderEvent',
+  MailOutbox: 'MailOutbox'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -425,7 +429,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "workspace" | "account" | "apiKey" | "subject" | "report" | "reportLink" | "rating" | "idempotencyRecord" | "feed" | "feedEntry" | "publication" | "publishedSummary" | "tier"
+    modelProps: "workspace" | "account" | "apiKey" | "subject" | "report" | "reportLink" | "rating" | "idempotencyRecord" | "feed" | "feedEntry" | "publication" | "publishedSummary" | "tier" | "webSession" | "subscriptionRequest" | "providerEvent" | "mailOutbox"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -1391,6 +1395,302 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    WebSession: {
+      payload: Prisma.$WebSessionPayload<ExtArgs>
+      fields: Prisma.WebSessionFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.WebSessionFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$WebSessionPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.WebSessionFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$WebSessionPayload>
+        }
+        findFirst: {
+          args: Prisma.WebSessionFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$WebSessionPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.WebSessionFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$WebSessionPayload>
+        }
+        findMany: {
+          args: Prisma.WebSessionFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$WebSessionPayload>[]
+        }
+        create: {
+          args: Prisma.WebSessionCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$WebSessionPayload>
+        }
+        createMany: {
+          args: Prisma.WebSessionCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.WebSessionCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$WebSessionPayload>[]
+        }
+        delete: {
+          args: Prisma.WebSessionDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$WebSessionPayload>
+        }
+        update: {
+          args: Prisma.WebSessionUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$WebSessionPayload>
+        }
+        deleteMany: {
+          args: Prisma.WebSessionDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.WebSessionUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.WebSessionUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$WebSessionPayload>[]
+        }
+        upsert: {
+          args: Prisma.WebSessionUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$WebSessionPayload>
+        }
+        aggregate: {
+          args: Prisma.WebSessionAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateWebSession>
+        }
+        groupBy: {
+          args: Prisma.WebSessionGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.WebSessionGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.WebSessionCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.WebSessionCountAggregateOutputType> | number
+        }
+      }
+    }
+    SubscriptionRequest: {
+      payload: Prisma.$SubscriptionRequestPayload<ExtArgs>
+      fields: Prisma.SubscriptionRequestFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.SubscriptionRequestFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SubscriptionRequestPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.SubscriptionRequestFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SubscriptionRequestPayload>
+        }
+        findFirst: {
+          args: Prisma.SubscriptionRequestFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SubscriptionRequestPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.SubscriptionRequestFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SubscriptionRequestPayload>
+        }
+        findMany: {
+          args: Prisma.SubscriptionRequestFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SubscriptionRequestPayload>[]
+        }
+        create: {
+          args: Prisma.SubscriptionRequestCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SubscriptionRequestPayload>
+        }
+        createMany: {
+          args: Prisma.SubscriptionRequestCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.SubscriptionRequestCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SubscriptionRequestPayload>[]
+        }
+        delete: {
+          args: Prisma.SubscriptionRequestDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SubscriptionRequestPayload>
+        }
+        update: {
+          args: Prisma.SubscriptionRequestUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SubscriptionRequestPayload>
+        }
+        deleteMany: {
+          args: Prisma.SubscriptionRequestDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.SubscriptionRequestUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.SubscriptionRequestUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SubscriptionRequestPayload>[]
+        }
+        upsert: {
+          args: Prisma.SubscriptionRequestUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SubscriptionRequestPayload>
+        }
+        aggregate: {
+          args: Prisma.SubscriptionRequestAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateSubscriptionRequest>
+        }
+        groupBy: {
+          args: Prisma.SubscriptionRequestGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.SubscriptionRequestGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.SubscriptionRequestCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.SubscriptionRequestCountAggregateOutputType> | number
+        }
+      }
+    }
+    ProviderEvent: {
+      payload: Prisma.$ProviderEventPayload<ExtArgs>
+      fields: Prisma.ProviderEventFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.ProviderEventFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ProviderEventPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.ProviderEventFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ProviderEventPayload>
+        }
+        findFirst: {
+          args: Prisma.ProviderEventFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ProviderEventPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.ProviderEventFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ProviderEventPayload>
+        }
+        findMany: {
+          args: Prisma.ProviderEventFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ProviderEventPayload>[]
+        }
+        create: {
+          args: Prisma.ProviderEventCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ProviderEventPayload>
+        }
+        createMany: {
+          args: Prisma.ProviderEventCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.ProviderEventCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ProviderEventPayload>[]
+        }
+        delete: {
+          args: Prisma.ProviderEventDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ProviderEventPayload>
+        }
+        update: {
+          args: Prisma.ProviderEventUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ProviderEventPayload>
+        }
+        deleteMany: {
+          args: Prisma.ProviderEventDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.ProviderEventUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.ProviderEventUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ProviderEventPayload>[]
+        }
+        upsert: {
+          args: Prisma.ProviderEventUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ProviderEventPayload>
+        }
+        aggregate: {
+          args: Prisma.ProviderEventAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateProviderEvent>
+        }
+        groupBy: {
+          args: Prisma.ProviderEventGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ProviderEventGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.ProviderEventCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ProviderEventCountAggregateOutputType> | number
+        }
+      }
+    }
+    MailOutbox: {
+      payload: Prisma.$MailOutboxPayload<ExtArgs>
+      fields: Prisma.MailOutboxFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.MailOutboxFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MailOutboxPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.MailOutboxFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MailOutboxPayload>
+        }
+        findFirst: {
+          args: Prisma.MailOutboxFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MailOutboxPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.MailOutboxFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MailOutboxPayload>
+        }
+        findMany: {
+          args: Prisma.MailOutboxFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MailOutboxPayload>[]
+        }
+        create: {
+          args: Prisma.MailOutboxCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MailOutboxPayload>
+        }
+        createMany: {
+          args: Prisma.MailOutboxCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.MailOutboxCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MailOutboxPayload>[]
+        }
+        delete: {
+          args: Prisma.MailOutboxDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MailOutboxPayload>
+        }
+        update: {
+          args: Prisma.MailOutboxUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MailOutboxPayload>
+        }
+        deleteMany: {
+          args: Prisma.MailOutboxDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.MailOutboxUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.MailOutboxUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MailOutboxPayload>[]
+        }
+        upsert: {
+          args: Prisma.MailOutboxUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$MailOutboxPayload>
+        }
+        aggregate: {
+          args: Prisma.MailOutboxAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateMailOutbox>
+        }
+        groupBy: {
+          args: Prisma.MailOutboxGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.MailOutboxGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.MailOutboxCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.MailOutboxCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -1602,6 +1902,62 @@ export const TierScalarFieldEnum = {
 } as const
 
 export type TierScalarFieldEnum = (typeof TierScalarFieldEnum)[keyof typeof TierScalarFieldEnum]
+
+
+export const WebSessionScalarFieldEnum = {
+  id: 'id',
+  accountId: 'accountId',
+  csrfToken: 'csrfToken',
+  createdAt: 'createdAt',
+  expiresAt: 'expiresAt'
+} as const
+
+export type WebSessionScalarFieldEnum = (typeof WebSessionScalarFieldEnum)[keyof typeof WebSessionScalarFieldEnum]
+
+
+export const SubscriptionRequestScalarFieldEnum = {
+  id: 'id',
+  workspaceId: 'workspaceId',
+  accountId: 'accountId',
+  tier: 'tier',
+  planId: 'planId',
+  orderCode: 'orderCode',
+  providerId: 'providerId',
+  approvalUrl: 'approvalUrl',
+  status: 'status',
+  lastEmailAt: 'lastEmailAt',
+  lastEventAt: 'lastEventAt',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type SubscriptionRequestScalarFieldEnum = (typeof SubscriptionRequestScalarFieldEnum)[keyof typeof SubscriptionRequestScalarFieldEnum]
+
+
+export const ProviderEventScalarFieldEnum = {
+  id: 'id',
+  type: 'type',
+  outcome: 'outcome',
+  receivedAt: 'receivedAt'
+} as const
+
+export type ProviderEventScalarFieldEnum = (typeof ProviderEventScalarFieldEnum)[keyof typeof ProviderEventScalarFieldEnum]
+
+
+export const MailOutboxScalarFieldEnum = {
+  id: 'id',
+  to: 'to',
+  subject: 'subject',
+  text: 'text',
+  status: 'status',
+  attempts: 'attempts',
+  lastError: 'lastError',
+  nextAttemptAt: 'nextAttemptAt',
+  createdAt: 'createdAt',
+  sentAt: 'sentAt'
+} as const
+
+export type MailOutboxScalarFieldEnum = (typeof MailOutboxScalarFieldEnum)[keyof typeof MailOutboxScalarFieldEnum]
 
 
 export const SortOrder = {
@@ -1898,6 +2254,10 @@ export type GlobalOmitConfig = {
   publication?: Prisma.PublicationOmit
   publishedSummary?: Prisma.PublishedSummaryOmit
   tier?: Prisma.TierOmit
+  webSession?: Prisma.WebSessionOmit
+  subscriptionRequest?: Prisma.SubscriptionRequestOmit
+  providerEvent?: Prisma.ProviderEventOmit
+  mailOutbox?: Prisma.MailOutboxOmit
 }
 
 /* Types for Logging */

@@ -63,7 +63,11 @@ export const ModelName = {
   FeedEntry: 'FeedEntry',
   Publication: 'Publication',
   PublishedSummary: 'PublishedSummary',
-  Tier: 'Tier'
+  Tier: 'Tier',
+  WebSession: 'WebSession',
+  SubscriptionRequest: 'SubscriptionRequest',
+  ProviderEvent: 'ProviderEvent',
+  MailOutbox: 'MailOutbox'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -254,6 +258,62 @@ export const TierScalarFieldEnum = {
 } as const
 
 export type TierScalarFieldEnum = (typeof TierScalarFieldEnum)[keyof typeof TierScalarFieldEnum]
+
+
+export const WebSessionScalarFieldEnum = {
+  id: 'id',
+  accountId: 'accountId',
+  csrfToken: 'csrfToken',
+  createdAt: 'createdAt',
+  expiresAt: 'expiresAt'
+} as const
+
+export type WebSessionScalarFieldEnum = (typeof WebSessionScalarFieldEnum)[keyof typeof WebSessionScalarFieldEnum]
+
+
+export const SubscriptionRequestScalarFieldEnum = {
+  id: 'id',
+  workspaceId: 'workspaceId',
+  accountId: 'accountId',
+  tier: 'tier',
+  planId: 'planId',
+  orderCode: 'orderCode',
+  providerId: 'providerId',
+  approvalUrl: 'approvalUrl',
+  status: 'status',
+  lastEmailAt: 'lastEmailAt',
+  lastEventAt: 'lastEventAt',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type SubscriptionRequestScalarFieldEnum = (typeof SubscriptionRequestScalarFieldEnum)[keyof typeof SubscriptionRequestScalarFieldEnum]
+
+
+export const ProviderEventScalarFieldEnum = {
+  id: 'id',
+  type: 'type',
+  outcome: 'outcome',
+  receivedAt: 'receivedAt'
+} as const
+
+export type ProviderEventScalarFieldEnum = (typeof ProviderEventScalarFieldEnum)[keyof typeof ProviderEventScalarFieldEnum]
+
+
+export const MailOutboxScalarFieldEnum = {
+  id: 'id',
+  to: 'to',
+  subject: 'subject',
+  text: 'text',
+  status: 'status',
+  attempts: 'attempts',
+  lastError: 'lastError',
+  nextAttemptAt: 'nextAttemptAt',
+  createdAt: 'createdAt',
+  sentAt: 'sentAt'
+} as const
+
+export type MailOutboxScalarFieldEnum = (typeof MailOutboxScalarFieldEnum)[keyof typeof MailOutboxScalarFieldEnum]
 
 
 export const SortOrder = {

@@ -1,0 +1,38 @@
+/**
+ * The payment provider seen by the control plane. One real implementation (paypal.ts);
+ * the local dev provider (src/cli/dev-provider.ts) speaks the same wire protocol, so the
+ * same adapter talks to both.
+ */
+export type SubscriptionEventKind = 'activated' | 'cancelled' | 'suspended' | 'payment_failed' | 'other';
+
+/** A webhook event whose signature has been verified. */
+export type VerifiedEvent = {
+  id: string;
+  kind: SubscriptionEventKind;
+  /** The provider's own event type, e.g. BILLING.SUBSCRIPTION.ACTIVATED. */
+  rawType: string;
+  createdAt: Date;
+  subscriptionId: string | null;
+  planId: string | null;
+  /** Our order code, echoed back by the provider (PayPal custom_id). */
+  orderCode: string | null;
+};
+
+export type CreatedSubscription = { providerId: string; approvalUrl: string };
+
+export interface PaymentProvider {
+  readonly name: string;
+  /** The provider's plan id for a tier, or undefined when the tier cannot be bought. */
+  planFor(tier: string): string | undefined;
+  createSubscription(input: { planId: string; orderCode: string; email: string; returnUrl: string; cancelUrl: string }): Promise<CreatedSubscription>;
+  /** Verifies the signature and freshness of a webhook delivery; throws WebhookRejected otherwise. */
+  verifyWebhook(headers: Record<string, string | string[] | undefined>, rawBody: Buffer): Promise<VerifiedEvent>;
+}
+
+export class WebhookRejected extends Error {
+  override readonly name = 'WebhookRejected';
+}
+
+export class ProviderUnavailable extends Error {
+  override readonly name = 'ProviderUnavailable';
+}

@@ -1,0 +1,79 @@
+import { randomBytes } from 'node:crypto';
+import type { PrismaClient } from '../../generated/prisma/client.ts';
+import type { CounterStore } from '../../counters/types.ts';
+import type { Logger } from '../../log.ts';
+import type { Mailer } from '../mail/outbox.ts';
+import type { AccountView } from '../accounts/accounts.ts';
+import type { TierCatalog } from '../metering/tiers.ts';
+import type { PaymentProvider } from './provider.ts';
+import { AppError } from '../../errors.ts';
+import { approvalMail } from './approval-mail.ts';
+
+/**
+ * API subscription requests. States (docs/control-plane.md):
+ *   pending        created at the provider, waiting for the buyer's approval
+ *   active         provider confirmed; the workspace's tier is this request's tier
+ *   payment_failed a renewal payment failed; the tier stays while the provider retries
+ *   suspended      provider suspended it (payments failed for good); workspace back to free
+ *   cancelled      cancelled or expired at the provider; terminal; workspace back to free
+ *   superseded     another request of the workspace became active later
+ */
+export type BillingDeps = {
+  prisma: PrismaClient; provider: PaymentProvider | null; mailer: Mailer; counters: CounterStore;
+  tiers: TierCatalog; baseUrl: string; log: Logger;
+  /** Called after a workspace's tier changed: drop cached keys here and in every process. */
+  tierChanged: () => Promise<void>;
+};
+
+export const RESEND_WINDOW_MS = 60_000;
+
+export type SubscriptionView = {
+  tier: string; dailyLimit: number;
+  request: null | { orderCode: string; tier: string; status: string; approvalUrl: string; lastEmailAt: Date | null; createdAt: Date };
+};
+
+export async function subscriptionOf(deps: Pick<BillingDeps, 'prisma' | 'tiers'>, account: AccountView): Promise<SubscriptionView> {
+  const ws = await deps.prisma.workspace.findUniqueOrThrow({ where: { id: account.workspaceId } });
+  const r = await deps.prisma.subscriptionRequest.findFirst({ where: { workspaceId: account.workspaceId }, orderBy: { id: 'desc' } });
+  return {
+    tier: ws.tier, dailyLimit: deps.tiers.get(ws.tier).dailyLimit,
+    request: r && { orderCode: r.orderCode, tier: r.tier, status: r.status, approvalUrl: r.approvalUrl, lastEmailAt: r.lastEmailAt, createdAt: r.createdAt },
+  };
+}
+
+export async function requestSubscription(deps: BillingDeps, account: AccountView, tierCode: string) {
+  if (!deps.provider) throw new AppError('service_unavailable', 'No payment provider is configured on this server (PAYPAL_* settings).');
+  const tier = deps.tiers.list().find((t) => t.code === tierCode);
+  const planId = tier && deps.provider.planFor(tier.code);
+  if (!tier || !planId) throw new AppError('invalid_request', `Tier "${tierCode}" cannot be requested; choose one of: ${deps.tiers.list().filter((t) => deps.provider!.planFor(t.code)).map((t) => t.code).join(', ')}.`);
+  const orderCode = `RK-${randomBytes(5).toString('hex').toUpperCase()}`;
+  const created = await deps.provider.createSubscription({
+    planId, orderCode, email: account.email,
+    returnUrl: `${deps.baseUrl}/workspace/subscription`, cancelUrl: `${deps.baseUrl}/workspace/subscription`,
+  });
+  const row = await deps.prisma.subscriptionRequest.create({
+    data: { workspaceId: account.workspaceId, accountId: account.id, tier: tier.code, planId, orderCode, providerId: created.providerId, approvalUrl: created.approvalUrl, status: 'pending' },
+  });
+  await sendApproval(deps, account, row.id);
+  return { orderCode, tier: tier.code, approvalUrl: created.approvalUrl };
+}
+
+/** Re-sends the approval e-mail of the workspace's latest pending request: at most one per minute. */
+export async function resendApproval(deps: BillingDeps, account: AccountView) {
+  const r = await deps.prisma.subscriptionRequest.findFirst({ where: { workspaceId: account.workspaceId }, orderBy: { id: 'desc' } });
+  if (!r || r.status !== 'pending') throw new AppError('invalid_request', 'There is no pending subscription request to send again.');
+  const nowMs = Date.now();
+  const hit = await deps.counters.hitWindow(`rl:{mail:ws:${account.workspaceId}}`, 1, RESEND_WINDOW_MS, nowMs);
+  if (!hit.allowed) {
+    const s = Math.max(1, Math.ceil((hit.resetAtMs - nowMs) / 1000));
+    throw new AppError('rate_limited', `The e-mail was sent moments ago; you can send it again in ${s} seconds.`, undefined, undefined, { 'retry-after': String(s) });
+  }
+  await sendApproval(deps, account, r.id);
+}
+
+async function sendApproval(deps: BillingDeps, account: AccountView, requestId: number) {
+  const r = await deps.prisma.subscriptionRequest.findUniqueOrThrow({ where: { id: requestId } });
+  const tier = deps.tiers.get(r.tier);
+  await deps.mailer.enqueue(approvalMail(account.email, { orderCode: r.orderCode, tierName: tier.name, dailyLimit: tier.dailyLimit, approvalUrl: r.approvalUrl, provider: deps.provider?.name ?? 'the payment provider' }));
+  await deps.prisma.subscriptionRequest.update({ where: { id: r.id }, data: { lastEmailAt: new Date() } });
+}

@@ -1,0 +1,75 @@
+import type { PrismaClient } from '../../generated/prisma/client.ts';
+import type { Logger } from '../../log.ts';
+
+/**
+ * The outbox: every message is a row first, delivered from there. A failed delivery stays
+ * `pending` with its attempt count and error, retried with exponential backoff (capped at one
+ * hour) for as long as it takes — a message is never dropped. Without a transport (no
+ * SMTP_URL) messages are `held`: kept in the table and printed to the log.
+ */
+export type MailMessage = { to: string; subject: string; text: string };
+export type MailTransport = { send(from: string, message: MailMessage): Promise<void>; close?(): void };
+
+const LEASE_MS = 60_000;
+export function backoffMs(attempts: number): number { return Math.min(3_600_000, 5_000 * 2 ** Math.max(0, attempts - 1)); }
+
+export class Mailer {
+  private running: Promise<void> | null = null;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(private prisma: PrismaClient, private transport: MailTransport | null, private from: string, private log: Logger) {}
+
+  get delivers(): boolean { return this.transport !== null; }
+
+  /** Writes the message to the outbox and starts a delivery round (not awaited by callers). */
+  async enqueue(message: MailMessage): Promise<number> {
+    const row = await this.prisma.mailOutbox.create({ data: { ...message, status: this.transport ? 'pending' : 'held' } });
+    if (!this.transport) {
+      this.log.info('mail held (SMTP_URL unset): stored in table "MailOutbox"', { mailId: row.id, to: message.to, subject: message.subject, text: message.text });
+    } else {
+      void this.deliverDue();
+    }
+    return row.id;
+  }
+
+  /** Delivers every due message once. Rows are leased first, so several processes never send one twice at once. */
+  deliverDue(): Promise<void> {
+    if (!this.transport) return Promise.resolve();
+    this.running ??= this.round().finally(() => { this.running = null; });
+    return this.running;
+  }
+
+  private async round() {
+    const transport = this.transport!;
+    const due = await this.prisma.mailOutbox.findMany({ where: { status: 'pending', nextAttemptAt: { lte: new Date() } }, orderBy: { id: 'asc' }, take: 50 });
+    for (const m of due) {
+      const leased = await this.prisma.mailOutbox.updateMany({
+        where: { id: m.id, status: 'pending', nextAttemptAt: m.nextAttemptAt },
+        data: { nextAttemptAt: new Date(Date.now() + LEASE_MS) },
+      });
+      if (leased.count !== 1) continue;
+      try {
+        await transport.send(this.from, { to: m.to, subject: m.subject, text: m.text });
+        await this.prisma.mailOutbox.update({ where: { id: m.id }, data: { status: 'sent', sentAt: new Date(), attempts: m.attempts + 1, lastError: null } });
+      } catch (e) {
+        const attempts = m.attempts + 1;
+        await this.prisma.mailOutbox.update({ where: { id: m.id }, data: { attempts, lastError: String(e).slice(0, 500), nextAttemptAt: new Date(Date.now() + backoffMs(attempts)) } });
+        this.log.warn('mail delivery failed; will retry', { mailId: m.id, attempts, err: String(e) });
+      }
+    }
+  }
+
+  /** Retries due messages every `intervalMs` (unref'd: never keeps the process alive). */
+  start(intervalMs = 5_000) {
+    if (!this.transport || this.timer) return;
+    this.timer = setInterval(() => { this.deliverDue().catch((e) => this.log.warn('mail round failed', { err: String(e) })); }, intervalMs);
+    this.timer.unref();
+  }
+
+  async stop() {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.running?.catch(() => {});
+    this.transport?.close?.();
+  }
+}

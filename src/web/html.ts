@@ -1,0 +1,46 @@
+/** Server-rendered HTML: one escaping function, one layout. No client framework. */
+const ESC: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+export function esc(value: unknown): string {
+  return String(value ?? '').replace(/[&<>"']/g, (c) => ESC[c]!);
+}
+
+/** A raw HTML fragment, built only by `html` (so every interpolation is escaped unless already Html). */
+export class Html { constructor(readonly value: string) {} toString() { return this.value; } }
+
+export function html(strings: TemplateStringsArray, ...values: unknown[]): Html {
+  let out = strings[0]!;
+  values.forEach((v, i) => { out += render(v) + strings[i + 1]!; });
+  return new Html(out);
+}
+
+function render(v: unknown): string {
+  if (v instanceof Html) return v.value;
+  if (Array.isArray(v)) return v.map(render).join('');
+  if (v === null || v === undefined || v === false) return '';
+  return esc(v);
+}
+
+export const csrfField = (token: string) => html`<input type="hidden" name="_csrf" value="${token}">`;
+
+export function when(d: Date | null | undefined): string {
+  return d ? d.toISOString().replace('T', ' ').slice(0, 19) + ' UTC' : '—';
+}
+
+export type Chrome = { email: string; csrf: string } | null;
+
+const STYLE = `body{font:15px/1.5 system-ui,sans-serif;margin:0;color:#1b1f24;background:#f6f7f9}
+header{background:#1b2a41;color:#fff;padding:.6rem 1.2rem;display:flex;gap:1.2rem;align-items:center}
+header a{color:#fff;text-decoration:none}header form{margin-left:auto}main{max-width:60rem;margin:1.5rem auto;padding:0 1.2rem}
+table{border-collapse:collapse;width:100%;background:#fff}th,td{border-bottom:1px solid #dde;padding:.4rem .6rem;text-align:left}
+.notice{padding:.7rem 1rem;border-radius:6px;margin:1rem 0}.warn{background:#fff4d6;border:1px solid #e8c66a}.error{background:#fde2e1;border:1px solid #e59a96}
+.ok{background:#e3f6e7;border:1px solid #8fcf9c}code.secret{font-size:1.05rem;background:#fff;padding:.3rem .5rem;border:1px solid #ccd;word-break:break-all}
+label{display:block;margin:.6rem 0}input[type=text],input[type=email],input[type=password]{padding:.35rem;width:20rem;max-width:100%}button{padding:.35rem .8rem}`;
+
+export function page(title: string, chrome: Chrome, body: Html): string {
+  const nav = chrome ? html`<a href="/workspace/keys">Keys</a><a href="/workspace/subscription">Subscription</a><a href="/workspace/usage">Usage</a>
+<form method="post" action="/workspace/sign-out">${csrfField(chrome.csrf)}<span>${chrome.email}</span> <button type="submit">Sign out</button></form>` : html``;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${esc(title)} — risk-api workspace</title><style>${STYLE}</style></head>
+<body><header><strong>risk-api · API mode</strong>${nav}</header><main><h1>${esc(title)}</h1>${body}</main>
+<script src="/workspace/assets/app.js" defer></script></body></html>`;
+}

@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { startControlPlane, type ControlPlaneHarness } from './harness.ts';
+import { backendName } from '../helpers/backend.ts';
+
+/** The whole API-mode journey in real headless Chromium; screenshots go to test-artifacts/. */
+const ARTIFACTS = path.resolve('test-artifacts/control-plane');
+
+describe(`control plane in Chromium (${backendName})`, () => {
+  let h: ControlPlaneHarness;
+  let browser: BrowserContext;
+  let profile: string;
+  let p: Page;
+  beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    h = await startControlPlane();
+    profile = mkdtempSync(path.join(tmpdir(), 'chromium-profile-'));
+    // A fresh --user-data-dir: playwright passes it for a persistent context.
+    browser = await chromium.launchPersistentContext(profile, {
+      executablePath: '/usr/bin/chromium',
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    });
+    p = await browser.newPage();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await h?.close();
+    if (profile) rmSync(profile, { recursive: true, force: true });
+  });
+  const shot = (name: string) => p.screenshot({ path: path.join(ARTIFACTS, `${backendName}-${name}.png`), fullPage: true });
+
+  it('registers, creates a key shown once, buys a tier through the e-mailed approval URL, and revokes the key', { timeout: 300_000 }, async () => {
+    p.setDefaultTimeout(60_000); // a loaded CI machine, not a performance assertion
+    await p.goto(`${h.url}/workspace/register`);
+    await p.fill('input[name=email]', 'chromium@example.com');
+    await p.fill('input[name=password]', 'correct horse battery');
+    await Promise.all([p.waitForURL(`${h.url}/workspace/keys`), p.click('main button[type=submit]')]);
+
+    await p.fill('input[name=name]', 'browser key');
+    await p.click('main form button:has-text("Create key")');
+    const secret = (await p.textContent('#secret'))!.trim();
+    expect(secret).toMatch(/^rk_/);
+    expect(await p.textContent('#new-key')).toContain('only time it is shown');
+    await shot('keys-created');
+    await p.goto(`${h.url}/workspace/keys`);
+    expect(await p.content()).not.toContain(secret);
+
+    const score = () => fetch(`${h.url}/risk_api/score/`, { method: 'POST', headers: { 'x-api-key': secret, 'content-type': 'application/json' }, body: '{"ip":"8.8.8.8"}' });
+    const refused = await score();
+    expect(refused.status, await refused.text()).toBe(403);
+
+    await p.goto(`${h.url}/workspace/subscription`);
+    await p.check('#tier-developer');
+    await p.click('main form button:has-text("Request this tier")');
+    await p.waitForURL(/sent=1/);
+    expect(await p.textContent('#request-status')).toBe('pending');
+    await shot('subscription-pending');
+
+    const mail = await h.mailTo('chromium@example.com');
+    const approval = /(http:\/\/127\.0\.0\.1:\d+\/checkoutnow\?ba_token=I-[A-Z0-9]+)/.exec(mail.text)?.[1];
+    expect(approval, mail.text).toBeDefined();
+    await p.goto(approval!);
+    await p.click('#return');
+    await p.waitForURL(`${h.url}/workspace/subscription`);
+    expect(await p.textContent('#request-status')).toBe('active');
+    expect(await p.textContent('#current-tier')).toContain('Developer');
+    await shot('subscription-active');
+
+    const ok = await score();
+    expect(ok.status, await ok.text()).toBe(200);
+    const body = await (await score()).json() as { links?: { ip?: string } };
+
+    await p.goto(`${h.url}/workspace/usage`);
+    expect(await p.textContent('#score-usage')).toBe('2 / 1000');
+    expect(await p.locator('#usage-chart rect').count()).toBe(30);
+    await shot('usage');
+
+    if (body.links?.ip) {
+      await p.goto(body.links.ip);
+      expect(await p.textContent('#report-quota')).toContain('1 / 100');
+      await shot('report');
+      await p.goto(`${h.url}/workspace/usage`);
+      expect([await p.textContent('#score-usage'), await p.textContent('#report-usage')]).toEqual(['2 / 1000', '1 / 100']) // the report view counted on its own quota only;
+    }
+
+    await p.goto(`${h.url}/workspace/keys`);
+    await p.click('text=Revoke…');
+    await Promise.all([p.waitForURL(`${h.url}/workspace/keys`), p.click('main form button[type=submit]')]);
+    expect(await p.textContent('tbody tr td:nth-child(5)')).toBe('revoked');
+    const after = await score();
+    expect(after.status, await after.text()).toBe(401);
+  });
+});
