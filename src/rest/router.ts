@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AppError } from '../errors.ts';
+import { AppError, invalidRequest } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { Services } from '../services.ts';
 import type { BlockList } from 'node:net';
@@ -44,8 +44,7 @@ function endpoint(deps: RestDeps, spec: Endpoint): Handler {
     const input = snakeToCamelKeys(await readJsonObject(req, deps.config.maxBodyBytes)) as Record<string, unknown>;
     const checked = spec.schema.safeParse(input);
     if (!checked.success) {
-      const details = toDetails(checked.error).map((d) => ({ field: camelToSnakePath(d.field), message: d.message }));
-      throw new AppError('invalid_request', `The request body is invalid: check ${[...new Set(details.map((d) => d.field))].join(', ')}.`, details);
+      throw invalidRequest(toDetails(checked.error).map((d) => ({ field: camelToSnakePath(d.field), message: d.message })));
     }
     const context = {
       prisma: deps.services.prisma, services: deps.services, viewer, requestId, idempotencyKey,
