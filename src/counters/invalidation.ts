@@ -19,7 +19,12 @@ export async function subscribeInvalidations(url: string, prefix: string, onMess
   await subscriber.subscribe(channel(prefix), onMessage);
   return {
     publish: (message) => publishInvalidation(url, prefix, message),
-    close: async () => { await subscriber.quit().catch(() => subscriber.destroy()); },
+    // quit() waits for a reply, which never comes while the subscriber is reconnecting: destroy then.
+    close: async () => {
+      if (!subscriber.isOpen) return;
+      if (subscriber.isReady) await subscriber.quit().catch(() => subscriber.destroy());
+      else subscriber.destroy();
+    },
   };
 }
 
