@@ -53,18 +53,13 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const networkLoad = opts.network ? Promise.resolve(opts.network) : loadNetworkData(networkOptions(config));
   networkLoad.catch(() => {}); // awaited below; never an unhandled rejection meanwhile
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, inMemory: opts.inMemoryDatabase ?? false });
+  let counters: CounterStore;
   try {
     const migrated = await db.migrate();
     if (migrated.applied.length) log.info('database migrated', { applied: migrated.applied, backend: db.kind });
-  } catch (e) {
-    await db.close();
-    throw e;
-  }
-  let counters: CounterStore;
-  try {
     counters = await openCounterStore(config, log);
   } catch (e) {
-    await db.close();
+    await db.close(); // release the data directory (PGlite) before reporting the failure
     throw e;
   }
   const publications = new PublicationCache(db.prisma, { onError: (e) => log.warn('publication refresh failed', { err: String(e) }) });
