@@ -1,9 +1,13 @@
-// Prints the Pothos schema to schema.graphql (committed; test/unit/schema-file.test.ts fails when stale).
+// Prints the Pothos schemas (committed; test/unit/schema-file.test.ts fails when one is stale):
+// schema.graphql — the API-key schema of /graphql; schema.workspace.graphql — the session schema of /workspace/graphql.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { printSchema } from 'graphql';
 import { schema } from '../src/graphql/schema.ts';
+import { workspaceSchema } from '../src/web/graphql/schema.ts';
 
-const file = path.resolve(import.meta.dirname, '../schema.graphql');
-writeFileSync(file, printSchema(schema) + '\n');
-console.log(`wrote ${path.relative(process.cwd(), file)}`);
+for (const [name, s] of [['schema.graphql', schema], ['schema.workspace.graphql', workspaceSchema]] as const) {
+  const file = path.resolve(import.meta.dirname, '..', name);
+  writeFileSync(file, printSchema(s) + '\n');
+  console.log(`wrote ${path.relative(process.cwd(), file)}`);
+}

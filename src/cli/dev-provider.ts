@@ -1,45 +1,78 @@
-import { createServer, type Server } from 'node:http';
-import { createSign, randomUUID } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import { createSign, randomUUID, X509Certificate } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { signedString } from '../domain/billing/paypal-signature.ts';
+import { signedString, SIGNING_CERT_NAMES } from '../domain/billing/paypal-signature.ts';
+import { createRootCa, loadCa, type Issued } from './dev-pki.ts';
 
 /**
  * A TEST DOUBLE of PayPal Subscriptions for development and tests — never a payment provider.
  * It speaks the wire protocol the production adapter (src/domain/billing/paypal.ts) uses:
- * OAuth token, POST /v1/billing/subscriptions with an `approve` link, and signed
- * BILLING.SUBSCRIPTION.* webhooks (SHA256withRSA over the CRC32 string, certificate served at
+ * OAuth token, POST /v1/billing/subscriptions with an `approve` link, POST
+ * /v1/billing/subscriptions/{id}/cancel (204, then a CANCELLED webhook, as PayPal does), and signed
+ * BILLING.SUBSCRIPTION.* webhooks (SHA256withRSA over the CRC32 string, certificate chain served at
  * /v1/notifications/certs/...). Opening the approval URL approves and sends ACTIVATED.
- * Its certificate is self-signed, generated at start with the openssl command.
+ * Its certificates come from its own CA (made with the openssl command): root → intermediate →
+ * leaf naming messageverificationcerts.paypal.com; the chain is served leaf first, like PayPal's.
+ * The server trusts it only when told to: PAYPAL_CERT_CA_FILE=<caFile>.
  */
-export type DevProviderOptions = { port?: number; host?: string; webhookUrl: string; clientId: string; clientSecret: string; webhookId: string };
-type Sub = { id: string; planId: string; customId: string; status: string; returnUrl: string };
+export type DevProviderOptions = {
+  port?: number; host?: string; webhookUrl: string; clientId: string; clientSecret: string; webhookId: string;
+  /** Keep the root CA here (ca.pem, ca-key.pem), reused across runs so PAYPAL_CERT_CA_FILE stays valid; default: a temporary directory. */
+  caDir?: string;
+};
+type Sub = { id: string; planId: string; customId: string; status: string; returnUrl: string; cancelReason?: string };
 
-function selfSigned(): { key: string; cert: string } {
-  const dir = mkdtempSync(path.join(tmpdir(), 'dev-provider-'));
-  try {
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=dev-provider.local',
-      '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem')], { stdio: 'ignore' });
-    return { key: readFileSync(path.join(dir, 'key.pem'), 'utf8'), cert: readFileSync(path.join(dir, 'cert.pem'), 'utf8') };
-  } finally { rmSync(dir, { recursive: true, force: true }); }
+const DAY = 86_400_000;
+
+/** The root CA: from `dir` when it holds one valid for another day, otherwise made (and kept there). */
+function rootCa(dir: string): Issued {
+  const certFile = path.join(dir, 'ca.pem'), keyFile = path.join(dir, 'ca-key.pem');
+  if (existsSync(certFile) && existsSync(keyFile)) {
+    const cert = readFileSync(certFile, 'utf8');
+    if (Date.parse(new X509Certificate(cert).validTo) > Date.now() + DAY) return loadCa(cert, readFileSync(keyFile, 'utf8'));
+  }
+  const ca = createRootCa('risk-api dev provider root CA (test double)');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(keyFile, ca.key, { mode: 0o600 });
+  writeFileSync(certFile, ca.cert);
+  return ca;
 }
 
 export type DevProvider = {
   url: string; server: Server; subscriptions: Map<string, Sub>;
-  /** Sends a signed webhook for a subscription; `tweak` lets tests forge, age or alter a delivery. */
-  sendEvent(subId: string, eventType: string, tweak?: { id?: string; createTime?: string; transmissionTime?: string; planId?: string; customId?: string; signWith?: string; tamper?: boolean }): Promise<{ status: number; body: any; eventId: string }>;
+  /** The root CA file to trust (PAYPAL_CERT_CA_FILE), and the root itself (tests issue more certificates with it). */
+  caFile: string; ca: Issued;
+  /** Every cancel call received, in order, with the status answered. */
+  cancelCalls: Array<{ id: string; reason: string; status: number }>;
+  /** While on, the REST API (token, subscriptions, cancel) answers 503 as PayPal does in an outage. */
+  setOutage(on: boolean): void;
+  /** Serves a PEM document at /v1/notifications/certs/<name> (for deliveries signed with other chains). */
+  serveCertificate(name: string, pem: string): void;
+  /** Sends a signed webhook for a subscription; `tweak` lets tests forge, age or alter a delivery, or sign with another served chain (`cert`). */
+  sendEvent(subId: string, eventType: string, tweak?: { id?: string; createTime?: string; transmissionTime?: string; planId?: string; customId?: string; signWith?: string; tamper?: boolean; cert?: string }): Promise<{ status: number; body: any; eventId: string }>;
+  /** Resolves when the webhooks the double sends by itself (after a cancel) have been answered. */
+  idle(): Promise<void>;
   close(): Promise<void>;
 };
 
 export async function startDevProvider(o: DevProviderOptions): Promise<DevProvider> {
-  const { key, cert } = selfSigned();
+  const tempDir = o.caDir ? null : mkdtempSync(path.join(tmpdir(), 'dev-provider-'));
+  const caDir = o.caDir ?? tempDir!;
+  const ca = rootCa(caDir);
+  const intermediate = ca.issue({ cn: 'risk-api dev provider intermediate CA (test double)', ca: true, notAfter: new Date(Date.now() + 90 * DAY) });
+  const leaf = intermediate.issue({ cn: SIGNING_CERT_NAMES[0], dns: [SIGNING_CERT_NAMES[0]] });
+  const certs = new Map<string, string>([['CERT-dev', leaf.cert + intermediate.cert]]);
   const subs = new Map<string, Sub>();
   const tokens = new Set<string>();
+  const cancelCalls: DevProvider['cancelCalls'] = [];
+  const inFlight = new Set<Promise<unknown>>();
+  let outage = false;
   let url = '';
-  const json = (res: import('node:http').ServerResponse, status: number, body: unknown) => { res.writeHead(status, { 'content-type': 'application/json' }); res.end(JSON.stringify(body)); };
+  const json = (res: ServerResponse, status: number, body: unknown) => { res.writeHead(status, { 'content-type': 'application/json' }); res.end(JSON.stringify(body)); };
+  const authorized = (h: string | undefined) => tokens.has((h ?? '').replace(/^Bearer /, ''));
 
   async function sendEvent(subId: string, eventType: string, t: Parameters<DevProvider['sendEvent']>[2] = {}) {
     const sub = subs.get(subId);
@@ -51,13 +84,13 @@ export async function startDevProvider(o: DevProviderOptions): Promise<DevProvid
     }));
     const transmissionId = randomUUID();
     const transmissionTime = t.transmissionTime ?? new Date().toISOString();
-    const signature = createSign('RSA-SHA256').update(signedString(transmissionId, transmissionTime, o.webhookId, body)).sign(t.signWith ?? key, 'base64');
+    const signature = createSign('RSA-SHA256').update(signedString(transmissionId, transmissionTime, o.webhookId, body)).sign(t.signWith ?? leaf.key, 'base64');
     const sent = t.tamper ? Buffer.from(body.toString().replace(sub.customId, `${sub.customId}X`)) : body;
     const res = await fetch(o.webhookUrl, {
       method: 'POST', body: sent,
       headers: {
         'content-type': 'application/json', 'paypal-transmission-id': transmissionId, 'paypal-transmission-time': transmissionTime,
-        'paypal-transmission-sig': signature, 'paypal-auth-algo': 'SHA256withRSA', 'paypal-cert-url': `${url}/v1/notifications/certs/CERT-dev`,
+        'paypal-transmission-sig': signature, 'paypal-auth-algo': 'SHA256withRSA', 'paypal-cert-url': `${url}/v1/notifications/certs/${t.cert ?? 'CERT-dev'}`,
       },
     });
     const text = await res.text();
@@ -66,11 +99,19 @@ export async function startDevProvider(o: DevProviderOptions): Promise<DevProvid
     return { status: res.status, body: parsed, eventId };
   }
 
+  /** A webhook the double sends on its own, after answering (PayPal notifies asynchronously too). */
+  function notifyLater(subId: string, eventType: string) {
+    const p: Promise<unknown> = new Promise((r) => setImmediate(r)).then(() => sendEvent(subId, eventType)).catch(() => {}).finally(() => inFlight.delete(p));
+    inFlight.add(p);
+  }
+
   const server = createServer(async (req, res) => {
     const u = new URL(req.url ?? '/', 'http://x');
     const chunks: Buffer[] = [];
     for await (const c of req as AsyncIterable<Buffer>) chunks.push(c);
     const raw = Buffer.concat(chunks).toString('utf8');
+    const api = u.pathname === '/v1/oauth2/token' || u.pathname.startsWith('/v1/billing/');
+    if (api && outage) return json(res, 503, { name: 'SERVICE_UNAVAILABLE', message: 'Service Unavailable (dev provider outage)' });
     if (req.method === 'POST' && u.pathname === '/v1/oauth2/token') {
       const expected = `Basic ${Buffer.from(`${o.clientId}:${o.clientSecret}`).toString('base64')}`;
       if (req.headers.authorization !== expected) return json(res, 401, { error: 'invalid_client' });
@@ -79,16 +120,41 @@ export async function startDevProvider(o: DevProviderOptions): Promise<DevProvid
       return json(res, 200, { access_token: token, token_type: 'Bearer', expires_in: 32400 });
     }
     if (req.method === 'POST' && u.pathname === '/v1/billing/subscriptions') {
-      if (!tokens.has((req.headers.authorization ?? '').replace(/^Bearer /, ''))) return json(res, 401, { name: 'AUTHENTICATION_FAILURE' });
+      if (!authorized(req.headers.authorization)) return json(res, 401, { name: 'AUTHENTICATION_FAILURE' });
       const b = JSON.parse(raw) as { plan_id: string; custom_id: string; application_context?: { return_url?: string } };
       const id = `I-${randomUUID().replace(/-/g, '').slice(0, 12).toUpperCase()}`;
       subs.set(id, { id, planId: b.plan_id, customId: b.custom_id, status: 'APPROVAL_PENDING', returnUrl: b.application_context?.return_url ?? '' });
       return json(res, 201, { id, status: 'APPROVAL_PENDING', plan_id: b.plan_id, custom_id: b.custom_id, links: [
         { href: `${url}/checkoutnow?ba_token=${id}`, rel: 'approve', method: 'GET' }, { href: `${url}/v1/billing/subscriptions/${id}`, rel: 'self', method: 'GET' }] });
     }
-    if (req.method === 'GET' && u.pathname === '/v1/notifications/certs/CERT-dev') {
+    const cancel = /^\/v1\/billing\/subscriptions\/([^/]+)\/cancel$/.exec(u.pathname);
+    if (req.method === 'POST' && cancel) {
+      const id = decodeURIComponent(cancel[1]!);
+      let reason: unknown;
+      try { reason = (JSON.parse(raw) as { reason?: unknown }).reason; } catch { /* checked below */ }
+      const answer = (status: number, body?: unknown) => {
+        cancelCalls.push({ id, reason: String(reason ?? ''), status });
+        if (body === undefined) { res.writeHead(status); return res.end(); }
+        return json(res, status, body);
+      };
+      if (!authorized(req.headers.authorization)) return answer(401, { name: 'AUTHENTICATION_FAILURE' });
+      if (typeof reason !== 'string' || reason.length < 1 || reason.length > 128) {
+        return answer(400, { name: 'INVALID_REQUEST', details: [{ field: '/reason', issue: 'MISSING_REQUIRED_PARAMETER' }] });
+      }
+      const sub = subs.get(id);
+      if (!sub) return answer(404, { name: 'RESOURCE_NOT_FOUND', details: [{ issue: 'INVALID_RESOURCE_ID' }] });
+      if (sub.status !== 'ACTIVE' && sub.status !== 'SUSPENDED') {
+        return answer(422, { name: 'UNPROCESSABLE_ENTITY', details: [{ issue: 'SUBSCRIPTION_STATUS_INVALID', description: 'Invalid subscription status for cancel action; subscription status should be active or suspended.' }] });
+      }
+      sub.status = 'CANCELLED';
+      sub.cancelReason = reason;
+      answer(204);
+      return notifyLater(id, 'BILLING.SUBSCRIPTION.CANCELLED');
+    }
+    const certName = /^\/v1\/notifications\/certs\/([^/]+)$/.exec(u.pathname)?.[1];
+    if (req.method === 'GET' && certName && certs.has(certName)) {
       res.writeHead(200, { 'content-type': 'application/x-pem-file' });
-      return res.end(cert);
+      return res.end(certs.get(certName));
     }
     if (req.method === 'GET' && u.pathname === '/checkoutnow') {
       const sub = subs.get(u.searchParams.get('ba_token') ?? '');
@@ -103,19 +169,27 @@ export async function startDevProvider(o: DevProviderOptions): Promise<DevProvid
   await new Promise<void>((resolve) => server.listen(o.port ?? 0, o.host ?? '127.0.0.1', resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    url, server, subscriptions: subs, sendEvent,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    url, server, subscriptions: subs, caFile: path.join(caDir, 'ca.pem'), ca, cancelCalls, sendEvent,
+    setOutage(on) { outage = on; },
+    serveCertificate(name, pem) { certs.set(name, pem); },
+    async idle() { while (inFlight.size) await Promise.all([...inFlight]); },
+    close: async () => {
+      await new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); });
+      if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+    },
   };
 }
 
-/** `npx risk-api dev-provider [--port N] [--webhook-url URL]`: prints the PAYPAL_* settings to start the server with. */
+/** `npx risk-api dev-provider [--port N] [--webhook-url URL] [--ca-dir DIR]`: prints the PAYPAL_* settings to start the server with. */
 export async function runDevProvider(argv: string[]): Promise<void> {
   const arg = (name: string, fallback: string) => { const i = argv.indexOf(`--${name}`); return i >= 0 && argv[i + 1] ? argv[i + 1]! : fallback; };
   const p = await startDevProvider({
     port: Number(arg('port', '8089')), webhookUrl: arg('webhook-url', 'http://127.0.0.1:8080/webhooks/paypal'),
-    clientId: 'dev-client', clientSecret: 'dev-secret', webhookId: 'WH-DEV',
+    clientId: 'dev-client', clientSecret: 'dev-secret', webhookId: 'WH-DEV', caDir: path.resolve(arg('ca-dir', 'data/dev-provider')),
   });
   console.log(`dev provider (a PayPal test double, not a payment provider) at ${p.url}\nStart the server with:\n` +
     `  PAYPAL_API_BASE=${p.url} PAYPAL_CLIENT_ID=dev-client PAYPAL_CLIENT_SECRET=dev-secret PAYPAL_WEBHOOK_ID=WH-DEV \\\n` +
-    `  PAYPAL_PLANS=developer=P-DEV-DEVELOPER,startup=P-DEV-STARTUP,business=P-DEV-BUSINESS,enterprise=P-DEV-ENTERPRISE npm start`);
+    `  PAYPAL_PLANS=developer=P-DEV-DEVELOPER,startup=P-DEV-STARTUP,business=P-DEV-BUSINESS,enterprise=P-DEV-ENTERPRISE \\\n` +
+    `  PAYPAL_CERT_CA_FILE=${p.caFile} npm start\n` +
+    `(PAYPAL_CERT_CA_FILE trusts this test double's own root CA, kept in ${path.dirname(p.caFile)} across runs: never set it in production.)`);
 }

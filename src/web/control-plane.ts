@@ -15,6 +15,7 @@ import { APP_JS } from './assets.ts';
 import { readForm } from './http.ts';
 import { isAppError } from '../errors.ts';
 import { errorFields } from '../log.ts';
+import { createWorkspaceGraphql, WORKSPACE_GRAPHQL_PATH } from './graphql/server.ts';
 
 /**
  * The web workspace control plane (API mode) under /workspace/. Sessions only: a request
@@ -23,11 +24,14 @@ import { errorFields } from '../log.ts';
 export type ControlPlane = (req: IncomingMessage, res: ServerResponse, path: string) => Promise<void>;
 
 export function createControlPlane(deps: WebDeps): ControlPlane {
+  const graphql = createWorkspaceGraphql(deps);
   return async (req, res, path) => {
     const w: WebRequest = {
       req, res, path, method: req.method ?? 'GET', query: new URL(req.url ?? '/', 'http://x').searchParams,
       ip: clientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], deps.proxies), session: null,
     };
+    // The session GraphQL answers JSON, never HTML pages: it does its own session, API-key and CSRF checks.
+    if (path === WORKSPACE_GRAPHQL_PATH || path === `${WORKSPACE_GRAPHQL_PATH}/`) return graphql(w);
     try {
       await route(deps, w);
     } catch (e) {
@@ -54,7 +58,7 @@ async function route(deps: WebDeps, w: WebRequest) {
   if (path === '/workspace/register') return registerPage(deps, w);
   if (path === '/workspace/sign-in') return w.session && method === 'GET' ? redirect(w.res, '/workspace/keys') : signInPage(deps, w);
   if (!w.session) {
-    if (method === 'GET' && !path.startsWith('/workspace/graphql')) return redirect(w.res, '/workspace/sign-in');
+    if (method === 'GET') return redirect(w.res, '/workspace/sign-in');
     throw new WebError(401, 'Sign in first: this page needs a signed-in session.');
   }
   const s = w as SignedIn;

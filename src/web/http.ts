@@ -7,9 +7,16 @@ export function readCookies(req: IncomingMessage): Map<string, string> {
   const out = new Map<string, string>();
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const eq = part.indexOf('=');
-    if (eq > 0) out.set(part.slice(0, eq).trim(), decodeURIComponent(part.slice(eq + 1).trim()));
+    if (eq <= 0) continue;
+    const value = decodeCookieValue(part.slice(eq + 1).trim());
+    if (value !== null) out.set(part.slice(0, eq).trim(), value);
   }
   return out;
+}
+
+/** A malformed escape ("%zz", a cut UTF-8 sequence) is not our cookie: ignored, never a 500 (URIError). */
+function decodeCookieValue(raw: string): string | null {
+  try { return decodeURIComponent(raw); } catch { return null; }
 }
 
 export type CookieOptions = { maxAgeS: number; secure: boolean; path?: string };

@@ -1,7 +1,8 @@
 import { html, page, csrfField, when, type Html } from './html.ts';
 import { readForm, redirect, sendHtml } from './http.ts';
 import type { SignedIn, WebDeps } from './context.ts';
-import { createApiKey, listApiKeys, revokeApiKey, KEY_NAME_MAX } from '../domain/access/keys.ts';
+import { KEY_NAME_MAX } from '../domain/access/keys.ts';
+import { createKey, findKey, listKeys, revokeKey } from './workspace-actions.ts';
 import { WebError } from './web-error.ts';
 
 /**
@@ -10,7 +11,7 @@ import { WebError } from './web-error.ts';
  */
 async function render(deps: WebDeps, w: SignedIn, status: number, top: Html | string = '') {
   const a = w.session.account;
-  const keys = (await listApiKeys(deps.services.prisma, { workspace: a.workspaceName })).reverse();
+  const keys = await listKeys(deps, a);
   const rows = keys.map((k) => html`<tr data-prefix="${k.prefix}"><td>${k.name}</td><td><code>${k.prefix}</code></td><td>${when(new Date(k.created_at))}</td>
 <td>${k.last_used_at ? when(new Date(k.last_used_at)) : 'never'}</td><td>${k.status}</td>
 <td>${k.status === 'active' ? html`<a href="/workspace/keys/${k.prefix}/revoke">Revoke…</a>` : ''}</td></tr>`);
@@ -29,10 +30,8 @@ export async function keysPage(deps: WebDeps, w: SignedIn) {
   if (w.method !== 'POST') return render(deps, w, 200);
   const f = await readForm(w.req);
   const a = w.session.account;
-  const created = await createApiKey(deps.services.prisma, deps.pepper, { workspace: a.workspaceName, name: f.get('name') ?? '', accountId: a.id })
-    .catch((e) => { throw new WebError(400, (e as Error).message); });
-  deps.log.info('api key created', { accountId: a.id, prefix: created.prefix });
-  const shown = html`<div class="notice warn" id="new-key" role="status"><p><strong>Your new key “${created.name}”.</strong>
+  const created = await createKey(deps, a, f.get('name') ?? ''); // a bad name: invalid_request, rendered as 400
+  const shown = html`<div class="notice warn" id="new-key" role="status"><p><strong>Your new key “${created.key.name}”.</strong>
 Copy it now: this is the only time it is shown. After you leave or reload this page it cannot be shown again — only a hash is stored.</p>
 <p><code class="secret" id="secret">${created.secret}</code> <button type="button" data-copy="#secret">Copy</button></p></div>`;
   await render(deps, w, 201, shown);
@@ -40,13 +39,10 @@ Copy it now: this is the only time it is shown. After you leave or reload this p
 
 export async function revokePage(deps: WebDeps, w: SignedIn, prefix: string) {
   const a = w.session.account;
-  const key = (await listApiKeys(deps.services.prisma, { workspace: a.workspaceName })).find((k) => k.prefix === prefix);
+  const key = await findKey(deps, a, prefix);
   if (!key) throw new WebError(404, `No key with prefix ${prefix} in this workspace.`);
   if (w.method === 'POST') {
-    await revokeApiKey(deps.services.prisma, prefix, a.workspaceId);
-    deps.verifier.invalidate(prefix);
-    await deps.announce?.(`key:${prefix}`).catch((e) => deps.log.warn('revocation announce failed', { err: String(e) }));
-    deps.log.info('api key revoked', { accountId: a.id, prefix });
+    await revokeKey(deps, a, prefix);
     return redirect(w.res, '/workspace/keys');
   }
   const body = html`<p>Revoke <strong>${key.name}</strong> (<code>${key.prefix}</code>)? Every call with it is refused from then on. This cannot be undone.</p>

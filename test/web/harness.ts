@@ -60,7 +60,7 @@ export async function startControlPlane(opts: { smtp?: boolean } = {}): Promise<
   try {
     env = await freshEnvironment({
       BASE_URL: url, PAYPAL_API_BASE: provider.url, PAYPAL_CLIENT_ID: 'cid', PAYPAL_CLIENT_SECRET: 'csecret', PAYPAL_WEBHOOK_ID: 'WH-TEST',
-      PAYPAL_PLANS: 'developer=P-DEV,startup=P-START', ...(smtp ? { SMTP_URL: `smtp://127.0.0.1:${smtpPort}` } : {}),
+      PAYPAL_PLANS: 'developer=P-DEV,startup=P-START', PAYPAL_CERT_CA_FILE: provider.caFile, ...(smtp ? { SMTP_URL: `smtp://127.0.0.1:${smtpPort}` } : {}),
     });
     const logs: string[] = [];
     const app = await createApp(loadConfig({ ...env.env, LOG_LEVEL: 'debug' }), { log: createLogger('debug', (l) => logs.push(l)) });

@@ -1,13 +1,24 @@
+import { readFileSync } from 'node:fs';
 import type { PaymentProvider, VerifiedEvent, SubscriptionEventKind } from './provider.ts';
 import { ProviderUnavailable, WebhookRejected } from './provider.ts';
-import { CertificateCache, checkFreshness, readSignatureHeaders, signedString, verifySignature } from './paypal-signature.ts';
+import { CertificateCache, checkFreshness, readSignatureHeaders, signedString, TrustAnchors, verifyChain, verifySignature } from './paypal-signature.ts';
 
 /**
  * PayPal Subscriptions (REST v1): OAuth client-credentials token, POST /v1/billing/subscriptions
  * against the tier's plan, the buyer approves at the `approve` link, and PayPal reports the
- * outcome by webhook (BILLING.SUBSCRIPTION.*), verified locally (paypal-signature.ts).
+ * outcome by webhook (BILLING.SUBSCRIPTION.*), verified locally (paypal-signature.ts). A superseded
+ * subscription is cancelled with POST /v1/billing/subscriptions/{id}/cancel (cancellations.ts retries it).
  */
-export type PayPalSettings = { apiBase: string; clientId: string; clientSecret: string; webhookId: string; plans: Record<string, string>; certHosts: string[] };
+export type PayPalSettings = {
+  apiBase: string; clientId: string; clientSecret: string; webhookId: string; plans: Record<string, string>; certHosts: string[];
+  /** PEM file of CA certificates trusted, besides Node's roots, as anchors of the webhook certificate chain. */
+  certCaFile?: string | undefined;
+};
+
+/** A PayPal answer other than 2xx: retried by callers, except where the status says retrying is useless. */
+class PayPalHttpError extends ProviderUnavailable {
+  constructor(message: string, readonly status: number, readonly issues: string[]) { super(message); }
+}
 
 const KINDS: Record<string, SubscriptionEventKind> = {
   'BILLING.SUBSCRIPTION.ACTIVATED': 'activated',
@@ -21,9 +32,15 @@ export class PayPalProvider implements PaymentProvider {
   readonly name = 'PayPal';
   private token: { value: string; until: number } | null = null;
   private certs: CertificateCache;
+  private anchors: TrustAnchors;
 
   constructor(private s: PayPalSettings, private now = () => Date.now()) {
     const apiOrigin = new URL(s.apiBase).origin;
+    let extra = '';
+    if (s.certCaFile) {
+      try { extra = readFileSync(s.certCaFile, 'utf8'); } catch (e) { throw new Error(`PAYPAL_CERT_CA_FILE: cannot read ${s.certCaFile}: ${(e as Error).message}`); }
+    }
+    try { this.anchors = new TrustAnchors(extra); } catch (e) { throw new Error(`PAYPAL_CERT_CA_FILE: ${s.certCaFile} ${(e as Error).message}`); }
     // The certificate must come from PayPal itself (https, a configured host) or from the configured API origin.
     this.certs = new CertificateCache((u) => u.origin === apiOrigin || (u.protocol === 'https:' && s.certHosts.includes(u.hostname)));
   }
@@ -60,8 +77,10 @@ export class PayPalProvider implements PaymentProvider {
   async verifyWebhook(headers: Record<string, string | string[] | undefined>, rawBody: Buffer): Promise<VerifiedEvent> {
     const h = readSignatureHeaders(headers);
     checkFreshness(h.transmissionTime, this.now());
-    const pem = await this.certs.get(h.certUrl).catch((e) => { throw e instanceof WebhookRejected ? e : new WebhookRejected(`certificate unavailable: ${String(e)}`); });
-    verifySignature(pem, signedString(h.transmissionId, h.transmissionTime, this.s.webhookId, rawBody), h.signature, h.authAlgo);
+    if (h.authAlgo !== 'SHA256withRSA') throw new WebhookRejected(`unsupported PAYPAL-AUTH-ALGO ${h.authAlgo}`);
+    const chain = await this.certs.get(h.certUrl).catch((e) => { throw e instanceof WebhookRejected ? e : new WebhookRejected(`certificate unavailable: ${String(e)}`); });
+    const leaf = verifyChain(chain, this.anchors, this.now());
+    verifySignature(leaf, signedString(h.transmissionId, h.transmissionTime, this.s.webhookId, rawBody), h.signature, h.authAlgo);
     let event: { id?: unknown; event_type?: unknown; create_time?: unknown; resource?: { id?: unknown; plan_id?: unknown; custom_id?: unknown } };
     try { event = JSON.parse(rawBody.toString('utf8')); } catch { throw new WebhookRejected('body is not JSON'); }
     const str = (v: unknown) => (typeof v === 'string' && v.length > 0 ? v : null);
@@ -73,6 +92,23 @@ export class PayPalProvider implements PaymentProvider {
     };
   }
 
+  async cancelSubscription(providerId: string, reason: string): Promise<'cancelled' | 'inactive'> {
+    const token = await this.accessToken();
+    try {
+      await this.call(`/v1/billing/subscriptions/${encodeURIComponent(providerId)}/cancel`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ reason: reason.slice(0, 128) || 'Cancelled' }),
+      });
+      return 'cancelled';
+    } catch (e) {
+      // 422 SUBSCRIPTION_STATUS_INVALID: "status should be active or suspended": it bills no more already.
+      // USER_ACCOUNT_CLOSED: the buyer's account is closed: nothing can be charged to it.
+      if (e instanceof PayPalHttpError && e.status === 422 && e.issues.some((i) => i === 'SUBSCRIPTION_STATUS_INVALID' || i === 'USER_ACCOUNT_CLOSED')) return 'inactive';
+      throw e;
+    }
+  }
+
   private async call(path: string, init: RequestInit): Promise<unknown> {
     let res: Response;
     try {
@@ -81,7 +117,13 @@ export class PayPalProvider implements PaymentProvider {
       throw new ProviderUnavailable(`PayPal unreachable: ${String(e)}`);
     }
     const text = await res.text();
-    if (!res.ok) throw new ProviderUnavailable(`PayPal ${path} answered ${res.status}: ${text.slice(0, 300)}`);
+    if (!res.ok) {
+      if (res.status === 401) this.token = null; // a revoked or expired token: the next attempt gets a new one
+      let issues: string[] = [];
+      try { issues = ((JSON.parse(text) as { details?: Array<{ issue?: unknown }> }).details ?? []).map((d) => String(d.issue)); } catch { /* not JSON */ }
+      throw new PayPalHttpError(`PayPal ${path} answered ${res.status}: ${text.slice(0, 300)}`, res.status, issues);
+    }
+    if (res.status === 204 || text === '') return null;
     try { return JSON.parse(text); } catch { throw new ProviderUnavailable(`PayPal ${path} answered non-JSON`); }
   }
 }

@@ -27,6 +27,12 @@ export interface PaymentProvider {
   createSubscription(input: { planId: string; orderCode: string; email: string; returnUrl: string; cancelUrl: string }): Promise<CreatedSubscription>;
   /** Verifies the signature and freshness of a webhook delivery; throws WebhookRejected otherwise. */
   verifyWebhook(headers: Record<string, string | string[] | undefined>, rawBody: Buffer): Promise<VerifiedEvent>;
+  /**
+   * Cancels a subscription at the provider so it bills no more. `cancelled`: the provider accepted it;
+   * `inactive`: the provider says it is not active any more (already cancelled or expired, or never
+   * approved), so there is nothing to cancel. Throws ProviderUnavailable when it should be retried.
+   */
+  cancelSubscription(providerId: string, reason: string): Promise<'cancelled' | 'inactive'>;
 }
 
 export class WebhookRejected extends Error {

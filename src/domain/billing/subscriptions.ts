@@ -6,6 +6,7 @@ import type { Mailer } from '../mail/outbox.ts';
 import type { AccountView } from '../accounts/accounts.ts';
 import type { TierCatalog } from '../metering/tiers.ts';
 import type { PaymentProvider } from './provider.ts';
+import type { ProviderCancellations } from './cancellations.ts';
 import { AppError } from '../../errors.ts';
 import { approvalMail } from './approval-mail.ts';
 
@@ -16,13 +17,16 @@ import { approvalMail } from './approval-mail.ts';
  *   payment_failed a renewal payment failed; the tier stays while the provider retries
  *   suspended      provider suspended it (payments failed for good); workspace back to free
  *   cancelled      cancelled or expired at the provider; terminal; workspace back to free
- *   superseded     another request of the workspace became active later
+ *   superseded     another request of the workspace became active later; cancelled at the provider
+ *                  (ProviderCancellation, retried until it succeeds; its CANCELLED event keeps the tier)
  */
 export type BillingDeps = {
   prisma: PrismaClient; provider: PaymentProvider | null; mailer: Mailer; counters: CounterStore;
   tiers: TierCatalog; baseUrl: string; log: Logger;
   /** Called after a workspace's tier changed: drop cached keys here and in every process. */
   tierChanged: () => Promise<void>;
+  /** Sends superseded subscriptions' cancellations to the provider (null without a provider). */
+  cancellations: Pick<ProviderCancellations, 'kick'> | null;
 };
 
 export const RESEND_WINDOW_MS = 60_000;

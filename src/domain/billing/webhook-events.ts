@@ -6,6 +6,10 @@ import type { VerifiedEvent } from './provider.ts';
  * transaction as its effect), so a replay changes nothing; an event older than the newest one
  * applied to its subscription is ignored, so out-of-order delivery never regresses the state;
  * an event whose plan or order code does not match the request is logged and ignored.
+ * A request that becomes active supersedes the workspace's other active one, which is then
+ * cancelled at the provider: the cancellation is recorded in the same transaction and sent after
+ * it (cancellations.ts), so the webhook is acknowledged at once even when the provider is down.
+ * The CANCELLED event that follows for a superseded request leaves the workspace's tier alone.
  */
 export type EventOutcome = 'applied' | 'replayed' | 'out_of_order' | 'mismatch' | 'unknown_subscription' | 'ignored';
 
@@ -17,7 +21,7 @@ const NEXT: Record<string, Record<string, string>> = {
 };
 
 export async function applyEvent(deps: BillingDeps, e: VerifiedEvent): Promise<EventOutcome> {
-  let tierChanged = false;
+  let tierChanged = false, toCancel = 0;
   const outcome = await deps.prisma.$transaction(async (tx): Promise<EventOutcome> => {
     const seen = await tx.providerEvent.findUnique({ where: { id: e.id } });
     if (seen) return 'replayed';
@@ -33,10 +37,20 @@ export async function applyEvent(deps: BillingDeps, e: VerifiedEvent): Promise<E
     if (!next) return record('ignored');
     await tx.subscriptionRequest.update({ where: { id: r.id }, data: { status: next, lastEventAt: e.createdAt, updatedAt: new Date() } });
     if (next === 'active') {
-      await tx.subscriptionRequest.updateMany({ where: { workspaceId: r.workspaceId, status: { in: ['active', 'payment_failed'] }, id: { not: r.id } }, data: { status: 'superseded' } });
+      const superseded = await tx.subscriptionRequest.findMany({ where: { workspaceId: r.workspaceId, status: { in: ['active', 'payment_failed'] }, id: { not: r.id } } });
+      if (superseded.length) {
+        await tx.subscriptionRequest.updateMany({ where: { id: { in: superseded.map((o) => o.id) } }, data: { status: 'superseded', updatedAt: new Date() } });
+        const made = await tx.providerCancellation.createMany({
+          data: superseded.map((o) => ({ requestId: o.id, providerId: o.providerId, status: 'pending', reason: `Replaced by order ${r.orderCode} (${r.tier} tier)` })),
+          skipDuplicates: true,
+        });
+        toCancel = made.count;
+      }
       await tx.workspace.update({ where: { id: r.workspaceId }, data: { tier: r.tier } });
       tierChanged = true;
     } else if (next === 'cancelled' || next === 'suspended') {
+      // Cancelled or expired at the provider: a cancellation still waiting to be sent has nothing left to do.
+      if (next === 'cancelled') await tx.providerCancellation.updateMany({ where: { requestId: r.id, status: 'pending' }, data: { status: 'inactive', doneAt: new Date() } });
       const stillActive = await tx.subscriptionRequest.findFirst({ where: { workspaceId: r.workspaceId, status: { in: ['active', 'payment_failed'] } } });
       if (!stillActive && r.status !== 'pending' && r.status !== 'superseded') {
         await tx.workspace.update({ where: { id: r.workspaceId }, data: { tier: 'free' } });
@@ -46,6 +60,7 @@ export async function applyEvent(deps: BillingDeps, e: VerifiedEvent): Promise<E
     return record('applied');
   });
   if (tierChanged) await deps.tierChanged();
+  if (toCancel > 0) deps.cancellations?.kick();
   deps.log.info('provider event', { eventId: e.id, type: e.rawType, outcome });
   return outcome;
 }
