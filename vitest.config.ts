@@ -11,6 +11,6 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     pool: 'forks',
     testTimeout: 30_000,
-    hookTimeout: 60_000,
+    hookTimeout: 120_000, // server start-up (network data, database) on a loaded 2-core CI machine
   },
 });

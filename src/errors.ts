@@ -19,6 +19,7 @@ export const ERROR_STATUS = {
   idempotency_in_progress: 409,
   service_unavailable: 503,
   quota_unavailable: 503,
+  database_unavailable: 503,
   internal_error: 500,
 } as const;
 

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.ts';
 import { migrate, type MigrationResult } from './migrate.ts';
 import { pgliteRunner, postgresRunner } from './sql.ts';
@@ -28,7 +29,15 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
 }
 
 async function openPostgres(url: string): Promise<Database> {
-  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: 10 }) });
+  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  // A connection PostgreSQL drops (restart, failover, pg_terminate_backend) reports an 'error' event.
+  // pg-pool hands a new connection out before its borrower can listen: when the drop arrives in the
+  // same read as the connection's first ReadyForQuery, the event found no listener and killed the
+  // process. Every connection keeps this listener for life; the pool and the borrower still see the
+  // error (the query fails with it, the broken connection is discarded on release).
+  pool.on('connect', (client) => client.on('error', () => {}));
+  pool.on('error', () => {}); // an idle connection dropped: pg-pool already removed it
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   return {
     prisma,
     kind: 'postgresql',
@@ -37,7 +46,10 @@ async function openPostgres(url: string): Promise<Database> {
       try { return await migrate(runner); } finally { await runner.close(); }
     },
     async ping() { await prisma.$queryRawUnsafe('SELECT 1'); },
-    async close() { await prisma.$disconnect(); },
+    async close() {
+      await prisma.$disconnect();
+      await pool.end(); // the adapter leaves a pool it was given open
+    },
   };
 }
 

@@ -1,5 +1,12 @@
 import type { z } from 'zod';
 
+/**
+ * Instants a request may name (filters, windows): years 1-9999. JavaScript dates reach 271,821 BC,
+ * which PostgreSQL's timestamp (from 4713 BC) cannot hold: such a date must be refused, not queried.
+ */
+export const DATE_RANGE = { min: new Date('0001-01-01T00:00:00.000Z'), max: new Date('9999-12-31T23:59:59.999Z') } as const;
+export const inDateRange = (d: Date) => d.getTime() >= DATE_RANGE.min.getTime() && d.getTime() <= DATE_RANGE.max.getTime();
+
 /** One problem with one request field, in words a client developer can act on. */
 export type ErrorDetail = { field: string; message: string };
 

@@ -1,4 +1,5 @@
 import SchemaBuilder from '@pothos/core';
+import { GraphQLError, Kind } from 'graphql';
 import PrismaPlugin from '@pothos/plugin-prisma';
 import RelayPlugin from '@pothos/plugin-relay';
 import type PrismaTypes from '../generated/pothos-types.ts';
@@ -6,6 +7,7 @@ import { getDatamodel } from '../generated/pothos-types.ts';
 import type { GraphQLContext } from './context.ts';
 import { workspaceDb } from './scope.ts';
 import { decodeNodeId, encodeNodeId } from './node-id.ts';
+import { inDateRange } from '../domain/validation.ts';
 
 /** Builder configuration only; each type lives in its own file under ./types. */
 export const builder = new SchemaBuilder<{
@@ -56,12 +58,18 @@ export const builder = new SchemaBuilder<{
 builder.queryType({ description: 'Reads of the calling workspace\'s memory. Every field requires an API key.' });
 builder.mutationType({ description: 'Writebacks into the calling workspace\'s memory (free: never counted against the score quota).' });
 
+/** DateTime input: a string JavaScript reads as a date, in the years 1-9999. */
+function parseDateTime(value: unknown): Date {
+  // GraphQLErrors (not TypeErrors) mark these as the client's input: answered as invalid, not masked as internal.
+  const date = typeof value === 'string' ? new Date(value) : new Date(NaN);
+  if (Number.isNaN(date.getTime())) throw new GraphQLError('DateTime must be an ISO 8601 timestamp string');
+  if (!inDateRange(date)) throw new GraphQLError('DateTime must be in the years 1-9999');
+  return date;
+}
+
 builder.scalarType('DateTime', {
   description: 'An ISO 8601 timestamp with UTC offset, e.g. 2026-11-23T10:04:00.000Z.',
   serialize: (value) => (value as Date).toISOString(),
-  parseValue: (value) => {
-    const date = new Date(String(value));
-    if (Number.isNaN(date.getTime())) throw new TypeError('DateTime must be an ISO 8601 timestamp');
-    return date;
-  },
+  parseValue: parseDateTime,
+  parseLiteral: (ast) => parseDateTime(ast.kind === Kind.STRING ? ast.value : null),
 });

@@ -1,4 +1,4 @@
-import { GraphQLError, Lexer, Source, TokenKind, type ExecutionResult } from 'graphql';
+import { GraphQLError, Lexer, Source, TokenKind, type ASTVisitor, type ExecutionResult, type ValidationContext } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { QUERY_LIMITS, aliasLimitRule, depthLimitRule, estimateCost, tooComplex } from './limits.ts';
 
@@ -18,6 +18,7 @@ export function useQueryLimits(): Plugin {
     onValidate({ addValidationRule }) {
       addValidationRule(depthLimitRule);
       addValidationRule(aliasLimitRule);
+      addValidationRule(knownOperationTypeRule);
     },
     onExecute({ args, setResultAndStopExecution }) {
       let cost: number;
@@ -52,4 +53,18 @@ function tokensExceed(query: string, max: number): boolean {
     for (let n = 0; lexer.advance().kind !== TokenKind.EOF; n++) if (n >= max) return true;
   } catch { return false; } // a syntax error: let the parser report it
   return false;
+}
+
+/**
+ * graphql 16 lets `subscription { … }` through validation on a schema without that root type
+ * (graphql 17's KnownOperationTypesRule), and the executor then throws: an internal error. Refused here instead.
+ */
+export function knownOperationTypeRule(context: ValidationContext): ASTVisitor {
+  return {
+    OperationDefinition(op) {
+      const schema = context.getSchema();
+      const root = op.operation === 'query' ? schema.getQueryType() : op.operation === 'mutation' ? schema.getMutationType() : schema.getSubscriptionType();
+      if (!root) context.reportError(new GraphQLError(`This API has no ${op.operation} operations.`, { nodes: op }));
+    },
+  };
 }

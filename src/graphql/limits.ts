@@ -39,25 +39,41 @@ function fragmentsOf(document: DocumentNode): Map<string, FragmentDefinitionNode
   return map;
 }
 
-function depthOf(set: SelectionSetNode | undefined, fragments: Map<string, FragmentDefinitionNode>, seen: Set<string>): number {
+/**
+ * Depth of a selection set, fragments expanded. Each fragment's depth is computed once (`memo`):
+ * without that, fragments spreading the next one twice cost 2^n walks, a CPU hang from a
+ * document of a few hundred tokens. A fragment already on the path (a cycle, which validation
+ * refuses anyway) adds nothing.
+ */
+function depthOf(set: SelectionSetNode | undefined, fragments: Map<string, FragmentDefinitionNode>, memo: Map<string, number>, active: Set<string>): number {
   if (!set) return 0;
   let max = 0;
   for (const s of set.selections) {
-    if (s.kind === Kind.FIELD) max = Math.max(max, s.selectionSet ? 1 + depthOf(s.selectionSet, fragments, seen) : 1);
-    else if (s.kind === Kind.INLINE_FRAGMENT) max = Math.max(max, depthOf(s.selectionSet, fragments, seen));
-    else if (!seen.has(s.name.value)) {
-      const f = fragments.get(s.name.value);
-      if (f) max = Math.max(max, depthOf(f.selectionSet, fragments, new Set([...seen, s.name.value])));
-    }
+    if (s.kind === Kind.FIELD) max = Math.max(max, s.selectionSet ? 1 + depthOf(s.selectionSet, fragments, memo, active) : 1);
+    else if (s.kind === Kind.INLINE_FRAGMENT) max = Math.max(max, depthOf(s.selectionSet, fragments, memo, active));
+    else max = Math.max(max, once(s.name.value, fragments, memo, active, (f) => depthOf(f.selectionSet, fragments, memo, active)));
   }
   return max;
+}
+
+/** `measure` of one named fragment, computed once per document; 0 for an unknown fragment or one already on the path. */
+function once(name: string, fragments: Map<string, FragmentDefinitionNode>, memo: Map<string, number>, active: Set<string>, measure: (f: FragmentDefinitionNode) => number): number {
+  const known = memo.get(name);
+  if (known !== undefined) return known;
+  const f = fragments.get(name);
+  if (!f || active.has(name)) return 0;
+  active.add(name);
+  const value = measure(f);
+  active.delete(name);
+  memo.set(name, value);
+  return value;
 }
 
 export function depthLimitRule(context: ValidationContext): ASTVisitor {
   const fragments = fragmentsOf(context.getDocument());
   return {
     OperationDefinition(op) {
-      const depth = depthOf(op.selectionSet, fragments, new Set());
+      const depth = depthOf(op.selectionSet, fragments, new Map(), new Set());
       if (depth > QUERY_LIMITS.maxDepth) {
         context.reportError(tooComplex('maxDepth', `The query is ${depth} levels deep; at most ${QUERY_LIMITS.maxDepth} are allowed.`, { actual: depth }));
       }
@@ -106,19 +122,21 @@ export function estimateCost(schema: GraphQLSchema, document: DocumentNode, oper
   const root = op.operation === 'mutation' ? schema.getMutationType() : op.operation === 'subscription' ? schema.getSubscriptionType() : schema.getQueryType();
   if (!root) return 0;
 
-  const walk = (set: SelectionSetNode, parent: GraphQLOutputType, seen: Set<string>): number => {
+  // A fragment's cost depends only on the fragment (its type condition is fixed): computed once, as for depth.
+  const memo = new Map<string, number>();
+  const active = new Set<string>();
+  const walk = (set: SelectionSetNode, parent: GraphQLOutputType): number => {
     const named = getNamedType(parent);
     const fields = isObjectType(named) || isInterfaceType(named) ? named.getFields() : {};
     let total = 0;
     for (const s of set.selections) {
       if (s.kind === Kind.INLINE_FRAGMENT) {
         const target = s.typeCondition ? schema.getType(s.typeCondition.name.value) : named;
-        total += walk(s.selectionSet, (target ?? named) as GraphQLOutputType, seen);
+        total += walk(s.selectionSet, (target ?? named) as GraphQLOutputType);
         continue;
       }
       if (s.kind === Kind.FRAGMENT_SPREAD) {
-        const f = fragments.get(s.name.value);
-        if (f && !seen.has(f.name.value)) total += walk(f.selectionSet, (schema.getType(f.typeCondition.name.value) ?? named) as GraphQLOutputType, new Set([...seen, f.name.value]));
+        total += once(s.name.value, fragments, memo, active, (f) => walk(f.selectionSet, (schema.getType(f.typeCondition.name.value) ?? named) as GraphQLOutputType));
         continue;
       }
       const field = fields[s.name.value];
@@ -136,9 +154,9 @@ export function estimateCost(schema: GraphQLSchema, document: DocumentNode, oper
       const isConnection = returnNamed.name.endsWith('Connection');
       const isPlainList = isListType(getNullableType(field.type)) && !['edges', 'nodes'].includes(s.name.value) && !!s.selectionSet;
       const factor = size ?? (isConnection ? DEFAULT_PAGE : isPlainList ? ASSUMED_LIST : 1);
-      total += 1 + (s.selectionSet ? factor * walk(s.selectionSet, field.type, seen) : 0);
+      total += 1 + (s.selectionSet ? factor * walk(s.selectionSet, field.type) : 0);
     }
     return total;
   };
-  return walk(op.selectionSet, root, new Set());
+  return walk(op.selectionSet, root);
 }

@@ -2,6 +2,7 @@ import DataLoader from 'dataloader';
 import type { GraphQLContext } from './context.ts';
 import { workspaceDb, workspaceIdOf } from './scope.ts';
 import { relatedSubjects, type RelatedSubject } from '../domain/analyst/related.ts';
+import { subjectRowCounts, type SubjectRowCount } from '../domain/analyst/counts.ts';
 import type { Snapshot } from '../domain/publishing/index.ts';
 import type { Subject } from '../generated/prisma/client.ts';
 
@@ -21,6 +22,12 @@ export type Loaders = {
   subjects(query: object): DataLoader<number, Subject>;
   /** IP subject ids per dimension entity (`code \0 key`). */
   entityIps: Map<string, Promise<number[]>>;
+  /**
+   * `totalCount` of a subject's reports / mentions / ratings connections: one grouped count per
+   * batch of subjects over the subject-id index. (Prisma's own relation `_count` is a GROUP BY over
+   * the WHOLE related table, joined afterwards: its cost grew with every report of every workspace.)
+   */
+  counts: Record<SubjectRowCount, DataLoader<number, number>>;
 };
 
 const cache = new WeakMap<GraphQLContext, Loaders>();
@@ -33,8 +40,13 @@ export function loadersOf(ctx: GraphQLContext): Loaders {
   loaders = {
     workspaceId,
     snapshot: ctx.services.publications.current(),
-    related: new DataLoader((ids) => relatedSubjects(workspaceDb(ctx), ids), { maxBatchSize: 100 }),
+    related: new DataLoader((ids) => relatedSubjects(ctx.prisma, workspaceId, ids), { maxBatchSize: 100 }),
     entityIps: new Map(),
+    counts: {
+      reports: countLoader(ctx, 'reports'),
+      mentions: countLoader(ctx, 'mentions'),
+      ratings: countLoader(ctx, 'ratings'),
+    },
     subjects(query) {
       const key = JSON.stringify(query);
       let loader = bySelection.get(key);
@@ -51,4 +63,11 @@ export function loadersOf(ctx: GraphQLContext): Loaders {
   };
   cache.set(ctx, loaders);
   return loaders;
+}
+
+function countLoader(ctx: GraphQLContext, what: SubjectRowCount): DataLoader<number, number> {
+  return new DataLoader(async (ids) => {
+    const counts = await subjectRowCounts(workspaceDb(ctx), what, ids);
+    return ids.map((id) => counts.get(id) ?? 0);
+  }, { maxBatchSize: 500 });
 }

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import { AppError } from '../errors.ts';
 import { MISSING_KEY_MESSAGE } from '../graphql/context.ts';
 
@@ -27,4 +28,14 @@ export function requireApiKey(xApiKey: string | string[] | null | undefined, aut
   const key = readApiKey(xApiKey, authorization);
   if (key === null) throw new AppError('missing_api_key', MISSING_KEY_MESSAGE);
   return key;
+}
+
+/**
+ * The two key headers of a request, a repeated one as an array. Node joins a repeated
+ * `X-API-Key` into one "a, b" string and keeps only the first `Authorization`, so
+ * `req.headers` cannot show the repetition; `headersDistinct` keeps every line.
+ */
+export function apiKeyHeaders(req: IncomingMessage): [string | string[] | undefined, string | string[] | undefined] {
+  const one = (name: string) => { const v = req.headersDistinct[name]; return v && v.length > 1 ? v : v?.[0]; };
+  return [one('x-api-key'), one('authorization')];
 }

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import { AppError } from '../errors.ts';
-import { requireApiKey } from '../http/api-key-header.ts';
+import { apiKeyHeaders, requireApiKey } from '../http/api-key-header.ts';
 import { readJsonObject } from '../http/body.ts';
 import { clientIp } from '../http/client-ip.ts';
 import { camelToSnakePath, snakeToCamelKeys } from '../domain/validation.ts';
@@ -40,11 +40,12 @@ async function readRequest(req: IncomingMessage, deps: RestDeps): Promise<Export
   }
   const format = raw.format ?? 'ndjson';
   if (format !== 'ndjson' && format !== 'csv') throw new AppError('invalid_request', 'format must be ndjson or csv.', [{ field: 'format', message: 'must be ndjson or csv' }]);
-  const limit = raw.limit === undefined ? EXPORT_MAX_ROWS : Number(raw.limit);
+  // Only numbers and strings are converted: Number() of an object calls its toString (a JSON body's may be anything).
+  const limit = raw.limit === undefined ? EXPORT_MAX_ROWS : typeof raw.limit === 'number' || typeof raw.limit === 'string' ? Number(raw.limit) : NaN;
   if (!Number.isInteger(limit) || limit < 1 || limit > EXPORT_MAX_ROWS) {
     throw new AppError('invalid_request', `limit must be 1-${EXPORT_MAX_ROWS}.`, [{ field: 'limit', message: `must be 1-${EXPORT_MAX_ROWS}` }]);
   }
-  const after = raw.cursor === undefined ? null : decodeExportCursor(String(raw.cursor));
+  const after = typeof raw.cursor === 'string' ? decodeExportCursor(raw.cursor) : null;
   if (raw.cursor !== undefined && !after) throw new AppError('invalid_request', 'cursor is not one this API returned.', [{ field: 'cursor', message: 'invalid cursor' }]);
   const params: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(raw)) {
@@ -61,7 +62,7 @@ function dateOf(value: string, field: string): Date {
 }
 
 export async function handleExport(req: IncomingMessage, res: ServerResponse, requestId: string, deps: RestDeps): Promise<void> {
-  const viewer = await deps.verifier.verify(requireApiKey(req.headers['x-api-key'], req.headers.authorization));
+  const viewer = await deps.verifier.verify(requireApiKey(...apiKeyHeaders(req)));
   const request = await readRequest(req, deps);
   const filter = parseReportFilter(request.params, camelToSnakePath);
   const ctx: GraphQLContext = {

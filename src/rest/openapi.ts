@@ -46,7 +46,7 @@ const errors = (...codes: Array<keyof typeof ERROR_STATUS>) => Object.fromEntrie
     content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
   }]));
 const writeErrors = errors('missing_api_key', 'invalid_api_key', 'conflicting_api_keys', 'invalid_json', 'invalid_request',
-  'unsupported_media_type', 'payload_too_large', 'method_not_allowed', 'idempotency_key_reused', 'internal_error');
+  'unsupported_media_type', 'payload_too_large', 'method_not_allowed', 'idempotency_key_reused', 'database_unavailable', 'internal_error');
 const idempotencyHeader = {
   name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255 },
   description: 'Makes a retry return the first response without writing twice (kept at least 24 hours, per workspace).',
@@ -108,7 +108,7 @@ export function openApiDocument(baseUrl: string) {
           200: { description: 'Scored and counted. RateLimit-Limit/-Remaining/-Reset/-Policy headers describe the daily quota.', headers: rateLimitHeaderDocs,
             content: { 'application/json': { schema: { $ref: '#/components/schemas/ScoreResponse' } } } },
           ...errors('missing_api_key', 'invalid_api_key', 'conflicting_api_keys', 'invalid_json', 'invalid_request', 'unsupported_media_type',
-            'payload_too_large', 'method_not_allowed', 'tier_not_eligible', 'quota_exceeded', 'rate_limited', 'quota_unavailable', 'internal_error'),
+            'payload_too_large', 'method_not_allowed', 'tier_not_eligible', 'quota_exceeded', 'rate_limited', 'quota_unavailable', 'database_unavailable', 'internal_error'),
         },
       } },
       '/risk_api/dimensions/': { post: {

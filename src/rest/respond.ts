@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { AppError, isAppError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { errorFields } from '../log.ts';
+import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../db/unavailable.ts';
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
   const text = JSON.stringify(body);
@@ -15,10 +16,21 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
  * internal_error, so internals never leak.
  */
 export function sendError(res: ServerResponse, e: unknown, requestId: string, log: Logger, headers: Record<string, string> = {}) {
-  const error = isAppError(e) ? e : new AppError('internal_error', `Something went wrong on our side. Quote request id ${requestId} when you contact support.`, undefined, { request_id: requestId });
-  if (!isAppError(e)) log.error('unhandled error', { requestId, ...errorFields(e) });
+  const error = isAppError(e) ? e
+    : isDatabaseUnavailable(e) ? databaseUnavailable(requestId)
+    : new AppError('internal_error', `Something went wrong on our side. Quote request id ${requestId} when you contact support.`, undefined, { request_id: requestId });
+  if (!isAppError(e)) log.error(error.code === 'database_unavailable' ? 'database unavailable' : 'unhandled error', { requestId, ...errorFields(e) });
   const extra: Record<string, string> = { ...error.headers, ...headers };
   if (error.code === 'payload_too_large') extra.connection = 'close'; // the rest of the body is not read
   if (res.headersSent) { res.destroy(); return; }
   sendJson(res, error.status, error.toBody(), extra);
+}
+
+/**
+ * The database dropped or refused the connection mid-request (restart, failover). A write that got
+ * this answer was not acknowledged: retry it with the same Idempotency-Key, which stores it exactly once
+ * (in the rare case the commit itself went through just before the drop, the retry answers the stored write).
+ */
+function databaseUnavailable(requestId: string): AppError {
+  return new AppError('database_unavailable', DATABASE_UNAVAILABLE_MESSAGE, undefined, { request_id: requestId }, { 'retry-after': '1' });
 }

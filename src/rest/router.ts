@@ -6,7 +6,7 @@ import type { BlockList } from 'node:net';
 import { clientIp } from '../http/client-ip.ts';
 import type { KeyVerifier } from '../domain/access/verifier.ts';
 import type { Config } from '../config.ts';
-import { requireApiKey } from '../http/api-key-header.ts';
+import { apiKeyHeaders, requireApiKey } from '../http/api-key-header.ts';
 import { readJsonObject } from '../http/body.ts';
 import { IDEMPOTENCY_KEY } from '../domain/memory/idempotency.ts';
 import { ipQuerySchema, rateInputSchema, reportInputSchema } from '../domain/memory/schemas.ts';
@@ -39,7 +39,7 @@ type Endpoint = {
 
 function endpoint(deps: RestDeps, spec: Endpoint): Handler {
   return async (req, res, requestId) => {
-    const viewer = await deps.verifier.verify(requireApiKey(req.headers['x-api-key'], req.headers.authorization));
+    const viewer = await deps.verifier.verify(requireApiKey(...apiKeyHeaders(req)));
     const idempotencyKey = spec.creates ? readIdempotencyKey(req.headers['idempotency-key']) : undefined;
     const input = snakeToCamelKeys(await readJsonObject(req, deps.config.maxBodyBytes)) as Record<string, unknown>;
     const checked = spec.schema.safeParse(input);

@@ -20,6 +20,29 @@ describe('KeyVerifier cache bound', () => {
     await expect(verifier.verify(key.secret)).rejects.toMatchObject({ code: 'invalid_api_key' });
   });
 
+  it('answers many concurrent calls for an expired key with ONE database read, and never caches a read an invalidation overtook', async () => {
+    let now = 2_000_000;
+    let reads = 0;
+    // Count the verifier's statements only (the same client also serves the test's own writes).
+    const counting = db.prisma.$extends({ query: { $queryRaw: ({ args, query }) => { reads++; return query(args); } } }) as unknown as typeof db.prisma;
+    const verifier = new KeyVerifier(counting, 'p'.repeat(32), 5_000, () => now);
+    const key = await createApiKey(db.prisma, 'p'.repeat(32), { workspace: 'herd', name: 'k' });
+    const answers = await Promise.all(Array.from({ length: 32 }, () => verifier.verify(key.secret)));
+    expect(answers.every((v) => v.keyPrefix === key.prefix)).toBe(true);
+    expect(reads).toBe(1);
+    now += 5_001; // expired: the next burst shares one fresh read again
+    await Promise.all(Array.from({ length: 32 }, () => verifier.verify(key.secret)));
+    expect(reads).toBe(2);
+
+    // a revocation announced while a read is in flight: that read may answer its callers, but is not cached
+    now += 5_001;
+    const inFlight = verifier.verify(key.secret);
+    await revokeApiKey(db.prisma, key.prefix);
+    verifier.invalidate(key.prefix);
+    await inFlight.catch(() => {});
+    await expect(verifier.verify(key.secret)).rejects.toMatchObject({ code: 'invalid_api_key' });
+  });
+
   it('records last use in batches', async () => {
     const verifier = new KeyVerifier(db.prisma, 'p'.repeat(32), 5_000);
     const key = await createApiKey(db.prisma, 'p'.repeat(32), { workspace: 'ttl', name: 'used' });

@@ -40,9 +40,9 @@ export async function createApiKey(
   return { workspace: workspace.name, name, prefix: key.prefix, secret: key.secret };
 }
 
-export async function listApiKeys(prisma: PrismaClient, filter: { workspace?: string | undefined } = {}): Promise<KeyListing[]> {
+export async function listApiKeys(prisma: PrismaClient, filter: { workspace?: string | undefined; prefix?: string } = {}): Promise<KeyListing[]> {
   const keys = await prisma.apiKey.findMany({
-    where: filter.workspace ? { workspace: { name: filter.workspace } } : {},
+    where: { ...(filter.workspace ? { workspace: { name: filter.workspace } } : {}), ...(filter.prefix ? { prefix: filter.prefix } : {}) },
     include: { workspace: { select: { name: true } } },
     orderBy: { id: 'asc' },
   });
@@ -62,7 +62,7 @@ export async function revokeApiKey(prisma: PrismaClient, prefix: string, workspa
     throw new AppError('not_found', `no API key with prefix ${prefix}`);
   }
   if (!key.revokedAt) await prisma.apiKey.update({ where: { id: key.id }, data: { revokedAt: new Date() } });
-  const [listing] = (await listApiKeys(prisma)).filter((k) => k.prefix === prefix);
+  const [listing] = await listApiKeys(prisma, { prefix });
   return listing!;
 }
 

@@ -12,7 +12,8 @@ export type Viewer = {
   keyPrefix: string;
 };
 
-type CacheEntry = { at: number; row: null | { id: number; secretHash: string; name: string; revoked: boolean; workspaceId: number; workspaceName: string; tier: string } };
+type KeyRow = { id: number; secretHash: string; name: string; revoked: boolean; workspaceId: number; workspaceName: string; tier: string };
+type CacheEntry = { at: number; row: KeyRow | null };
 
 // Compared against when the prefix is unknown, so a miss costs the same as a wrong secret.
 const DUMMY_HASH = '0'.repeat(64);
@@ -24,6 +25,8 @@ const DUMMY_HASH = '0'.repeat(64);
  */
 export class KeyVerifier {
   private cache = new Map<string, CacheEntry>();
+  private inFlight = new Map<string, Promise<CacheEntry>>();
+  private generation = 0;
   private used = new Map<number, Date>();
   private flushing: Promise<void> | null = null;
 
@@ -45,21 +48,38 @@ export class KeyVerifier {
   private async lookup(prefix: string): Promise<CacheEntry> {
     const cached = this.cache.get(prefix);
     if (cached && this.now() - cached.at < this.ttlMs) return cached;
-    const key = await this.prisma.apiKey.findUnique({ where: { prefix }, include: { workspace: true } });
-    const entry: CacheEntry = {
-      at: this.now(),
-      row: key && {
-        id: key.id, secretHash: key.secretHash, name: key.name, revoked: key.revokedAt !== null,
-        workspaceId: key.workspaceId, workspaceName: key.workspace.name, tier: key.workspace.tier,
-      },
-    };
+    // Concurrent calls for one prefix share one read: when an entry expires under load, every
+    // request carrying that key would otherwise query the database at the same moment.
+    let pending = this.inFlight.get(prefix);
+    if (!pending) {
+      const read = this.read(prefix).finally(() => { if (this.inFlight.get(prefix) === read) this.inFlight.delete(prefix); });
+      this.inFlight.set(prefix, (pending = read));
+    }
+    return pending;
+  }
+
+  private async read(prefix: string): Promise<CacheEntry> {
+    const generation = this.generation;
+    // The same work whether or not the prefix exists, or the time would tell which prefixes do:
+    // ONE statement (`findUnique` with `include: { workspace }` sent a second one for a known
+    // prefix only: +70% measured) answering ONE row (all NULL for an unknown prefix).
+    const [key] = await this.prisma.$queryRaw<Array<KeyRow | { [F in keyof KeyRow]: null }>>`
+      SELECT k."id", k."secretHash", k."name", k."revokedAt" IS NOT NULL AS "revoked",
+             k."workspaceId", w."name" AS "workspaceName", w."tier"
+        FROM (VALUES (1)) AS one (x)
+        LEFT JOIN ("ApiKey" k JOIN "Workspace" w ON w."id" = k."workspaceId") ON k."prefix" = ${prefix}`;
+    const entry: CacheEntry = { at: this.now(), row: key?.id != null ? key as KeyRow : null };
+    if (generation !== this.generation) return entry; // invalidated while reading: answer, but never cache a row read before it
     if (this.cache.size > 50_000) this.cache.clear(); // bounded: garbage prefixes cannot grow it forever
     this.cache.set(prefix, entry);
     return entry;
   }
 
   /** Forget cached rows now (this process); other processes follow within ttlMs. */
-  invalidate(prefix?: string) { if (prefix) this.cache.delete(prefix); else this.cache.clear(); }
+  invalidate(prefix?: string) {
+    this.generation++;
+    if (prefix) { this.cache.delete(prefix); this.inFlight.delete(prefix); } else { this.cache.clear(); this.inFlight.clear(); }
+  }
 
   /** Persist last-used times collected since the previous flush. */
   async flushLastUsed(): Promise<void> {

@@ -1,5 +1,5 @@
 import { builder } from '../builder.ts';
-import { workspaceDb } from '../scope.ts';
+import { workspaceDb, workspaceIdOf } from '../scope.ts';
 import { requireIp } from '../../domain/dimensions/read.ts';
 import { AppError } from '../../errors.ts';
 
@@ -31,14 +31,20 @@ builder.queryField('ratingsOfIp', (t) =>
       from: t.arg({ type: 'DateTime', description: 'Stored at or after this instant.' }),
       to: t.arg({ type: 'DateTime', description: 'Stored before this instant.' }),
     },
-    totalCount: (_root, args, ctx) => workspaceDb(ctx).rating.count({ where: ratingsWhere(args) }),
+    totalCount: (_root, args, ctx) => workspaceDb(ctx).rating.count({ where: ratingsWhere(args, workspaceIdOf(ctx)) }),
     resolve: (query, _root, args, ctx) =>
-      workspaceDb(ctx).rating.findMany({ ...query, where: ratingsWhere(args), orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] }),
+      workspaceDb(ctx).rating.findMany({ ...query, where: ratingsWhere(args, workspaceIdOf(ctx)), orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] }),
   }, { description: 'A page of ratings.' }, { description: 'A rating with its cursor.' }));
 
-function ratingsWhere(args: { ip: string; from?: Date | null; to?: Date | null }) {
+/**
+ * The subject is matched with its workspace too: a rating's subject is always of the rating's
+ * workspace (which the scoped client filters), so this selects the same rows, but it lets the
+ * subject be found through its unique (workspace, kind, key) index instead of a scan of every
+ * workspace's subjects.
+ */
+function ratingsWhere(args: { ip: string; from?: Date | null; to?: Date | null }, workspaceId: number) {
   const ip = requireIp(args.ip, 'ip');
   if (args.from && args.to && args.from >= args.to) throw new AppError('invalid_request', 'from must be before to.', [{ field: 'to', message: 'must be after from' }]);
   const createdAt = { ...(args.from ? { gte: args.from } : {}), ...(args.to ? { lt: args.to } : {}) };
-  return { subject: { is: { kind: 'ipaddress', key: ip } }, ...(args.from || args.to ? { createdAt } : {}) };
+  return { subject: { is: { workspaceId, kind: 'ipaddress', key: ip } }, ...(args.from || args.to ? { createdAt } : {}) };
 }

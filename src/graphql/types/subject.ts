@@ -1,6 +1,7 @@
 import { builder } from '../builder.ts';
 import { workspaceDb } from '../scope.ts';
 import { loadersOf } from '../loaders.ts';
+import type { GraphQLContext } from '../context.ts';
 import { AppError } from '../../errors.ts';
 import { normalizeSubjectKey } from '../../domain/subjects/normalize.ts';
 import { SUBJECT_KIND_CODES, type SubjectKind } from '../../domain/subjects/kinds.ts';
@@ -8,6 +9,30 @@ import { readDimensions } from '../../domain/dimensions/read.ts';
 import { REPORT_ORDER } from '../../domain/analyst/report-filter.ts';
 import { IpAddressRef } from './network.ts';
 import type { RelatedSubject } from '../../domain/analyst/related.ts';
+import type { SubjectRowCount } from '../../domain/analyst/counts.ts';
+
+/**
+ * `totalCount` of a subject's connection. Not the Prisma plugin's `totalCount: true`: that selects a
+ * relation `_count`, which Prisma runs as a GROUP BY over the whole related table (every workspace's
+ * reports) joined to the subjects afterwards, so each walk cost more as the Report table grew.
+ * A first page that holds everything (no cursor, no `last`, no next page) already is the count;
+ * otherwise one batched count per request reads only the subjects' own rows.
+ */
+type CountedPage = {
+  /** The Subject row the connection hangs off (Pothos types it as the node shape; at run time it is the parent row). */
+  parent: object;
+  args: { after?: string | null; before?: string | null; last?: number | null };
+  edges: readonly unknown[];
+  pageInfo: { hasNextPage: boolean } | Promise<{ hasNextPage: boolean }>;
+};
+async function totalCountOf(what: SubjectRowCount, page: CountedPage, ctx: GraphQLContext): Promise<number> {
+  const { after, before, last } = page.args;
+  if (after == null && before == null && last == null && !(await page.pageInfo).hasNextPage) return page.edges.length;
+  const { id } = page.parent as { id?: unknown };
+  if (typeof id !== 'number') throw new Error(`totalCount of ${what}: the connection has no subject parent`);
+  return loadersOf(ctx).counts[what].load(id);
+}
+const TOTAL_COUNT = 'Number of items matching, over all pages.';
 
 export const SubjectType = builder.prismaNode('Subject', {
   description: 'A thing reports are about, identified by kind and normalised key, within one workspace.',
@@ -21,21 +46,18 @@ export const SubjectType = builder.prismaNode('Subject', {
     reports: t.relatedConnection('reports', {
       description: 'Reports whose main subject this is, newest first.',
       cursor: 'id',
-      totalCount: true,
       query: { orderBy: REPORT_ORDER },
-    }, { description: 'A page of a subject\'s reports.' }, { description: 'A report with its cursor.' }),
+    }, { description: 'A page of a subject\'s reports.', fields: (c) => ({ totalCount: c.int({ description: TOTAL_COUNT, resolve: (page, _args, ctx) => totalCountOf('reports', page, ctx) }) }) }, { description: 'A report with its cursor.' }),
     mentions: t.relatedConnection('links', {
       description: 'Links from reports that name this subject as a related subject (with the role it played), newest report first.',
       cursor: 'reportId_subjectId_role',
-      totalCount: true,
       query: { orderBy: [{ reportId: 'desc' }, { role: 'asc' }] },
-    }, { description: 'A page of the links naming a subject.' }, { description: 'A link with its cursor.' }),
+    }, { description: 'A page of the links naming a subject.', fields: (c) => ({ totalCount: c.int({ description: TOTAL_COUNT, resolve: (page, _args, ctx) => totalCountOf('mentions', page, ctx) }) }) }, { description: 'A link with its cursor.' }),
     ratings: t.relatedConnection('ratings', {
       description: 'Ratings of this subject (IP addresses only), newest first.',
       cursor: 'id',
-      totalCount: true,
       query: { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] },
-    }, { description: 'A page of a subject\'s ratings.' }, { description: 'A rating with its cursor.' }),
+    }, { description: 'A page of a subject\'s ratings.', fields: (c) => ({ totalCount: c.int({ description: TOTAL_COUNT, resolve: (page, _args, ctx) => totalCountOf('ratings', page, ctx) }) }) }, { description: 'A rating with its cursor.' }),
     relatedSubjects: t.field({
       type: [RelatedSubjectRef],
       description: 'Other subjects linked through this subject\'s reports (as main subject or related subject), most shared reports first; at most 50.',

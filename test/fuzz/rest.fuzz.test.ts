@@ -1,0 +1,228 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { backendName } from '../helpers/backend.ts';
+import {
+  BAD_UTF8, FUZZ_REPORT, FUZZ_RUNS, anyJson, authHeaders, brokenJsonText, contentType, fuzzParameters, fuzzTimeout, hugeText, ipCase, keyHeaders,
+  mutatedObject, oddString, rateFields, reportBody, wrongValue, type IpCase, type KeyHeaders,
+} from './arbitraries.ts';
+import { Tally, assertCodedRestError, assertRestAnswer, closeClient, describeAnswer, send, type Answer } from './client.ts';
+
+/**
+ * Every REST endpoint under hostile bodies and headers (FUZZ_RUNS cases each). Every answer is
+ * a documented success or a coded error, never a 5xx or a hang; a refused score leaves the
+ * quota where it was, a refused rate/report writes no row, the free reads count nothing.
+ */
+
+type Body = { kind: 'json'; value: unknown } | { kind: 'text'; text: string } | { kind: 'bytes'; bytes: Buffer };
+type Case<B extends Body = Body> = { key: KeyHeaders; type: string | null; body: B; odd: string };
+
+function encode(body: Body): Buffer {
+  if (body.kind === 'bytes') return body.bytes;
+  return Buffer.from(body.kind === 'text' ? body.text : JSON.stringify(body.value), 'utf8');
+}
+
+/** The JSON text of `value` with non-UTF-8 bytes inside its last string. */
+const withBadBytes = (value: unknown) => fc.constantFrom(...BAD_UTF8).map((bad): Body => {
+  const text = Buffer.from(JSON.stringify(value), 'utf8');
+  const at = text.lastIndexOf('"');
+  return { kind: 'bytes', bytes: at < 0 ? Buffer.concat([text, bad]) : Buffer.concat([text.subarray(0, at), bad, text.subarray(at)]) };
+});
+
+/** Bodies for an endpoint: mostly its own shape (so validation runs deep), then anything. */
+function bodies(own: fc.Arbitrary<Record<string, unknown>>): fc.Arbitrary<Body> {
+  return fc.oneof(
+    { weight: 12, arbitrary: own.map((value): Body => ({ kind: 'json', value })) },
+    { weight: 2, arbitrary: anyJson.map((value): Body => ({ kind: 'json', value })) },
+    { weight: 2, arbitrary: brokenJsonText.map((text): Body => ({ kind: 'text', text })) },
+    { weight: 1, arbitrary: hugeText().map((text): Body => ({ kind: 'text', text })) },
+    { weight: 1, arbitrary: own.chain(withBadBytes) },
+  );
+}
+
+const request = <B extends Body>(body: fc.Arbitrary<B>): fc.Arbitrary<Case<B>> => fc.record({ key: keyHeaders, type: contentType, body, odd: oddString(3) });
+/** Headers of a request whose body comes with its own expectations. */
+const envelope = fc.record({ key: keyHeaders, type: contentType, odd: oddString(3) });
+
+/** A request the server must judge on its body alone: the right key, a JSON content type, a JSON body. */
+const clean = (c: Case) => (c.key === 'good' || c.key === 'bearer') && c.type !== null && /^application\/json\s*(;|$)/i.test(c.type) && c.body.kind === 'json';
+
+describe(`REST fuzz (${backendName}), ${FUZZ_RUNS} cases per endpoint`, () => {
+  let s: TestServer;
+  let secret: string;
+  let quotaUsed: () => Promise<number>;
+  const tally = new Tally();
+  const counts = async () => {
+    const p = s.app.db.prisma;
+    const [ratings, reports, subjects, links, idempotency] = await Promise.all([p.rating.count(), p.report.count(), p.subject.count(), p.reportLink.count(), p.idempotencyRecord.count()]);
+    return { ratings, reports, subjects, links, idempotency };
+  };
+
+  beforeAll(async () => {
+    s = await startTestServer();
+    // Enterprise: score is eligible and its burst (500/s) and day (5,000,000) are out of reach, so refusals come from the input.
+    secret = (await s.createKey('fuzz-rest', { tier: 'enterprise' })).secret;
+    const ws = await s.app.db.prisma.workspace.findUniqueOrThrow({ where: { name: 'fuzz-rest' } });
+    const tier = s.app.services.tiers.get('enterprise');
+    quotaUsed = async () => (await s.app.services.meter.peek(ws.id, tier)).used_today;
+  });
+  afterAll(async () => {
+    if (FUZZ_REPORT) console.log(tally.table(`REST fuzz, ${backendName}, FUZZ_RUNS=${FUZZ_RUNS}`));
+    closeClient();
+    await s?.close();
+  });
+
+  const post = (path: string, c: Case, extra: Record<string, string> = {}) => {
+    const headers: Record<string, string | string[]> = { ...authHeaders(c.key, secret, c.odd), ...extra };
+    if (c.type !== null) headers['content-type'] = c.type;
+    return send(s.url, 'POST', path, headers, encode(c.body));
+  };
+  const show = (c: Case) => JSON.stringify({ key: c.key, type: c.type, body: c.body.kind === 'bytes' ? c.body.bytes.toString('latin1').slice(0, 300) : c.body.kind === 'text' ? c.body.text.slice(0, 300) : c.body.value }).slice(0, 600);
+
+  /** The verdict the IP rules give, checked when the request is clean and the body is exactly `{ ip }`. */
+  function checkIpVerdict(a: Answer, c: Case, ip: IpCase, successIp: (body: any) => unknown) {
+    if (!clean(c) || ip.expect === null) return;
+    const value = (c.body as { value: Record<string, unknown> }).value;
+    if (Object.keys(value).length !== 1 || value.ip !== ip.text) return;
+    if (ip.expect.valid) {
+      expect(a.status, `${JSON.stringify(ip.text)} must be accepted as ${ip.expect.canonical}: ${describeAnswer(a)}`).toBeLessThan(300);
+      expect(successIp(a.json)).toBe(ip.expect.canonical);
+    } else {
+      expect(a.status, `${JSON.stringify(ip.text)} must be refused: ${describeAnswer(a)}`).toBe(400);
+      expect((a.json as any).details.map((d: { field: string }) => d.field)).toContain('ip');
+    }
+  }
+
+  const ipBody = fc.oneof(
+    { weight: 10, arbitrary: ipCase.map((ip) => ({ body: { kind: 'json' as const, value: { ip: ip.text } }, ip })) },
+    { weight: 6, arbitrary: bodies(mutatedObject({ ip: ipCase.map((c) => c.text) })).map((body) => ({ body, ip: { text: '', expect: null } as IpCase })) },
+  );
+
+  it('POST /risk_api/score/: a score or a coded error; a refused call leaves the quota unchanged', async () => {
+    await fc.assert(fc.asyncProperty(envelope, ipBody, async (c0, chosen) => {
+      const c: Case = { ...c0, body: chosen.body };
+      const before = await quotaUsed();
+      const a = await post('/risk_api/score/', c);
+      const label = assertRestAnswer(a, 'score', show(c));
+      tally.add('POST /risk_api/score/', a.status, label);
+      const after = await quotaUsed();
+      if (a.status === 200) {
+        expect(after, `a served score counts once: ${show(c)}`).toBe(before + 1);
+        expect((a.json as any).quota.used_today).toBe(after);
+      } else {
+        expect(after, `a refused score must not count: ${show(c)} → ${describeAnswer(a)}`).toBe(before);
+      }
+      checkIpVerdict(a, c, chosen.ip, (b) => b.query.ip);
+    }), fuzzParameters());
+  }, fuzzTimeout(40));
+
+  it('POST /risk_api/dimensions/: a read or a coded error, never counted', async () => {
+    await fc.assert(fc.asyncProperty(envelope, ipBody, async (c0, chosen) => {
+      const c: Case = { ...c0, body: chosen.body };
+      const before = await quotaUsed();
+      const a = await post('/risk_api/dimensions/', c);
+      tally.add('POST /risk_api/dimensions/', a.status, assertRestAnswer(a, 'dimensions', show(c)));
+      expect(await quotaUsed(), `dimensions is unmetered: ${show(c)}`).toBe(before);
+      if (a.status === 200) expect((a.json as any).quota).toEqual({ counted: false, reason: 'free_endpoint' });
+      checkIpVerdict(a, c, chosen.ip, (b) => b.query.ip);
+    }), fuzzParameters());
+  }, fuzzTimeout(40));
+
+  /** Idempotency-Key: mostly none; else a fresh one, a reused one (replay or conflict), or a bad one. */
+  const idempotencyKey = fc.oneof(
+    { weight: 8, arbitrary: fc.constant(null) },
+    { weight: 1, arbitrary: fc.constantFrom('fuzz-1', 'fuzz-2', 'fuzz-3') },
+    { weight: 1, arbitrary: fc.oneof(fc.uuid(), fc.constantFrom('', ' ', 'a b', 'x'.repeat(256), 'é', '\u007f')) },
+  );
+  const withIdempotency = (key: string | null): Record<string, string> =>
+    key === null ? {} : { 'idempotency-key': Buffer.from(key, 'utf8').toString('latin1').replace(/[^\t\x20-\x7e\x80-\xff]/g, '') };
+
+  it('POST /risk_api/rate/: 201 with one new rating, or nothing written', async () => {
+    const rateBody = fc.oneof(
+      { weight: 6, arbitrary: fc.tuple(ipCase, rateFields.rating, fc.option(rateFields.note, { nil: undefined })).map(([ip, rating, note]) => ({ body: { kind: 'json' as const, value: note === undefined ? { ip: ip.text, rating } : { ip: ip.text, rating, note } }, ip })) },
+      { weight: 6, arbitrary: bodies(mutatedObject(rateFields)).map((body) => ({ body, ip: { text: '', expect: null } as IpCase })) },
+    );
+    await fc.assert(fc.asyncProperty(envelope, rateBody, idempotencyKey, async (c0, chosen, idem) => {
+      const c: Case = { ...c0, body: chosen.body };
+      const before = await counts();
+      const a = await post('/risk_api/rate/', c, withIdempotency(idem));
+      const context = `${show(c)} idempotency-key=${JSON.stringify(idem)}`;
+      tally.add('POST /risk_api/rate/', a.status, assertRestAnswer(a, 'rate', context));
+      const after = await counts();
+      if (a.status === 201) {
+        expect(after.ratings, context).toBe(before.ratings + 1);
+        expect(after.subjects - before.subjects, context).toBeLessThanOrEqual(1); // the IP's subject, the first time
+        expect([after.reports, after.links]).toEqual([before.reports, before.links]);
+      } else {
+        expect(after, `rate ${a.status} must write nothing: ${context} → ${describeAnswer(a)}`).toEqual(before);
+      }
+      // The IP verdict, when the rest of the body is plainly valid.
+      const value = c.body.kind === 'json' ? c.body.value as Record<string, unknown> : null;
+      if (clean(c) && idem === null && chosen.ip.expect && value && [1, 0, -1].includes(value.rating as number) && (value.note === undefined || value.note === null || /^[\x20-\x7e]{0,100}$/.test(String(value.note)))) {
+        if (chosen.ip.expect.valid) {
+          expect(a.status, `${JSON.stringify(chosen.ip.text)} must be accepted: ${describeAnswer(a)}`).toBe(201);
+          expect((a.json as any).report.ip).toBe(chosen.ip.expect.canonical);
+        } else {
+          expect(a.status, `${JSON.stringify(chosen.ip.text)} must be refused: ${describeAnswer(a)}`).toBe(400);
+        }
+      }
+    }), fuzzParameters());
+  }, fuzzTimeout(60));
+
+  it('POST /risk_api/report/: 201 with one new report, or nothing written', async () => {
+    await fc.assert(fc.asyncProperty(request(bodies(reportBody)), idempotencyKey, async (c, idem) => {
+      const before = await counts();
+      const a = await post('/risk_api/report/', c, withIdempotency(idem));
+      const context = `${show(c)} idempotency-key=${JSON.stringify(idem)}`;
+      tally.add('POST /risk_api/report/', a.status, assertRestAnswer(a, 'report', context));
+      const after = await counts();
+      if (a.status === 201) {
+        expect(after.reports, context).toBe(before.reports + 1);
+        expect(after.ratings).toBe(before.ratings);
+        expect(after.links - before.links).toBe((a.json as any).report.related_subjects.length);
+      } else {
+        expect(after, `report ${a.status} must write nothing: ${context} → ${describeAnswer(a)}`).toEqual(before);
+      }
+    }), fuzzParameters());
+  }, fuzzTimeout(80));
+
+  const exportQuery = fc.dictionary(
+    fc.oneof(fc.constantFrom('kind', 'outcome_code', 'severity', 'share_policy', 'namespace', 'tags', 'from', 'to', 'text', 'limit', 'cursor', 'format', 'outcomeCode'), oddString(2)),
+    fc.oneof(oddString(4), fc.constantFrom('csv', 'ndjson', 'json', '0', '1', '100000', '100001', '-1', '1e3', '2026-01-01T00:00:00Z', '2026-13-45', '-271821-04-20T00:00:00Z', '+275760-09-13T00:00:00Z', '0000-01-01', '1e21', 'spam,fraud_watch', ',', 'eyJ4IjoxfQ', '%zz')),
+    { maxKeys: 4 },
+  );
+
+  const exportBody = mutatedObject({
+    outcome_code: fc.array(fc.constantFrom('spam', 'x')), format: fc.constantFrom('csv', 'ndjson', 'xml'), limit: fc.oneof(fc.integer(), wrongValue),
+    from: fc.constantFrom('2026-01-01T00:00:00Z', '-271821-04-20T00:00:00Z', '+275760-09-13T00:00:00Z', '0001-01-01T00:00:00Z'),
+    namespace: fc.array(oddString(2), { maxLength: 2 }), text: oddString(3), cursor: fc.oneof(oddString(2), wrongValue),
+  });
+
+  it('GET and POST /risk_api/export/: a stream of records or a coded error, writing nothing', async () => {
+    await fc.assert(fc.asyncProperty(keyHeaders, exportQuery, fc.boolean(), fc.boolean(), request(bodies(exportBody)), fc.nat(3), async (key, query, get, rawQuery, c, junk) => {
+      const before = await counts();
+      let a: Answer;
+      let context: string;
+      if (get) {
+        let qs = new URLSearchParams(query).toString();
+        if (rawQuery) qs += ['', '&%zz=1', '&a=%E0%A4%A', '&&&=&'][junk];
+        context = `GET ?${qs} key=${key}`;
+        a = await send(s.url, 'GET', `/risk_api/export/?${qs}`, authHeaders(key, secret, ''));
+      } else {
+        context = show(c);
+        a = await post('/risk_api/export/', c);
+      }
+      let label: string;
+      if (a.status === 200) {
+        const type = String(a.headers['content-type']);
+        expect(type, context).toMatch(/^(application\/x-ndjson|text\/csv)/);
+        if (type.startsWith('application/x-ndjson')) for (const line of a.text.split('\n').filter(Boolean)) expect(() => JSON.parse(line), context).not.toThrow();
+        label = 'ok';
+      } else {
+        label = assertCodedRestError(a, context);
+      }
+      tally.add('GET|POST /risk_api/export/', a.status, label);
+      expect(await counts(), context).toEqual(before);
+    }), fuzzParameters());
+  }, fuzzTimeout(40));
+});

@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { backendName } from '../helpers/backend.ts';
+
+/**
+ * The inputs the fuzz tests (test/fuzz) found answered with a 500 or a wrong address, pinned so
+ * they stay fixed whatever the fuzzers draw next. GraphQL's are in graphql-abuse.test.ts.
+ */
+describe(`hostile input found by fuzzing (${backendName})`, () => {
+  let s: TestServer;
+  let auth: Record<string, string>;
+  beforeAll(async () => {
+    s = await startTestServer();
+    auth = { 'x-api-key': (await s.createKey('hostile', { tier: 'enterprise' })).secret };
+  });
+  afterAll(() => s?.close());
+
+  it('refuses a body nested thousands of levels deep with 400, not a stack overflow', async () => {
+    for (const body of [`{"ip":${'['.repeat(30_000)}${']'.repeat(30_000)}}`, `{"ip":"8.8.8.8","x":${'{"a":'.repeat(33)}1${'}'.repeat(33)}}`]) {
+      const r = await s.post('/risk_api/score/', body, auth);
+      expect([r.status, r.body.error], JSON.stringify(r.body)).toEqual([400, 'invalid_request']);
+      expect(r.body.details).toEqual([{ field: '(body)', message: 'must not nest more than 32 levels deep' }]);
+    }
+    // 32 levels is fine (and then judged on its fields).
+    const ok = await s.post('/risk_api/score/', `{"ip":"8.8.8.8","x":${'['.repeat(31)}${']'.repeat(31)}}`, auth);
+    expect(ok.body.details, JSON.stringify(ok.body)).toEqual([{ field: 'x', message: 'is not a known field' }]);
+  });
+
+  it('reads the embedded IPv4 of an IPv6 address by the IPv4 rules, and one address one way', async () => {
+    for (const ip of ['::ffff:1.2.3.010', '::ffff:01.2.3.4', '::1.2.3.04']) {
+      const r = await s.post('/risk_api/dimensions/', { ip }, auth);
+      expect([ip, r.status, r.body.details?.[0]?.field]).toEqual([ip, 400, 'ip']);
+    }
+    const spellings: Array<[string, string]> = [['::1.2.3.4', '::102:304'], ['::102:304', '::102:304'], ['::0.0.0.0', '::'], ['::ffff:1.2.3.4', '1.2.3.4'], ['::FFFF:102:304', '1.2.3.4']];
+    for (const [ip, canonical] of spellings) {
+      const r = await s.post('/risk_api/dimensions/', { ip }, auth);
+      expect([ip, r.status, r.body.query?.ip], JSON.stringify(r.body)).toEqual([ip, 200, canonical]);
+    }
+  });
+
+  it('answers export filters PostgreSQL cannot take (NUL, lone surrogates, years before 1) and odd control values with 400', async () => {
+    const get = async (qs: string) => {
+      const res = await fetch(`${s.url}/risk_api/export/?${qs}`, { headers: auth });
+      return { status: res.status, body: await res.json().catch(() => null) };
+    };
+    for (const qs of ['namespace=%00', 'tags=a%00b', 'from=-271821-04-20T00:00:00Z', 'to=%2B275760-09-13T00:00:00Z']) {
+      const r = await get(qs);
+      expect([qs, r.status, r.body?.error]).toEqual([qs, 400, 'invalid_request']);
+    }
+    for (const body of [{ text: '\ud800' }, { namespace: ['a\u0000'] }, { limit: [[{ toString: null }]] }, { limit: { valueOf: 1 } }, { cursor: { toString: 1 } }, { cursor: ['x'] }]) {
+      const r = await s.post('/risk_api/export/', body, auth);
+      expect([JSON.stringify(body), r.status, r.body.error]).toEqual([JSON.stringify(body), 400, 'invalid_request']);
+    }
+  });
+
+  it('treats a repeated X-API-Key or Authorization header as conflicting (node joins or drops repeats)', async () => {
+    const { request } = await import('node:http');
+    const answer = (headers: Record<string, string | string[]>) => new Promise<{ status: number; body: any }>((resolve, reject) => {
+      const url = new URL('/risk_api/dimensions/', s.url);
+      const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json', ...headers } }, (res) => {
+        let text = '';
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+      });
+      req.on('error', reject);
+      req.end('{"ip":"8.8.8.8"}');
+    });
+    const cases: Array<Record<string, string[]>> = [{ 'x-api-key': [auth['x-api-key']!, auth['x-api-key']!] }, { authorization: [`Bearer ${auth['x-api-key']}`, 'Bearer rk_other'] }];
+    for (const headers of cases) {
+      const r = await answer(headers);
+      expect([r.status, r.body.error], JSON.stringify(r.body)).toEqual([400, 'conflicting_api_keys']);
+    }
+  });
+
+  it('ignores a malformed cookie instead of failing the page', async () => {
+    for (const cookie of ['rk_session=%zz', 'rk_csrf=%E0%A4%A; rk_session=%']) {
+      const res = await fetch(`${s.url}/workspace/sign-in`, { headers: { cookie }, redirect: 'manual' });
+      expect([cookie, res.status]).toEqual([cookie, 200]);
+    }
+  });
+});

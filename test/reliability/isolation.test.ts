@@ -1,0 +1,362 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import {
+  buildClientSchema, getIntrospectionQuery, getNamedType, isInterfaceType, isLeafType, isNonNullType, isObjectType, isUnionType,
+  type GraphQLField, type GraphQLNamedType, type GraphQLSchema, type IntrospectionQuery,
+} from 'graphql';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { backendName } from '../helpers/backend.ts';
+import { Browserish } from '../web/harness.ts';
+import { revokeApiKey, setWorkspaceTier } from '../../src/domain/access/keys.ts';
+import { publish } from '../../src/domain/publishing/index.ts';
+
+/**
+ * Workspace isolation over the whole surface, enumerated from the running service so that a new
+ * field or endpoint fails this test until it is covered:
+ *   - GraphQL: every root query and mutation field of the introspected schema at /graphql, every
+ *     query walked five levels deep through every object field;
+ *   - REST: every path of /risk_api/openapi.json and of the router, every method its 405 `Allow`
+ *     header names;
+ *   - the control plane's pages.
+ * With workspace B's key (or session) and A's identifiers as arguments, nothing private to A comes
+ * back. Then: a revoked key fails on all of it within KEY_CACHE_TTL_MS; the control plane refuses
+ * API keys; the API refuses sessions.
+ */
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const SECRET = `a-private-${randomBytes(4).toString('hex')}`;
+const A_IP = '8.8.4.4'; // in AS15169 like B's own 8.8.8.8: shared entities must show only B's evidence
+const B_IP = '8.8.8.8';
+const C_IP = '192.0.2.55'; // what B writes with A's Idempotency-Key: a replay of A's write would show A's subject instead
+const TTL_MS = 1000;
+const IDEM = 'shared-idempotency-key-1';
+
+type Answer = { status: number; text: string; body: any; headers: Headers };
+async function call(url: string, method: string, headers: Record<string, string>, body?: unknown): Promise<Answer> {
+  const res = await fetch(url, {
+    method, redirect: 'manual',
+    headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try { parsed = JSON.parse(text); } catch { /* keep text */ }
+  return { status: res.status, text, body: parsed, headers: res.headers };
+}
+
+/** A selection of every field `depth` levels down (connections with first: 3); fields needing other arguments are reported. */
+function selectionOf(schema: GraphQLSchema, type: GraphQLNamedType, depth: number, skipped: Set<string>): string {
+  if (isLeafType(type)) return '';
+  if (depth === 0) return '{ __typename }';
+  if (isInterfaceType(type) || isUnionType(type)) {
+    return `{ __typename ${schema.getPossibleTypes(type).map((t) => `... on ${t.name} ${selectionOf(schema, t, depth - 1, skipped)}`).join(' ')} }`;
+  }
+  if (!isObjectType(type)) return '{ __typename }';
+  const parts = Object.values(type.getFields()).map((f) => fieldText(schema, type.name, f, depth, skipped)).filter(Boolean);
+  return `{ __typename ${parts.join(' ')} }`;
+}
+
+function fieldText(schema: GraphQLSchema, owner: string, f: GraphQLField<unknown, unknown>, depth: number, skipped: Set<string>): string | null {
+  const args: string[] = [];
+  for (const a of f.args) {
+    if (a.name === 'first') args.push('first: 3');
+    else if (isNonNullType(a.type) && a.defaultValue === undefined) { skipped.add(`${owner}.${f.name}`); return null; }
+  }
+  return `${f.name}${args.length ? `(${args.join(', ')})` : ''} ${selectionOf(schema, getNamedType(f.type), depth - 1, skipped)}`;
+}
+
+describe(`isolation and key handling over every field and endpoint (${backendName})`, () => {
+  let s: TestServer;
+  let schema: GraphQLSchema;
+  let ua: Browserish;
+  let ub: Browserish;
+  let keyA: string, keyB: string, keyRevoked: string, revokedPrefix: string;
+  let aReportId: number, aRatingCreatedAt: string;
+  const aPrefixes: string[] = [];
+  const rootArgs: Record<string, string> = {};
+  const skippedNested = new Set<string>();
+
+  beforeAll(async () => {
+    s = await startTestServer({ KEY_CACHE_TTL_MS: String(TTL_MS), PUBLISH_INTERVAL_MS: '0' });
+    // Two registered accounts, each with its own workspace, on a tier that includes score.
+    ua = new Browserish(s.url);
+    ub = new Browserish(s.url);
+    expect((await ua.register(`iso-a-${SECRET}@example.com`)).status).toBe(303);
+    expect((await ub.register('iso-b@example.com')).status).toBe(303);
+    const accounts = await s.app.db.prisma.account.findMany({ include: { workspace: true }, orderBy: { id: 'asc' } });
+    const [wsA, wsB] = [accounts[0]!.workspace.name, accounts[1]!.workspace.name];
+    await setWorkspaceTier(s.app.db.prisma, wsA, 'developer');
+    await setWorkspaceTier(s.app.db.prisma, wsB, 'developer');
+    s.app.verifier.invalidate();
+    const a = await s.createKey(wsA, { name: `${SECRET} key` });
+    const revoked = await s.createKey(wsA, { name: 'to revoke' });
+    keyA = a.secret; keyRevoked = revoked.secret; revokedPrefix = revoked.prefix;
+    aPrefixes.push(a.prefix, revoked.prefix);
+    keyB = (await s.createKey(wsB)).secret;
+
+    // A's private memory, written with an Idempotency-Key B will reuse.
+    const authA = { 'x-api-key': keyA };
+    const report = await call(`${s.url}/risk_api/report/`, 'POST', { ...authA, 'idempotency-key': IDEM }, {
+      kind: 'email', key: `${SECRET}@example.com`, outcome_code: 'account_takeover', title: `${SECRET} title`, summary: `${SECRET} summary`,
+      details: `${SECRET} details`, tags: [SECRET], namespace: SECRET, share_policy: 'red_share',
+      related_subjects: [{ kind: 'ipaddress', key: A_IP, role: 'source_ip' }, { kind: 'domain', key: `${SECRET}.example` }],
+    });
+    expect(report.status, report.text).toBe(201);
+    aReportId = report.body.report.id;
+    const aboutIp = await call(`${s.url}/risk_api/report/`, 'POST', { ...authA, 'idempotency-key': `${IDEM}-rest` }, { kind: 'ipaddress', key: A_IP, outcome_code: 'fraud_confirmed', title: `${SECRET} ip` });
+    expect(aboutIp.status, aboutIp.text).toBe(201);
+    const rating = await call(`${s.url}/risk_api/rate/`, 'POST', { ...authA, 'idempotency-key': `${IDEM}-rate` }, { ip: A_IP, rating: -1, note: `${SECRET} note` });
+    expect(rating.status, rating.text).toBe(201);
+    aRatingCreatedAt = rating.body.report.created_at;
+    const rating2 = await call(`${s.url}/risk_api/rate/`, 'POST', { ...authA, 'idempotency-key': `${IDEM}-rest-rate` }, { ip: A_IP, rating: -1, note: `${SECRET} note 2` });
+    expect(rating2.status, rating2.text).toBe(201);
+    // B's own memory, so every walk reaches real data and an empty answer is not the reason nothing leaks.
+    const own = await call(`${s.url}/risk_api/report/`, 'POST', { 'x-api-key': keyB }, {
+      kind: 'domain', key: 'b-own.example', outcome_code: 'spam', related_subjects: [{ kind: 'ipaddress', key: B_IP }],
+    });
+    expect(own.status, own.text).toBe(201);
+    // A publication: A now has a contextual layer (its private summaries) next to B's.
+    await publish(s.app.db.prisma, s.app.services.network);
+    await s.app.services.publications.refresh();
+
+    const intro = await call(`${s.url}/graphql`, 'POST', { 'x-api-key': keyB }, { query: getIntrospectionQuery() });
+    expect(intro.body.errors, intro.text.slice(0, 500)).toBeUndefined();
+    schema = buildClientSchema(intro.body.data as IntrospectionQuery);
+
+    const node = await call(`${s.url}/graphql`, 'POST', authA, {
+      query: `{ report(id: ${aReportId}) { id subject { id } } ratingsOfIp(ip: "${A_IP}", first: 1) { nodes { id } } }`,
+    });
+    const day = 86_400_000;
+    Object.assign(rootArgs, {
+      subject: `(kind: "email", key: "${SECRET}@example.com")`,
+      report: `(id: ${aReportId})`,
+      node: `(id: "${node.body.data.report.id}")`,
+      nodes: `(ids: ["${node.body.data.report.id}", "${node.body.data.report.subject.id}", "${node.body.data.ratingsOfIp.nodes[0].id}"])`,
+      reports: '(first: 20)',
+      ratingsOfIp: `(ip: "${A_IP}", first: 5)`,
+      topSubjects: '(limit: 20)',
+      reportCountsByOutcome: `(from: "${new Date(Date.now() - day).toISOString()}", to: "${new Date(Date.now() + day).toISOString()}")`,
+      ip: `(address: "${B_IP}")`,
+      dimensionEntity: '(code: "asn", key: "AS15169")',
+      score: `(ip: "${B_IP}")`,
+      viewer: '',
+    });
+  }, 180_000);
+  afterAll(() => s?.close());
+
+  const queryOf = (name: string) => {
+    const field = schema.getQueryType()!.getFields()[name]!;
+    return `{ ${name}${rootArgs[name]} ${selectionOf(schema, getNamedType(field.type), 5, skippedNested)} }`;
+  };
+
+  /** Mutations, run by B reusing A's Idempotency-Key: B's own write, never a replay of A's. */
+  const mutations: Record<string, { query: string; check(a: Answer): void }> = {
+    rate: {
+      query: `mutation { rate(input: { ip: "${C_IP}", rating: 1 }, idempotencyKey: "${IDEM}-rate") { rating { id databaseId rating note createdAt subject { key ratings(first: 5) { totalCount nodes { note } } } } } }`,
+      check(a) {
+        expect(a.body.data.rate.rating, a.text).toMatchObject({ rating: 1, subject: { key: C_IP } });
+        expect(a.body.data.rate.rating.createdAt).not.toBe(aRatingCreatedAt);
+      },
+    },
+    report: {
+      query: `mutation { report(input: { kind: "ipaddress", key: "${C_IP}", outcomeCode: "legitimate" }, idempotencyKey: "${IDEM}") { report { databaseId outcomeCode title subject { key reports(first: 5) { totalCount } mentions(first: 5) { totalCount } } } } }`,
+      check(a) {
+        expect(a.body.data.report.report.databaseId, a.text).not.toBe(aReportId);
+        expect(a.body.data.report.report).toMatchObject({ outcomeCode: 'legitimate', subject: { key: C_IP, mentions: { totalCount: 0 } } });
+      },
+    },
+  };
+
+  describe('GraphQL', () => {
+    it('has a case for every root query and mutation field the running schema offers', () => {
+      expect(Object.keys(schema.getQueryType()!.getFields()).sort()).toEqual(Object.keys(rootArgs).sort());
+      expect(Object.keys(schema.getMutationType()?.getFields() ?? {}).sort()).toEqual(Object.keys(mutations).sort());
+      expect(schema.getSubscriptionType()).toBeFalsy();
+    });
+
+    it('shows B nothing of A from any query field, walked five levels deep', async () => {
+      const seen: string[] = [];
+      for (const name of Object.keys(rootArgs)) {
+        const a = await call(`${s.url}/graphql`, 'POST', { 'x-api-key': keyB }, { query: queryOf(name) });
+        expect(a.text, `${name}: ${a.text.slice(0, 500)}`).not.toContain('"errors"');
+        expect(a.text, `${name} leaked: ${a.text.slice(0, 2000)}`).not.toContain(SECRET);
+        expect(a.text, `${name} leaked A's IP: ${a.text.slice(0, 2000)}`).not.toContain(A_IP);
+        seen.push(a.text);
+      }
+      expect(seen.join('\n')).toContain('b-own.example');
+      // A nested field with a required argument would not be walked: cover it here before allowing it.
+      expect([...skippedNested]).toEqual([]);
+    });
+
+    it('keeps idempotency keys per workspace: B reusing A\'s key writes B\'s own record', async () => {
+      for (const [name, m] of Object.entries(mutations)) {
+        const a = await call(`${s.url}/graphql`, 'POST', { 'x-api-key': keyB }, { query: m.query });
+        expect(a.body.errors, `${name}: ${a.text}`).toBeUndefined();
+        expect(a.text, `${name} leaked: ${a.text}`).not.toContain(SECRET);
+        m.check(a);
+      }
+    });
+  });
+
+  /** Every REST endpoint: `METHOD path` → a call with the given headers, and what B may see. */
+  type RestCase = { call(headers: Record<string, string>): Promise<Answer>; public?: true; isolated?(a: Answer): void };
+  const rest: Record<string, RestCase> = {
+    'POST /risk_api/score': {
+      call: (h) => call(`${s.url}/risk_api/score/`, 'POST', h, { ip: A_IP }),
+      isolated(a) {
+        expect(a.status, a.text).toBe(200);
+        expect(a.body.workspace_memory).toEqual({ ratings: { good: 0, neutral: 0, bad: 0 }, last_rating: null, reports: 0 });
+        for (const d of a.body.score.dimensions) {
+          // A's contextual layer holds 8.8.4.4 and its /24; B's holds only what 8.8.8.8 rolls up into.
+          if (d.code === 'ip' || d.code === 'subnet') expect(d.matched, JSON.stringify(d)).toBe(false);
+          if (d.evidence) expect(d.evidence, JSON.stringify(d)).toMatchObject({ reports: 1, bad_ratings: 0 });
+        }
+      },
+    },
+    'POST /risk_api/dimensions': {
+      call: (h) => call(`${s.url}/risk_api/dimensions/`, 'POST', h, { ip: A_IP }),
+      isolated(a) {
+        expect(a.status, a.text).toBe(200);
+        for (const d of a.body.dimensions) {
+          if (d.code === 'ip' || d.code === 'subnet') expect(d.workspace, JSON.stringify(d)).toBeNull();
+          if (d.workspace) expect(d.workspace.counts, JSON.stringify(d)).toMatchObject({ reports: 1, bad_ratings: 0 });
+        }
+      },
+    },
+    'POST /risk_api/rate': {
+      call: (h) => call(`${s.url}/risk_api/rate/`, 'POST', { ...h, 'idempotency-key': `${IDEM}-rest-rate` }, { ip: C_IP, rating: 0 }),
+      isolated(a) {
+        expect(a.status, a.text).toBe(201); // a new write of B's, not a replay (200) of A's
+        expect(a.headers.get('idempotent-replayed')).toBeNull();
+        expect(a.body.report).toMatchObject({ ip: C_IP, rating: 0 });
+      },
+    },
+    'POST /risk_api/report': {
+      call: (h) => call(`${s.url}/risk_api/report/`, 'POST', { ...h, 'idempotency-key': `${IDEM}-rest` }, { kind: 'ipaddress', key: C_IP, outcome_code: 'false_positive' }),
+      isolated(a) {
+        expect(a.status, a.text).toBe(201);
+        expect(a.body.report.id).not.toBe(aReportId);
+        expect(a.body.report.outcome_code).toBe('false_positive');
+      },
+    },
+    'GET /risk_api/export': {
+      call: (h) => call(`${s.url}/risk_api/export/?format=csv`, 'GET', h),
+      isolated(a) { expect(a.status, a.text).toBe(200); expect(a.text).toContain('b-own.example'); },
+    },
+    'POST /risk_api/export': {
+      call: (h) => call(`${s.url}/risk_api/export/`, 'POST', h, { limit: 1000 }),
+      isolated(a) { expect(a.status, a.text).toBe(200); expect(a.text).toContain('b-own.example'); },
+    },
+    'GET /risk_api/openapi.json': { call: (h) => call(`${s.url}/risk_api/openapi.json`, 'GET', h), public: true },
+  };
+
+  describe('REST', () => {
+    it('has a case for every endpoint: the OpenAPI paths, the router\'s paths, every method each allows', async () => {
+      const doc = (await call(`${s.url}/risk_api/openapi.json`, 'GET', {})).body;
+      const routerSource = readFileSync(path.join(ROOT, 'src/rest/router.ts'), 'utf8');
+      const paths = new Set([
+        ...Object.keys(doc.paths), ...[...routerSource.matchAll(/'(\/risk_api\/[^']+)':\s*\{/g)].map((m) => m[1]!),
+      ].map((p) => p.replace(/\/$/, '')));
+      const endpoints: string[] = [];
+      for (const p of paths) {
+        const probe = await call(`${s.url}${p}/`, 'DELETE', { 'x-api-key': keyB });
+        expect(probe.status, `${p}: ${probe.text}`).toBe(405);
+        for (const method of probe.headers.get('allow')!.split(',').map((m) => m.trim())) endpoints.push(`${method} ${p}`);
+      }
+      expect(endpoints.sort()).toEqual(Object.keys(rest).sort());
+    });
+
+    it('shows B nothing of A from any endpoint', async () => {
+      for (const [name, c] of Object.entries(rest)) {
+        const a = await c.call({ 'x-api-key': keyB });
+        expect(a.text, `${name} leaked: ${a.text.slice(0, 2000)}`).not.toContain(SECRET);
+        c.isolated?.(a);
+      }
+    });
+  });
+
+  describe('control plane', () => {
+    /** Every page; the revoke page with one of A's prefixes. */
+    const pages = () => [
+      ['GET', '/workspace'], ['GET', '/workspace/keys'], ['POST', '/workspace/keys'], ['GET', '/workspace/subscription'],
+      ['POST', '/workspace/subscription'], ['POST', '/workspace/subscription/resend'], ['GET', '/workspace/usage'],
+      ['GET', `/workspace/keys/${aPrefixes[0]}/revoke`], ['POST', `/workspace/keys/${aPrefixes[0]}/revoke`],
+      ['GET', `/workspace/reports/ip/${A_IP}`], ['GET', '/workspace/reports/subnet/8.8.4.0%2F24'], ['GET', '/workspace/reports/asn/AS15169'],
+      ['GET', '/workspace/register'], ['POST', '/workspace/register'], ['GET', '/workspace/sign-in'], ['POST', '/workspace/sign-in'],
+      ['POST', '/workspace/sign-out'], ['GET', '/workspace/assets/app.js'], ['POST', '/workspace/graphql'],
+    ] as const;
+
+    it('lists every page the control plane routes (a new page must be added here)', () => {
+      const source = readFileSync(path.join(ROOT, 'src/web/control-plane.ts'), 'utf8');
+      const literal = new Set([...source.matchAll(/'(\/workspace[^'/]*(?:\/[^'/]+)*)'/g)].map((m) => m[1]!.replace(/\/$/, '')));
+      const listed = new Set<string>(pages().map(([, p]) => p));
+      expect([...literal].filter((p) => !listed.has(p))).toEqual([]);
+    });
+
+    it('shows B\'s session none of A\'s keys, pages or evidence, and will not revoke A\'s key', async () => {
+      const keys = await ub.request('/workspace/keys');
+      expect(keys.status).toBe(200);
+      for (const prefix of aPrefixes) expect(keys.text).not.toContain(prefix);
+      expect(keys.text).not.toContain(SECRET);
+      const token = await ub.csrfOf('/workspace/keys');
+      const revoke = await ub.request(`/workspace/keys/${aPrefixes[0]}/revoke`, { form: { _csrf: token } });
+      expect(revoke.status, revoke.text).toBe(404);
+      expect((await s.app.db.prisma.apiKey.findUniqueOrThrow({ where: { prefix: aPrefixes[0]! } })).revokedAt).toBeNull();
+      for (const page of [`/workspace/reports/ip/${A_IP}`, '/workspace/reports/subnet/8.8.4.0%2F24', '/workspace/reports/asn/AS15169', '/workspace/usage', '/workspace/subscription']) {
+        const r = await ub.request(page);
+        expect(r.status, `${page}: ${r.text.slice(0, 300)}`).toBe(200);
+        expect(r.text, `${page} leaked`).not.toContain(SECRET);
+      }
+    });
+
+    it('refuses API keys on every page, with or without a session', async () => {
+      for (const [method, p] of pages()) {
+        for (const auth of [{ 'x-api-key': keyA }, { authorization: `Bearer ${keyA}` }] as Array<Record<string, string>>) {
+          const r = await ua.request(p, { method, headers: auth });
+          expect(r.status, `${method} ${p}: ${r.text.slice(0, 200)}`).toBe(401);
+          const anonymous = await call(`${s.url}${p}`, method, auth);
+          expect(anonymous.status, `${method} ${p} without session`).toBe(401);
+        }
+      }
+    });
+  });
+
+  it('the API refuses a session: every endpoint and root field answers missing_api_key to a cookie', async () => {
+    const cookie = { cookie: [...ua.cookies].map(([k, v]) => `${k}=${v}`).join('; ') };
+    expect(cookie.cookie).toContain('rk_session=');
+    for (const [name, c] of Object.entries(rest)) {
+      const a = await c.call(cookie);
+      if (c.public) { expect(a.status).toBe(200); continue; }
+      expect([a.status, a.body.error], `${name}: ${a.text.slice(0, 300)}`).toEqual([401, 'missing_api_key']);
+    }
+    const operations = [...Object.keys(rootArgs).map(queryOf), ...Object.values(mutations).map((m) => m.query)];
+    for (const query of operations) {
+      const a = await call(`${s.url}/graphql`, 'POST', cookie, { query });
+      expect(a.text, query.slice(0, 80)).not.toContain(SECRET);
+      expect(a.body.errors?.map((e: any) => e.extensions?.code), `${query.slice(0, 80)}: ${a.text.slice(0, 300)}`).toContain('missing_api_key');
+      expect(a.body.data === null || Object.values(a.body.data ?? {}).every((v) => v === null), a.text.slice(0, 300)).toBe(true);
+    }
+  });
+
+  it(`refuses a revoked key on every endpoint and root field within KEY_CACHE_TTL_MS (${TTL_MS} ms)`, async () => {
+    const auth = { 'x-api-key': keyRevoked };
+    const operations = [...Object.keys(rootArgs).map(queryOf), ...Object.values(mutations).map((m) => m.query)];
+    // In use everywhere (so every process-level cache holds it)...
+    for (const [name, c] of Object.entries(rest)) expect((await c.call(auth)).status, name).not.toBe(401);
+    expect((await call(`${s.url}/graphql`, 'POST', auth, { query: '{ viewer { apiKey { prefix } } }' })).body.data.viewer.apiKey.prefix).toBe(revokedPrefix);
+    // ...then revoked in the database only, as another process or the CLI without Redis would: no local invalidation.
+    const revokedAt = Date.now();
+    await revokeApiKey(s.app.db.prisma, revokedPrefix);
+    await new Promise((r) => setTimeout(r, TTL_MS - (Date.now() - revokedAt) + 50));
+    for (const [name, c] of Object.entries(rest)) {
+      const a = await c.call(auth);
+      if (c.public) continue;
+      expect([a.status, a.body.error], `${name}: ${a.text.slice(0, 300)}`).toEqual([401, 'invalid_api_key']);
+    }
+    for (const query of operations) {
+      const a = await call(`${s.url}/graphql`, 'POST', auth, { query });
+      expect([a.status, a.body.errors?.[0]?.extensions?.code], `${query.slice(0, 80)}: ${a.text.slice(0, 300)}`).toEqual([401, 'invalid_api_key']);
+    }
+  });
+});
