@@ -2,7 +2,11 @@
 declare module 'autocannon' {
   import type { EventEmitter } from 'node:events';
 
-  export type Request = { method?: string; path?: string; headers?: Record<string, string>; body?: string | Buffer };
+  export type Request = {
+    method?: string; path?: string; headers?: Record<string, string>; body?: string | Buffer;
+    /** Called with each response to this request, just before the instance emits 'response' for it. */
+    onResponse?: (status: number, body: string, context: Record<string, unknown>, headers: Record<string, string | string[]>) => void;
+  };
   export type Client = EventEmitter & { setRequests(requests: Request[]): void };
   export type Histogram = { average: number; mean: number; p50: number; p99: number; max: number; total: number };
   export type Result = {

@@ -30,28 +30,35 @@ export function embeddedBackend(): Backend {
   };
 }
 
-async function withAdmin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: ADMIN_PG_URL });
+async function withAdmin<T>(adminUrl: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try { return await work(client); } finally { await client.end(); }
 }
 
-export async function postgresBackend(): Promise<Backend> {
+/**
+ * A new database on the server `adminUrl` names (any existing database there to connect to) and
+ * a new key prefix on `redisUrl`; both named `<label>_<random>` and removed by `remove()`.
+ */
+export async function postgresBackend(opts: { adminUrl?: string; redisUrl?: string; label?: string } = {}): Promise<Backend> {
+  const adminUrl = opts.adminUrl ?? ADMIN_PG_URL;
+  const redisUrl = opts.redisUrl ?? REDIS_URL;
   const suffix = randomBytes(4).toString('hex');
-  const database = `bench_${suffix}`;
-  const prefix = `bench_${suffix}:`;
-  await withAdmin((c) => c.query(`CREATE DATABASE ${database}`));
-  const url = new URL(ADMIN_PG_URL);
+  const label = (opts.label ?? 'bench').replace(/\W+/g, '_');
+  const database = `${label}_${suffix}`;
+  const prefix = `${label}_${suffix}:`;
+  await withAdmin(adminUrl, (c) => c.query(`CREATE DATABASE ${database}`));
+  const url = new URL(adminUrl);
   url.pathname = `/${database}`;
   // The data dir still holds what is not in the database (nothing of the pepper: it is set by env).
   const dataDir = mkdtempSync(path.join(tmpdir(), 'risk-bench-pg-'));
   return {
     name: 'postgres+redis', dataDir, databaseUrl: url.toString(),
-    env: { DATA_DIR: dataDir, DATABASE_URL: url.toString(), REDIS_URL, REDIS_KEY_PREFIX: prefix },
+    env: { DATA_DIR: dataDir, DATABASE_URL: url.toString(), REDIS_URL: redisUrl, REDIS_KEY_PREFIX: prefix },
     async remove() {
       rmSync(dataDir, { recursive: true, force: true });
-      await withAdmin((c) => c.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`));
-      const redis = createClient({ url: REDIS_URL });
+      await withAdmin(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`));
+      const redis = createClient({ url: redisUrl });
       await redis.connect();
       try {
         for await (const batch of redis.scanIterator({ MATCH: `${prefix}*`, COUNT: 1000 })) {
@@ -62,4 +69,16 @@ export async function postgresBackend(): Promise<Backend> {
       }
     },
   };
+}
+
+/**
+ * The environment of a service child: this process's own minus every setting the bench decides
+ * (so a DATABASE_URL in the caller's shell never leaks into a child), then loopback, quiet logs
+ * and no scheduled publishing, then `extra` (the backend's env, the pepper, …).
+ */
+export function serviceEnv(extra: Record<string, string>): Record<string, string> {
+  const env: Record<string, string> = {};
+  const owned = /^(PORT|HOST|BASE_URL|DATA_DIR|DATABASE_URL|REDIS_URL|REDIS_KEY_PREFIX|LOG_LEVEL|API_KEY_PEPPER|PUBLISH_INTERVAL_MS)$/;
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !owned.test(k)) env[k] = v;
+  return { ...env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', PUBLISH_INTERVAL_MS: '0', ...extra };
 }

@@ -31,7 +31,7 @@ export async function probe(baseUrl: string, req: Request, graphql: boolean): Pr
   return { ok: true };
 }
 
-function percentile(sorted: Float64Array, p: number): number {
+export function percentile(sorted: Float64Array | Float32Array, p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
 }

@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import { buildDataset } from './dataset.ts';
 import { seed, type Seeded } from './seed.ts';
-import { embeddedBackend, postgresBackend, type Backend } from './backends.ts';
+import { embeddedBackend, postgresBackend, serviceEnv, type Backend } from './backends.ts';
 import { freePort, memoryOf, startNode, stop, stopAll, waitReady, type Child } from './children.ts';
 import { measure, probe } from './load.ts';
 import { requestLists, scenarios, type Scenario, type ScenarioName } from './scenarios.ts';
@@ -54,13 +54,6 @@ type Plan = Array<[ScenarioName, number]>;
 const FLOOR_PLAN: Plan = [['floor-http', 1], ['floor-http', 8], ['floor-http', 32], ['floor-yoga', 32]];
 // Reads before writes: rate/report grow the database, which the reads should not see.
 const SERVICE_PLAN: Plan = [['score-rest', 1], ['score-rest', 8], ['score-rest', 32], ['score-graphql', 32], ['dimensions', 32], ['rate', 32], ['report', 32]];
-
-function serviceEnv(extra: Record<string, string>): Record<string, string> {
-  const env: Record<string, string> = {};
-  const owned = /^(PORT|HOST|BASE_URL|DATA_DIR|DATABASE_URL|REDIS_URL|REDIS_KEY_PREFIX|LOG_LEVEL|API_KEY_PEPPER|PUBLISH_INTERVAL_MS)$/;
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !owned.test(k)) env[k] = v;
-  return { ...env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', PUBLISH_INTERVAL_MS: '0', ...extra };
-}
 
 async function runPlan(target: string, baseUrl: string, plan: Plan, all: Record<ScenarioName, Scenario>, ips: string[], keys: string[]): Promise<LoadRow[]> {
   const rows: LoadRow[] = [];

@@ -5,7 +5,7 @@
  */
 import type { Request } from 'autocannon';
 
-export type ScenarioName = 'floor-http' | 'floor-yoga' | 'score-rest' | 'score-graphql' | 'rate' | 'report' | 'dimensions';
+export type ScenarioName = 'floor-http' | 'floor-yoga' | 'score-rest' | 'score-graphql' | 'rate' | 'report' | 'dimensions' | 'analyst-graphql';
 
 export type Scenario = {
   name: ScenarioName;
@@ -21,6 +21,24 @@ export type Scenario = {
 
 const OUTCOMES = ['fraud_confirmed', 'chargeback', 'credential_stuffing', 'fraud_watch', 'spam', 'bot_activity', 'legitimate'];
 const SEVERITIES = ['low', 'medium', 'high', 'critical'];
+
+/**
+ * Reads of the analyst graph, in turn (the n-th request sends document n % 4): a subject walked
+ * three hops, a filtered page of the workspace's reports, an IP's ratings with its dimensions,
+ * and the aggregates. An IP nothing was written about answers `subject: null` (still a success).
+ */
+const ANALYST_QUERIES = [
+  `query Walk($ip: String!) { subject(kind: "ipaddress", key: $ip) { id kind key
+    reports(first: 5) { totalCount nodes { databaseId outcomeCode severity createdAt
+      relatedSubjects { role subject { kind key reports(first: 3) { totalCount nodes { outcomeCode } } } } } } } }`,
+  `query Page($severity: [String!]) { reports(first: 20, filter: { severity: $severity, tags: ["checkout"] }) { totalCount
+    pageInfo { hasNextPage endCursor } edges { cursor node { databaseId title severity createdAt subject { kind key } } } } }`,
+  `query Ratings($ip: String!) { ratingsOfIp(ip: $ip, first: 10) { totalCount nodes { rating note createdAt } }
+    subject(kind: "ipaddress", key: $ip) { relatedSubjects { roles sharedReports subject { kind key } }
+      ipDimensions { dimensions { code entity { key name } published { score level } } } } }`,
+  `query Aggregates($from: DateTime!, $to: DateTime!) { reportCountsByOutcome(from: $from, to: $to) { day outcomeCode count }
+    topSubjects(limit: 5) { reports subject { kind key } } }`,
+].map((q) => q.replace(/\s+/g, ' '));
 
 export function scenarios(scoreQuery: string): Record<ScenarioName, Scenario> {
   const json = (v: unknown) => JSON.stringify(v);
@@ -45,6 +63,18 @@ export function scenarios(scoreQuery: string): Record<ScenarioName, Scenario> {
       }),
     },
     dimensions: { name: 'dimensions', label: 'dimensions REST', path: '/risk_api/dimensions/', body: (ip) => json({ ip }), graphql: false, floor: 'floor-http' },
+    'analyst-graphql': {
+      name: 'analyst-graphql', label: 'analyst graph GraphQL reads', path: '/graphql', graphql: true, floor: 'floor-yoga',
+      body: (ip, n) => {
+        const query = ANALYST_QUERIES[n % ANALYST_QUERIES.length]!;
+        const now = Date.now();
+        const variables = [
+          { ip }, { severity: [SEVERITIES[n % SEVERITIES.length]!, 'critical'] }, { ip },
+          { from: new Date(now - 7 * 86_400_000).toISOString(), to: new Date(now + 86_400_000).toISOString() },
+        ][n % ANALYST_QUERIES.length];
+        return json({ query, variables });
+      },
+    },
   };
 }
 

@@ -7,7 +7,7 @@ import { openDatabase, type Database } from './db/database.ts';
 import { KeyVerifier } from './domain/access/verifier.ts';
 import { resolvePepper } from './domain/access/pepper.ts';
 import { sweepIdempotency } from './domain/memory/idempotency.ts';
-import { createGraphQLServer } from './graphql/yoga.ts';
+import { createGraphQLServer, serveGraphQL } from './graphql/yoga.ts';
 import { createRestRouter } from './rest/router.ts';
 import { sendError, sendJson } from './rest/respond.ts';
 import { AppError } from './errors.ts';
@@ -114,7 +114,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       return;
     }
     if (path === '/risk_api' || path.startsWith('/risk_api/')) return rest(req, res, path, requestId);
-    if (path === '/graphql') return yoga(req, res);
+    if (path === '/graphql') return serveGraphQL(yoga, req, res, config.maxBodyBytes);
     if (path === '/workspace' || path.startsWith('/workspace/') || path === '/webhooks/paypal') return workspace.handle(req, res, path);
     if (path === '/healthz') return sendJson(res, 200, { ok: true });
     if (path === '/readyz') return ready(res);

@@ -35,6 +35,7 @@ const envSchema = z.object({
   PAYPAL_WEBHOOK_ID: z.string().min(1).optional(),
   PAYPAL_PLANS: z.string().regex(/^\s*[a-z0-9_-]+=[A-Za-z0-9_-]+\s*(,\s*[a-z0-9_-]+=[A-Za-z0-9_-]+\s*)*$/, 'must be tier=PLAN_ID pairs separated by commas').optional(),
   PAYPAL_CERT_HOSTS: z.string().default('api.paypal.com,api.sandbox.paypal.com'),
+  PAYPAL_CERT_CA_FILE: z.string().min(1).optional(),
 });
 
 const PAYPAL_VARS = ['PAYPAL_API_BASE', 'PAYPAL_CLIENT_ID', 'PAYPAL_CLIENT_SECRET', 'PAYPAL_WEBHOOK_ID', 'PAYPAL_PLANS'] as const;
@@ -78,7 +79,11 @@ export type Config = {
   smtpUrl: string | undefined;
   mailFrom: string;
   /** null: no payment provider configured (the subscription page says so). */
-  paypal: null | { apiBase: string; clientId: string; clientSecret: string; webhookId: string; plans: Record<string, string>; certHosts: string[] };
+  paypal: null | {
+    apiBase: string; clientId: string; clientSecret: string; webhookId: string; plans: Record<string, string>; certHosts: string[];
+    /** Extra trust anchors (PEM) for the webhook certificate chain, besides Node's bundled roots. */
+    certCaFile: string | undefined;
+  };
 };
 
 export class ConfigError extends Error {
@@ -128,6 +133,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       webhookId: e.PAYPAL_WEBHOOK_ID,
       plans: Object.fromEntries(e.PAYPAL_PLANS.split(',').map((pair) => pair.trim().split('=') as [string, string])),
       certHosts: e.PAYPAL_CERT_HOSTS.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean),
+      certCaFile: e.PAYPAL_CERT_CA_FILE ? path.resolve(e.PAYPAL_CERT_CA_FILE) : undefined,
     } : null,
   };
 }

@@ -11,7 +11,7 @@
  * after the write (the TTL computed from the caller's nowMs), all judged by `now()`.
  */
 import { CounterUnavailableError, type CounterStore } from './types.ts';
-import { assertWindowStarts, communityExpireAtMs, windowStart, WINDOW_MS } from './keys.ts';
+import { assertActivityRange, communityExpireAtMs, windowStart, WINDOW_MS } from './keys.ts';
 import { Journal, type JournalRecord } from './journal.ts';
 
 export interface EmbeddedCounterStoreOptions {
@@ -163,22 +163,21 @@ export async function createEmbeddedCounterStore(opts: EmbeddedCounterStoreOptio
       commit(['l', requester, start, exp, entityKeys], () => addLookups(entityKeys, [requester], start, exp));
     },
 
-    async readWindows(entityKey, windowStartsMs) {
-      assertWindowStarts(windowStartsMs);
+    async readActivity(entityKey, range) {
+      assertActivityRange(range);
       const t = open();
+      const active: Array<{ startMs: number; hits: number }> = [];
+      for (const [startMs, w] of community.get(entityKey) ?? []) {
+        if (w.exp > t && startMs >= range.sinceMs && startMs < range.untilMs) active.push({ startMs, hits: w.hits });
+      }
+      active.sort((a, b) => a.startMs - b.startMs);
       const union = new Set<string>();
-      const windows = windowStartsMs.map((startMs) => {
+      const recent = range.recentStartsMs.map((startMs) => {
         const w = liveWindow(entityKey, startMs, t);
         if (w) for (const r of w.requesters) union.add(r);
         return { startMs, hits: w?.hits ?? 0, requesters: w?.requesters.size ?? 0 };
       });
-      return { windows, distinctRequesters: union.size };
-    },
-
-    async readHits(entityKey, windowStartsMs) {
-      assertWindowStarts(windowStartsMs);
-      const t = open();
-      return windowStartsMs.map((s) => liveWindow(entityKey, s, t)?.hits ?? 0);
+      return { active, recent, distinctRequesters: union.size };
     },
 
     async ping() {

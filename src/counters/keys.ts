@@ -3,6 +3,7 @@
  * Every key carries a Redis Cluster hash tag ({...}) naming the thing the key belongs to, so all keys one
  * script touches hash to the same slot (see the layout comment at the top of redis.ts).
  */
+import type { ActivityRange } from './types.ts';
 
 /** Community-signal windows are 10 minutes, aligned to 10-minute UTC boundaries. */
 export const WINDOW_MS = 10 * 60 * 1000;
@@ -38,6 +39,15 @@ export function assertWindowStarts(windowStartsMs: readonly number[]): void {
     if (!Number.isSafeInteger(s) || s % WINDOW_MS !== 0) {
       throw new RangeError(`not a 10-minute window start: ${s}`);
     }
+  }
+}
+
+/** A community read's bounds: all window starts, the span not reversed, the recent windows inside it. */
+export function assertActivityRange(range: ActivityRange): void {
+  assertWindowStarts([range.sinceMs, range.untilMs, ...range.recentStartsMs]);
+  if (range.sinceMs > range.untilMs) throw new RangeError(`reversed activity range: ${range.sinceMs} > ${range.untilMs}`);
+  for (const s of range.recentStartsMs) {
+    if (s < range.sinceMs || s >= range.untilMs) throw new RangeError(`recent window ${s} outside [${range.sinceMs}, ${range.untilMs})`);
   }
 }
 

@@ -48,32 +48,28 @@ return {1, v}`,
   transformReply: (reply: unknown) => reply as Pair,
 });
 
-/** One lookup of one entity: hit counter + HyperLogLog of requesters, both with their expiry (a TTL counted
- *  from the caller's nowMs, so the retention holds whatever Redis's own clock says). */
 /**
- * One lookup: the window's hit counter and HyperLogLog, plus the entity's hit history (a hash of
- * window start → hits holding only windows that had lookups), so reading 7 days of hits is one
- * HGETALL of a few fields instead of 1,008 keys. Fields older than the retention are pruned
- * here, at most once per window, when the hash has grown past a week of windows.
+ * One lookup of one entity: the HyperLogLog of the window's requesters, and the entity's hit history (a hash
+ * of window start → hits holding only windows that had lookups, so reading 7 days of hits is one HGETALL of a
+ * few fields instead of 1,008 keys), each with its expiry as a TTL counted from the caller's nowMs, so the
+ * retention holds whatever Redis's own clock says. Fields older than the retention are pruned here when the
+ * hash has grown past a week of windows.
  */
 export const recordScript = defineScript({
-  NUMBER_OF_KEYS: 3,
+  NUMBER_OF_KEYS: 2,
   SCRIPT: `
-redis.call('INCR', KEYS[1])
+redis.call('PFADD', KEYS[1], ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
-redis.call('PFADD', KEYS[2], ARGV[1])
+redis.call('HINCRBY', KEYS[2], ARGV[3], 1)
 redis.call('PEXPIRE', KEYS[2], ARGV[2])
-redis.call('HINCRBY', KEYS[3], ARGV[3], 1)
-redis.call('PEXPIRE', KEYS[3], ARGV[2])
-if redis.call('HLEN', KEYS[3]) > tonumber(ARGV[5]) then
-  for _, field in ipairs(redis.call('HKEYS', KEYS[3])) do
-    if tonumber(field) < tonumber(ARGV[4]) then redis.call('HDEL', KEYS[3], field) end
+if redis.call('HLEN', KEYS[2]) > tonumber(ARGV[5]) then
+  for _, field in ipairs(redis.call('HKEYS', KEYS[2])) do
+    if tonumber(field) < tonumber(ARGV[4]) then redis.call('HDEL', KEYS[2], field) end
   end
 end
 return 1`,
-  parseCommand(parser: CommandParser, hitsKey: string, requestersKey: string, historyKey: string, requester: string,
+  parseCommand(parser: CommandParser, requestersKey: string, historyKey: string, requester: string,
     ttlMs: number, windowStartMs: number, oldestKeptMs: number, maxFields: number) {
-    parser.pushKey(hitsKey);
     parser.pushKey(requestersKey);
     parser.pushKey(historyKey);
     parser.push(requester, String(Math.max(1, Math.ceil(ttlMs))), String(windowStartMs), String(oldestKeptMs), String(maxFields));
@@ -81,21 +77,44 @@ return 1`,
   transformReply: (reply: unknown) => reply as number,
 });
 
-/** n hit keys then n HyperLogLog keys of one entity → n hits, n per-window counts, then the union count. */
-export const readWindowsScript = defineScript({
+/**
+ * One entity's activity in one atomic step. KEYS[1] = hit history, KEYS[2..] = the requester HyperLogLogs of
+ * the recent windows; ARGV = sinceMs, untilMs, then the recent window starts (the history's field names).
+ * Only windows that had lookups cost a PFCOUNT. Reply: union count, one requester count per recent window,
+ * then (start, hits) pairs of the history fields in [sinceMs, untilMs), unordered.
+ */
+export const readActivityScript = defineScript({
   SCRIPT: `
-local n = #KEYS / 2
-local out = {}
-for i = 1, n do
-  out[i] = tonumber(redis.call('GET', KEYS[i]) or '0')
-  out[n + i] = redis.call('PFCOUNT', KEYS[n + i])
+local since, till = tonumber(ARGV[1]), tonumber(ARGV[2])
+local history = redis.call('HGETALL', KEYS[1])
+local had = {}
+local pairs_out = {}
+for i = 1, #history, 2 do
+  local start = tonumber(history[i])
+  had[history[i]] = true
+  if start >= since and start < till then
+    pairs_out[#pairs_out + 1] = start
+    pairs_out[#pairs_out + 1] = tonumber(history[i + 1])
+  end
 end
-out[2 * n + 1] = redis.call('PFCOUNT', unpack(KEYS, n + 1, 2 * n))
+local out = {0}
+local live = {}
+for i = 3, #ARGV do
+  if had[ARGV[i]] then
+    out[#out + 1] = redis.call('PFCOUNT', KEYS[i - 1])
+    live[#live + 1] = KEYS[i - 1]
+  else
+    out[#out + 1] = 0
+  end
+end
+if #live > 0 then out[1] = redis.call('PFCOUNT', unpack(live)) end
+for i = 1, #pairs_out do out[#out + 1] = pairs_out[i] end
 return out`,
-  parseCommand(parser: CommandParser, hitsKeys: string[], requestersKeys: string[]) {
-    parser.push(String(hitsKeys.length + requestersKeys.length));
-    parser.pushKeys(hitsKeys);
+  parseCommand(parser: CommandParser, historyKey: string, requestersKeys: string[], sinceMs: number, untilMs: number, recentStartsMs: readonly number[]) {
+    parser.push(String(1 + requestersKeys.length));
+    parser.pushKey(historyKey);
     parser.pushKeys(requestersKeys);
+    parser.push(String(sinceMs), String(untilMs), ...recentStartsMs.map(String));
   },
   transformReply: (reply: unknown) => reply as number[],
 });

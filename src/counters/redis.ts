@@ -8,13 +8,14 @@
  *                                          PEXPIREAT the caller's expireAtMs (next UTC midnight)
  *   rl:{k:<apiKeyPrefix>}:<windowStart>    burst counter of one fixed window (caller's key + window start);
  *                                          PEXPIRE (time left in the window + one window) at creation
- *   cs:{<entityKey>}:h:<windowStart>       community hits of one entity in one 10-minute window
- *   cs:{<entityKey>}:r:<windowStart>       HyperLogLog of the distinct requesters of that window
+ *   cs:{<entityKey>}:hist                  hash: window start → community hits of one entity, only windows
+ *                                          that had lookups
+ *   cs:{<entityKey>}:r:<windowStart>       HyperLogLog of the distinct requesters of one 10-minute window
  *                                          both PEXPIRE so they live until window start + 7 days + 1 window
  *                                          by the caller's clock (a TTL: immune to app/Redis clock skew)
  * recordLookups sends one EVALSHA per entity (one slot each) and node-redis writes all of them in one
- * pipeline: one round trip on a single node, and still correct on Cluster. readWindows is one script over one
- * entity's keys; readHits is one HGETALL of the entity's hit history; peekMany does one MGET per hash tag.
+ * pipeline: one round trip on a single node, and still correct on Cluster. readActivity is one script over
+ * one entity's keys; peekMany does one MGET per hash tag.
  *
  * Outages: no offline queue (a command issued while disconnected fails at once instead of waiting), a short
  * connect timeout, and a reconnect loop that never gives up (capped backoff), so service resumes by itself
@@ -22,8 +23,8 @@
  */
 import { createClient, ErrorReply } from 'redis';
 import { CounterUnavailableError, type CounterStore } from './types.ts';
-import { assertWindowStarts, communityExpireAtMs, hashTag, windowStart, COMMUNITY_RETENTION_MS, WINDOW_MS } from './keys.ts';
-import { consumeScript, hitScript, readWindowsScript, recordScript } from './redis-scripts.ts';
+import { assertActivityRange, communityExpireAtMs, hashTag, windowStart, COMMUNITY_RETENTION_MS, WINDOW_MS } from './keys.ts';
+import { consumeScript, hitScript, readActivityScript, recordScript } from './redis-scripts.ts';
 
 export interface RedisCounterStoreOptions {
   /** Prepended to every key (before its hash tag); no braces. */
@@ -62,7 +63,7 @@ export async function createRedisCounterStore(url: string, opts: RedisCounterSto
   const client = createClient({
     url,
     disableOfflineQueue: true,
-    scripts: { consume: consumeScript, hit: hitScript, record: recordScript, readWindows: readWindowsScript },
+    scripts: { consume: consumeScript, hit: hitScript, record: recordScript, readActivity: readActivityScript },
     socket: {
       connectTimeout,
       // Never give up: exponential backoff from 50 ms, capped, with jitter so many processes don't stampede.
@@ -96,7 +97,6 @@ export async function createRedisCounterStore(url: string, opts: RedisCounterSto
   }
 
   const k = (key: string) => prefix + key;
-  const hitsKey = (entity: string, start: number) => `${prefix}cs:{${entity}}:h:${start}`;
   const requestersKey = (entity: string, start: number) => `${prefix}cs:{${entity}}:r:${start}`;
   const historyKey = (entity: string) => `${prefix}cs:{${entity}}:hist`;
   const toInt = (v: string | null | undefined) => (v == null ? 0 : Number(v));
@@ -150,35 +150,27 @@ export async function createRedisCounterStore(url: string, opts: RedisCounterSto
         const oldestKept = start - (COMMUNITY_RETENTION_MS - WINDOW_MS);
         const maxFields = COMMUNITY_RETENTION_MS / WINDOW_MS;
         await Promise.all(entityKeys.map((e) =>
-          client.record(hitsKey(e, start), requestersKey(e, start), historyKey(e), requester, ttl, start, oldestKept, maxFields)));
+          client.record(requestersKey(e, start), historyKey(e), requester, ttl, start, oldestKept, maxFields)));
       } catch (err) { throw unavailable(err); }
     },
 
-    async readWindows(entityKey, windowStartsMs) {
-      assertWindowStarts(windowStartsMs);
-      const n = windowStartsMs.length;
-      if (n === 0) return { windows: [], distinctRequesters: 0 };
+    async readActivity(entityKey, range) {
+      assertActivityRange(range);
+      const recentStarts = range.recentStartsMs;
       let reply: number[];
       try {
-        reply = await client.readWindows(
-          windowStartsMs.map((s) => hitsKey(entityKey, s)),
-          windowStartsMs.map((s) => requestersKey(entityKey, s)),
-        );
+        reply = await client.readActivity(historyKey(entityKey), recentStarts.map((s) => requestersKey(entityKey, s)), range.sinceMs, range.untilMs, recentStarts);
       } catch (err) { throw unavailable(err); }
+      const n = recentStarts.length;
+      const active: Array<{ startMs: number; hits: number }> = [];
+      for (let i = 1 + n; i + 1 < reply.length; i += 2) active.push({ startMs: reply[i]!, hits: reply[i + 1]! });
+      active.sort((a, b) => a.startMs - b.startMs);
+      const hitsAt = new Map(active.map((w) => [w.startMs, w.hits]));
       return {
-        windows: windowStartsMs.map((startMs, i) => ({ startMs, hits: reply[i] ?? 0, requesters: reply[n + i] ?? 0 })),
-        distinctRequesters: reply[2 * n] ?? 0,
+        active,
+        recent: recentStarts.map((startMs, i) => ({ startMs, hits: hitsAt.get(startMs) ?? 0, requesters: reply[1 + i] ?? 0 })),
+        distinctRequesters: reply[0] ?? 0,
       };
-    },
-
-    async readHits(entityKey, windowStartsMs) {
-      assertWindowStarts(windowStartsMs);
-      if (windowStartsMs.length === 0) return [];
-      try {
-        // The history hash holds only windows that had lookups: usually a handful of fields.
-        const history = await client.hGetAll(historyKey(entityKey));
-        return windowStartsMs.map((s) => toInt(history[String(s)] ?? null));
-      } catch (err) { throw unavailable(err); }
     },
 
     async ping() {

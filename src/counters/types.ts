@@ -18,15 +18,23 @@ export interface CounterStore {
   /** Community signal: one lookup of each entity by `requester` in the 10-minute window containing nowMs:
    *  a hit counter and a distinct-requester set per (entity, window), kept 7 days after the window ends. */
   recordLookups(entityKeys: string[], requester: string, nowMs: number): Promise<void>;
-  /** Per-window hits and distinct requesters of one entity, plus the distinct requesters over all the given
-   *  windows together. `windowStartsMs` must be window starts (multiples of WINDOW_MS, see keys.ts). */
-  readWindows(entityKey: string, windowStartsMs: number[]): Promise<{ windows: Array<{ startMs: number; hits: number; requesters: number }>; distinctRequesters: number }>;
-  /** Hits of each given window of one entity (up to 7 days = 1008 windows), same order. */
-  readHits(entityKey: string, windowStartsMs: number[]): Promise<number[]>;
+  /** One entity's lookup activity, read in ONE atomic step (so hits and requesters always agree):
+   *  `active` = the windows in [sinceMs, untilMs) that had lookups, ascending (windows without lookups are left
+   *  out, so an entity never looked up costs nothing to read), `recent` = hits and distinct requesters of each of
+   *  `recentStartsMs` in order, `distinctRequesters` = distinct requesters over the recent windows together.
+   *  Every bound must be a window start (a multiple of WINDOW_MS, see keys.ts). */
+  readActivity(entityKey: string, range: ActivityRange): Promise<Activity>;
   /** Resolves when the backend answers; rejects with CounterUnavailableError otherwise. */
   ping(): Promise<void>;
   close(): Promise<void>;
 }
+
+export type ActivityRange = { sinceMs: number; untilMs: number; recentStartsMs: readonly number[] };
+export type Activity = {
+  active: Array<{ startMs: number; hits: number }>;
+  recent: Array<{ startMs: number; hits: number; requesters: number }>;
+  distinctRequesters: number;
+};
 
 /** Thrown by every method when the backend can't be reached; callers decide to fail open or closed. */
 export class CounterUnavailableError extends Error {

@@ -6,6 +6,9 @@ import { rateIp, writeReport } from '../helpers/analyst.ts';
 import { schema } from '../../src/graphql/schema.ts';
 import type { GraphQLContext } from '../../src/graphql/context.ts';
 import type { PrismaClient } from '../../src/generated/prisma/client.ts';
+import { createGraphQLServer } from '../../src/graphql/yoga.ts';
+import { scoreOperation } from '../../src/rest/score.ts';
+import { jitCompatible } from '../../src/graphql/jit-scope.ts';
 
 /**
  * Pins the number of database operations of a deep request, so an N+1 regression (a query per
@@ -46,16 +49,21 @@ describe(`query count of a deep request (${backendName})`, () => {
   }, 120_000);
   afterAll(() => s?.close());
 
-  async function countFor(n: number): Promise<{ queries: number; items: number }> {
-    let queries = 0;
-    const counting = s.app.db.prisma.$extends({
-      query: { $allOperations({ args, query }) { queries++; return query(args); } },
+  function countingClient() {
+    const counter = { queries: 0 };
+    const prisma = s.app.db.prisma.$extends({
+      query: { $allOperations({ args, query }) { counter.queries++; return query(args); } },
     }) as unknown as PrismaClient;
-    const ctx: GraphQLContext = { prisma: counting, services: { ...s.app.services, prisma: counting }, viewer, requestId: 't', clientIp: '127.0.0.1' };
+    return { counter, prisma };
+  }
+
+  async function countFor(n: number): Promise<{ queries: number; items: number }> {
+    const { counter, prisma } = countingClient();
+    const ctx: GraphQLContext = { prisma, services: { ...s.app.services, prisma }, viewer, requestId: 't', clientIp: '127.0.0.1' };
     const result = await execute({ schema, document: DEEP, variableValues: { n }, contextValue: ctx });
     expect(result.errors, JSON.stringify(result.errors)).toBeUndefined();
     const data = result.data as any;
-    return { queries, items: data.reports.nodes.length };
+    return { queries: counter.queries, items: data.reports.nodes.length };
   }
 
   it('costs the same bounded number of queries for a page of 5 and of 50 reports', async () => {
@@ -66,6 +74,42 @@ describe(`query count of a deep request (${backendName})`, () => {
     expect(large.queries, `5 items: ${small.queries} queries, 50 items: ${large.queries}`).toBe(small.queries);
     // The pinned figure: a change here means a new per-request query, or an N+1 that the page sizes above happen to hide.
     expect(large.queries).toBe(PINNED_QUERIES);
+  });
+});
+
+describe(`query count through the served /graphql stack (${backendName})`, () => {
+  let s: TestServer;
+  let secret: string;
+  beforeAll(async () => {
+    s = await startTestServer();
+    secret = (await s.createKey('count-http')).secret;
+    const { GraphQLClient } = await import('graphql-request');
+    const a = new GraphQLClient(`${s.url}/graphql`, { headers: { 'x-api-key': secret } });
+    for (let i = 1; i <= 20; i++) {
+      await writeReport(a, { kind: 'ipaddress', key: `203.0.113.${i}`, outcomeCode: 'spam', namespace: 'http', title: `h${i}`,
+        relatedSubjects: [{ kind: 'email', key: `h${i}@example.com`, role: 'linked' }] });
+    }
+  }, 120_000);
+  afterAll(() => s?.close());
+
+  it('keeps the batched query count with the plugins the server runs (graphql-jit must not break the Prisma plugin)', async () => {
+    let queries = 0;
+    const prisma = s.app.db.prisma.$extends({ query: { $allOperations({ args, query }) { queries++; return query(args); } } }) as unknown as PrismaClient;
+    const yoga = createGraphQLServer({ services: { ...s.app.services, prisma }, verifier: s.app.verifier, log: s.app.log, proxies: null });
+    const res = await yoga.fetch('http://localhost/graphql', {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': secret },
+      body: JSON.stringify({ query: '{ reports(first: 20, filter: { namespace: ["http"] }) { nodes { title relatedSubjects { subject { key } } } } }' }),
+    }, { req: { socket: { remoteAddress: '127.0.0.1' }, headers: { 'x-api-key': secret }, headersDistinct: { 'x-api-key': [secret] } } as never }); // the server context the Node adapter would give
+    const body = await res.json() as { data?: { reports: { nodes: unknown[] } }; errors?: unknown };
+    expect(body.errors, JSON.stringify(body.errors) + s.logs.filter((l) => l.includes('"error"')).join('\n')).toBeUndefined();
+    expect(body.data!.reports.nodes.length).toBe(20);
+    expect(queries, 'one page of 20 reports with their related subjects').toBeLessThanOrEqual(3);
+  });
+
+  it('compiles with graphql-jit only operations that reach no Prisma-backed type', () => {
+    expect(jitCompatible(schema, scoreOperation.document)).toBe(true);
+    expect(jitCompatible(schema, DEEP)).toBe(false);
+    expect(jitCompatible(schema, parse('{ node(id: "x") { id } }'))).toBe(false); // an interface some Prisma types implement
   });
 });
 

@@ -1,5 +1,5 @@
 /**
- * The per-window cache of community snapshots: at most two counter reads per entity per window, a new
+ * The per-window cache of community snapshots: one counter read per entity per window, a new
  * snapshot as soon as the boundary passes, a bound on entries, and counter failures passed through uncached.
  */
 import { afterEach, describe, expect, it } from 'vitest';
@@ -12,13 +12,12 @@ afterEach(closeStores);
 
 /** Wraps a store, counting community reads and failing every call while `down` is set. */
 function instrument(store: CounterStore) {
-  const calls = { readWindows: 0, readHits: 0, recordLookups: 0 };
+  const calls = { readActivity: 0, recordLookups: 0 };
   const state = { down: false };
   const guard = () => { if (state.down) throw new CounterUnavailableError('test outage'); };
   const wrapped: CounterStore = {
     ...store,
-    async readWindows(e, s) { calls.readWindows++; guard(); return store.readWindows(e, s); },
-    async readHits(e, s) { calls.readHits++; guard(); return store.readHits(e, s); },
+    async readActivity(e, r) { calls.readActivity++; guard(); return store.readActivity(e, r); },
     async recordLookups(e, r, t) { calls.recordLookups++; guard(); return store.recordLookups(e, r, t); },
   };
   return { wrapped, calls, state };
@@ -32,7 +31,7 @@ describe.each(STORES)('community cache: %s', (_name, open) => {
     await lookups(wrapped, ip, 2, T0 - WINDOW_MS);
     const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => signals.read(ip, T0 + i * 1000)));
     for (let i = 0; i < 30; i++) await signals.read(ip, T0 + WINDOW_MS - 1);
-    expect(calls).toMatchObject({ readWindows: 1, readHits: 1 });
+    expect(calls).toMatchObject({ readActivity: 1 });
     expect(new Set(answers.map((a) => a.metrics.lookups_10m))).toEqual(new Set([2]));
   });
 
@@ -44,7 +43,7 @@ describe.each(STORES)('community cache: %s', (_name, open) => {
     await lookups(wrapped, ip, 3, T0 + 2_000); // same window as the read above: not visible yet
     expect((await signals.read(ip, T0 + WINDOW_MS - 1)).metrics.lookups_10m).toBe(0);
     expect((await signals.read(ip, T0 + WINDOW_MS)).metrics.lookups_10m).toBe(3);
-    expect(calls).toMatchObject({ readWindows: 2, readHits: 2 });
+    expect(calls).toMatchObject({ readActivity: 2 });
   });
 
   it('keeps at most cacheSize entities, forgetting the least recently read', async () => {
@@ -55,11 +54,11 @@ describe.each(STORES)('community cache: %s', (_name, open) => {
     await signals.read(b, T0);
     await signals.read(a, T0); // a is now the most recent
     await signals.read(c, T0); // evicts b
-    expect(calls.readHits).toBe(3);
+    expect(calls.readActivity).toBe(3);
     await signals.read(a, T0);
-    expect(calls.readHits).toBe(3);
+    expect(calls.readActivity).toBe(3);
     await signals.read(b, T0);
-    expect(calls.readHits).toBe(4);
+    expect(calls.readActivity).toBe(4);
   });
 
   it('passes counter outages through unchanged and does not cache them', async () => {

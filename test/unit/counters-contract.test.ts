@@ -69,41 +69,55 @@ describe.each(STORES)('CounterStore contract: %s', (_name, open) => {
     await store.recordLookups([ip], 'r1', w0 + WINDOW_MS + 10);
     await store.recordLookups([], 'r9', w0); // nothing to record
 
-    const read = await store.readWindows(ip, [w0, w0 + WINDOW_MS, w0 + 2 * WINDOW_MS]);
-    expect(read.windows).toEqual([
-      { startMs: w0, hits: 3, requesters: 2 },
-      { startMs: w0 + WINDOW_MS, hits: 2, requesters: 2 },
-      { startMs: w0 + 2 * WINDOW_MS, hits: 0, requesters: 0 },
-    ]);
-    expect(read.distinctRequesters).toBe(3); // r1, r2, r3 over both windows, r1 counted once
-    expect((await store.readWindows(ip, [w0 + WINDOW_MS])).distinctRequesters).toBe(2);
-    expect(await store.readWindows(ip, [])).toEqual({ windows: [], distinctRequesters: 0 });
-
-    expect(await store.readHits(ip, [w0 - WINDOW_MS, w0, w0 + WINDOW_MS])).toEqual([0, 3, 2]);
-    expect(await store.readHits(asn, [w0, w0 + WINDOW_MS])).toEqual([1, 1]);
-    expect(await store.readWindows(asn, [w0, w0 + WINDOW_MS])).toMatchObject({ distinctRequesters: 2 });
+    const span = { sinceMs: w0 - WINDOW_MS, untilMs: w0 + 3 * WINDOW_MS };
+    const read = await store.readActivity(ip, { ...span, recentStartsMs: [w0, w0 + WINDOW_MS, w0 + 2 * WINDOW_MS] });
+    expect(read).toEqual({
+      active: [{ startMs: w0, hits: 3 }, { startMs: w0 + WINDOW_MS, hits: 2 }], // windows without lookups left out
+      recent: [
+        { startMs: w0, hits: 3, requesters: 2 },
+        { startMs: w0 + WINDOW_MS, hits: 2, requesters: 2 },
+        { startMs: w0 + 2 * WINDOW_MS, hits: 0, requesters: 0 },
+      ],
+      distinctRequesters: 3, // r1, r2, r3 over both windows, r1 counted once
+    });
+    expect((await store.readActivity(ip, { ...span, recentStartsMs: [w0 + WINDOW_MS] })).distinctRequesters).toBe(2);
+    expect(await store.readActivity(ip, { ...span, recentStartsMs: [] })).toMatchObject({ recent: [], distinctRequesters: 0 });
+    // the span bounds what `active` lists: [sinceMs, untilMs)
+    expect((await store.readActivity(ip, { sinceMs: w0 + WINDOW_MS, untilMs: w0 + 2 * WINDOW_MS, recentStartsMs: [] })).active)
+      .toEqual([{ startMs: w0 + WINDOW_MS, hits: 2 }]);
+    expect((await store.readActivity(ip, { sinceMs: w0, untilMs: w0, recentStartsMs: [] })).active).toEqual([]);
+    expect(await store.readActivity(asn, { ...span, recentStartsMs: [w0, w0 + WINDOW_MS] })).toEqual({
+      active: [{ startMs: w0, hits: 1 }, { startMs: w0 + WINDOW_MS, hits: 1 }],
+      recent: [{ startMs: w0, hits: 1, requesters: 1 }, { startMs: w0 + WINDOW_MS, hits: 1, requesters: 1 }],
+      distinctRequesters: 2,
+    });
   });
 
-  it('reads a full 7-day span of windows (1008) in one call', async () => {
+  it('reads a full 7-day span (1008 windows) in one call, listing only the windows that had lookups', async () => {
     const store = await open();
     const entity = `ip:${randomUUID()}`;
     const now = Date.now();
-    const last = windowStart(now);
-    const starts = Array.from({ length: 1008 }, (_, i) => last - (1007 - i) * WINDOW_MS);
-    await store.recordLookups([entity], 'a', now);
+    const current = windowStart(now);
+    const weekAgo = current - 1007 * WINDOW_MS;
+    await store.recordLookups([entity], 'a', weekAgo);
     await store.recordLookups([entity], 'b', now);
-    const hits = await store.readHits(entity, starts);
-    expect(hits.length).toBe(1008);
-    expect(hits[1007]).toBe(2);
-    expect(hits.slice(0, 1007).every((h) => h === 0)).toBe(true);
-    const read = await store.readWindows(entity, starts);
-    expect(read.distinctRequesters).toBe(2);
+    await store.recordLookups([entity], 'c', now);
+    const read = await store.readActivity(entity, { sinceMs: weekAgo, untilMs: current + WINDOW_MS, recentStartsMs: [current] });
+    expect(read).toEqual({
+      active: [{ startMs: weekAgo, hits: 1 }, { startMs: current, hits: 2 }],
+      recent: [{ startMs: current, hits: 2, requesters: 2 }],
+      distinctRequesters: 2,
+    });
+    const never = await store.readActivity(`ip:${randomUUID()}`, { sinceMs: weekAgo, untilMs: current, recentStartsMs: [current - WINDOW_MS] });
+    expect(never).toEqual({ active: [], recent: [{ startMs: current - WINDOW_MS, hits: 0, requesters: 0 }], distinctRequesters: 0 });
   });
 
-  it('refuses misaligned window starts', async () => {
+  it('refuses misaligned or inconsistent bounds', async () => {
     const store = await open();
-    await expect(store.readHits('ip:x', [WINDOW_MS + 7])).rejects.toThrow(RangeError);
-    await expect(store.readWindows('ip:x', [13])).rejects.toThrow(RangeError);
+    await expect(store.readActivity('ip:x', { sinceMs: WINDOW_MS + 7, untilMs: 2 * WINDOW_MS, recentStartsMs: [] })).rejects.toThrow(RangeError);
+    await expect(store.readActivity('ip:x', { sinceMs: 0, untilMs: WINDOW_MS, recentStartsMs: [13] })).rejects.toThrow(RangeError);
+    await expect(store.readActivity('ip:x', { sinceMs: 2 * WINDOW_MS, untilMs: WINDOW_MS, recentStartsMs: [] })).rejects.toThrow(RangeError);
+    await expect(store.readActivity('ip:x', { sinceMs: 0, untilMs: WINDOW_MS, recentStartsMs: [WINDOW_MS] })).rejects.toThrow(RangeError);
   });
 
   it('answers ping while the backend is up', async () => {

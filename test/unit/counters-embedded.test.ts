@@ -7,7 +7,7 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileS
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CounterUnavailableError } from '../../src/counters/types.ts';
+import { CounterUnavailableError, type CounterStore } from '../../src/counters/types.ts';
 import { createEmbeddedCounterStore } from '../../src/counters/embedded.ts';
 import { COMMUNITY_RETENTION_MS, windowStart, WINDOW_MS } from '../../src/counters/keys.ts';
 
@@ -23,6 +23,9 @@ afterEach(() => {
 
 const FAR = Date.now() + 24 * 3600_000;
 const Q = 'rq:{ws:1}:api_score:20260617';
+/** The read of one window `w` as the only recent window of its span. */
+const around = (w: number) => ({ sinceMs: w, untilMs: w + WINDOW_MS, recentStartsMs: [w] });
+const hitsOf = async (store: CounterStore, entity: string, w: number) => (await store.readActivity(entity, around(w))).recent[0]!.hits;
 
 describe('embedded counter store: persistence', () => {
   it('keeps quota and community counts across close and reopen', async () => {
@@ -39,8 +42,8 @@ describe('embedded counter store: persistence', () => {
     expect(await b.peek(Q)).toBe(3);
     expect(await b.consumeIfBelow(Q, 4, FAR)).toEqual({ counted: true, used: 4 });
     expect(await b.consumeIfBelow(Q, 4, FAR)).toEqual({ counted: false, used: 4 });
-    expect(await b.readWindows('ip:1.2.3.4', [w])).toEqual({ windows: [{ startMs: w, hits: 2, requesters: 2 }], distinctRequesters: 2 });
-    expect(await b.readHits('asn:1', [w])).toEqual([1]);
+    expect(await b.readActivity('ip:1.2.3.4', around(w))).toEqual({ active: [{ startMs: w, hits: 2 }], recent: [{ startMs: w, hits: 2, requesters: 2 }], distinctRequesters: 2 });
+    expect(await hitsOf(b, 'asn:1', w)).toBe(1);
     await b.close();
   });
 
@@ -55,7 +58,7 @@ describe('embedded counter store: persistence', () => {
 
     const next = await createEmbeddedCounterStore({ file });
     expect(await next.peek(Q)).toBe(2);
-    expect(await next.readHits('ip:9.9.9.9', [windowStart(now)])).toEqual([1]);
+    expect(await hitsOf(next, 'ip:9.9.9.9', windowStart(now))).toBe(1);
     await next.close();
   });
 
@@ -140,12 +143,12 @@ describe('embedded counter store: expiry by the clock', () => {
     const store = await createEmbeddedCounterStore({ now: () => t });
     await store.recordLookups(['ip:1.1.1.1'], 'r1', t);
     t = w + COMMUNITY_RETENTION_MS - 1;
-    expect(await store.readHits('ip:1.1.1.1', [w])).toEqual([1]);
+    expect(await hitsOf(store, 'ip:1.1.1.1', w)).toBe(1);
     t = w + COMMUNITY_RETENTION_MS;
-    expect(await store.readHits('ip:1.1.1.1', [w])).toEqual([0]);
-    expect((await store.readWindows('ip:1.1.1.1', [w])).distinctRequesters).toBe(0);
+    expect(await hitsOf(store, 'ip:1.1.1.1', w)).toBe(0);
+    expect((await store.readActivity('ip:1.1.1.1', around(w))).distinctRequesters).toBe(0);
     await store.recordLookups(['ip:1.1.1.1'], 'r2', t + WINDOW_MS); // triggers the periodic prune
-    expect(await store.readHits('ip:1.1.1.1', [w])).toEqual([0]);
+    expect(await hitsOf(store, 'ip:1.1.1.1', w)).toBe(0);
     await store.close();
   });
 

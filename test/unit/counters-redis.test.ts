@@ -43,11 +43,11 @@ describe('redis counter store: expiry and key layout', () => {
     const now = Date.now();
     const start = windowStart(now);
     await store.recordLookups([entity], 'requester-1', now);
-    const hits = `${prefix}cs:{${entity}}:h:${start}`;
+    const history = `${prefix}cs:{${entity}}:hist`;
     const requesters = `${prefix}cs:{${entity}}:r:${start}`;
-    expect(await admin.get(hits)).toBe('1');
+    expect(await admin.hGetAll(history)).toEqual({ [String(start)]: '1' });
     expect(await admin.pfCount(requesters)).toBe(1);
-    for (const key of [hits, requesters]) {
+    for (const key of [history, requesters]) {
       const ttl = await admin.pTTL(key);
       // lives until window start + retention (as a TTL from the write), i.e. more than 7 days from now
       expect(ttl).toBeGreaterThan(7 * 24 * 3600_000);
@@ -121,7 +121,7 @@ describe('redis counter store: outage and recovery', () => {
     const key = quotaKey('ws-outage', 'api_score', utcDay(Date.now()));
     const ws = windowStart(Date.now());
     expect(await store.consumeIfBelow(key, 10, nextUtcMidnightMs(Date.now()))).toEqual({ counted: true, used: 1 });
-    await store.readWindows('ip:x', [ws]); // loads the script before the outage
+    await store.readActivity('ip:x', { sinceMs: ws, untilMs: ws + WINDOW_MS, recentStartsMs: [ws] }); // loads the script before the outage
 
     await kill(server!);
     const calls: Array<[string, Promise<unknown>]> = [
@@ -130,8 +130,7 @@ describe('redis counter store: outage and recovery', () => {
       ['peekMany', store.peekMany([key, key])],
       ['hitWindow', store.hitWindow('rl:{k:x}', 5, 1000, Date.now())],
       ['recordLookups', store.recordLookups(['ip:x', 'asn:1'], 'r', Date.now())],
-      ['readWindows', store.readWindows('ip:x', [ws])],
-      ['readHits', store.readHits('ip:x', [ws])],
+      ['readActivity', store.readActivity('ip:x', { sinceMs: ws, untilMs: ws + WINDOW_MS, recentStartsMs: [ws] })],
       ['ping', store.ping()],
     ];
     for (const [name, p] of calls) {
@@ -152,7 +151,8 @@ describe('redis counter store: outage and recovery', () => {
     expect(await store.consumeIfBelow(key, 10, nextUtcMidnightMs(Date.now()))).toEqual({ counted: true, used: 1 });
     const t = Date.now();
     await store.recordLookups(['ip:x'], 'r', t);
-    expect((await store.readWindows('ip:x', [windowStart(t)])).windows[0]).toMatchObject({ hits: 1, requesters: 1 });
+    const w = windowStart(t);
+    expect((await store.readActivity('ip:x', { sinceMs: w, untilMs: w + WINDOW_MS, recentStartsMs: [w] })).recent[0]).toMatchObject({ hits: 1, requesters: 1 });
     await store.close();
   });
 

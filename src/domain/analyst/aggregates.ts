@@ -20,17 +20,24 @@ export async function reportCountsByOutcome(prisma: PrismaClient, workspaceId: n
 
 export type SubjectCount = { subjectId: number; reports: number };
 
-/** Subjects named by the most reports (as main or related subject), ties by oldest subject. */
+/**
+ * Subjects named by the most reports (as main or related subject), ties by oldest subject.
+ * The UNION already makes (report, subject) pairs distinct (a subject linked under two roles, or
+ * linked and main subject, is one pair), so a plain count(*) per subject counts distinct reports:
+ * one hash aggregate, grouped before the join to Subject (a count(DISTINCT …) after the join
+ * sorted every pair again, spilling to disk once the workspace held some tens of thousands).
+ */
 export async function topSubjects(prisma: PrismaClient, workspaceId: number, limit: number, kind: string | null): Promise<SubjectCount[]> {
   const rows = await prisma.$queryRawUnsafe<Array<{ id: number; reports: number }>>(
-    `SELECT s.id, count(DISTINCT m.report_id)::int AS reports
-       FROM "Subject" s
-       JOIN (SELECT r.id AS report_id, r."subjectId" AS subject_id FROM "Report" r WHERE r."workspaceId" = $1
-             UNION
-             SELECT l."reportId", l."subjectId" FROM "ReportLink" l JOIN "Report" r ON r.id = l."reportId" WHERE r."workspaceId" = $1) m
-         ON m.subject_id = s.id
+    `SELECT s.id, m.reports::int AS reports
+       FROM (SELECT u.subject_id, count(*) AS reports
+               FROM (SELECT r.id AS report_id, r."subjectId" AS subject_id FROM "Report" r WHERE r."workspaceId" = $1
+                     UNION
+                     SELECT l."reportId", l."subjectId" FROM "ReportLink" l JOIN "Report" r ON r.id = l."reportId" WHERE r."workspaceId" = $1) u
+              GROUP BY u.subject_id) m
+       JOIN "Subject" s ON s.id = m.subject_id
       WHERE s."workspaceId" = $1 AND ($2::text IS NULL OR s.kind = $2::text)
-      GROUP BY s.id ORDER BY reports DESC, s.id ASC LIMIT $3`, workspaceId, kind, limit);
+      ORDER BY m.reports DESC, s.id ASC LIMIT $3`, workspaceId, kind, limit);
   return rows.map((r) => ({ subjectId: Number(r.id), reports: Number(r.reports) }));
 }
 

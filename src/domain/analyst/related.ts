@@ -8,18 +8,35 @@ export const RELATED_REPORT_SCAN = 2000;
 export const RELATED_LIMIT = 50;
 
 /**
- * For a batch of subjects, the subjects their reports link, in one query: reports that name any
- * of them (as main or related subject) with all their links. `db` must be the workspace-scoped
- * client, so only the caller's reports are read.
+ * For a batch of subjects, the subjects their reports link, in one query: the newest reports that
+ * name any of them (as main or related subject) with all their links. Raw SQL, so the workspace is
+ * put explicitly in every table read, like the aggregates.
+ *
+ * Each of the two ways a report names a subject is read newest-first through its own index
+ * (Report by subjectId, ReportLink by subjectId) and cut to the scan size before the two are
+ * merged, so the cost follows the subjects' own reports, not the table: the former single
+ * "subjectId IN … OR EXISTS(link)" filter could use no index and walked the whole Report table
+ * backwards by id whenever a subject had fewer reports than the scan size.
  */
-export async function relatedSubjects(db: PrismaClient, subjectIds: readonly number[]): Promise<RelatedSubject[][]> {
+export async function relatedSubjects(prisma: PrismaClient, workspaceId: number, subjectIds: readonly number[]): Promise<RelatedSubject[][]> {
   const ids = [...new Set(subjectIds)];
-  const reports = await db.report.findMany({
-    where: { OR: [{ subjectId: { in: ids } }, { links: { some: { subjectId: { in: ids } } } }] },
-    select: { id: true, subjectId: true, links: { select: { subjectId: true, role: true } } },
-    orderBy: { id: 'desc' },
-    take: RELATED_REPORT_SCAN * Math.min(ids.length, 10),
-  });
+  const scan = RELATED_REPORT_SCAN * Math.min(ids.length, 10);
+  const rows = await prisma.$queryRawUnsafe<Array<{ id: number; subjectId: number; links: unknown }>>(
+    `WITH picked AS (
+       SELECT r.id, r."subjectId" FROM "Report" r
+        WHERE r."workspaceId" = $1 AND r.id IN (
+              (SELECT m.id FROM "Report" m WHERE m."workspaceId" = $1 AND m."subjectId" = ANY($2::int[]) ORDER BY m.id DESC LIMIT $3)
+              UNION ALL
+              (SELECT DISTINCT l."reportId" FROM "ReportLink" l JOIN "Report" lr ON lr.id = l."reportId"
+                WHERE lr."workspaceId" = $1 AND l."subjectId" = ANY($2::int[]) ORDER BY l."reportId" DESC LIMIT $3))
+        ORDER BY r.id DESC LIMIT $3)
+     SELECT p.id, p."subjectId",
+            COALESCE((SELECT json_agg(json_build_object('subjectId', l."subjectId", 'role', l.role)) FROM "ReportLink" l WHERE l."reportId" = p.id), '[]'::json) AS links
+       FROM picked p ORDER BY p.id DESC`, workspaceId, ids, scan);
+  const reports = rows.map((r) => ({
+    id: Number(r.id), subjectId: Number(r.subjectId),
+    links: (typeof r.links === 'string' ? JSON.parse(r.links) : r.links) as Array<{ subjectId: number; role: string }>,
+  }));
   const wanted = new Set(ids);
   const bySubject = new Map<number, Map<number, { roles: Set<string>; reports: Set<number> }>>();
   for (const r of reports) {

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { Prisma } from '../../generated/prisma/client.ts';
 import { invalidRequest } from '../../errors.ts';
-import { toDetails } from '../validation.ts';
+import { DATE_RANGE, toDetails } from '../validation.ts';
+import { textProblem } from '../subjects/text.ts';
 import { OUTCOME_CODES, SEVERITY_CODES, SHARE_POLICY_CODES, SUBJECT_KIND_CODES } from '../memory/vocabulary.ts';
 
 /**
@@ -10,17 +11,23 @@ import { OUTCOME_CODES, SEVERITY_CODES, SHARE_POLICY_CODES, SUBJECT_KIND_CODES }
  * `from` is inclusive and `to` exclusive, so consecutive windows never count a report twice.
  */
 const codes = <T extends readonly [string, ...string[]]>(values: T) => z.array(z.enum(values)).min(1).max(50);
+/** Free text compared in SQL: well-formed, without control characters (PostgreSQL refuses NUL in text: an error, not "no rows"). */
+const plain = (min: number, max: number) => z.string().min(min).max(max).check((ctx) => {
+  const problem = textProblem(ctx.value);
+  if (problem) ctx.issues.push({ code: 'custom', message: problem, input: ctx.value });
+});
+const instant = z.date().min(DATE_RANGE.min, { error: 'must be in the years 1-9999' }).max(DATE_RANGE.max, { error: 'must be in the years 1-9999' });
 
 export const reportFilterSchema = z.object({
   kind: codes(SUBJECT_KIND_CODES).optional(),
   outcomeCode: codes(OUTCOME_CODES).optional(),
   severity: codes(SEVERITY_CODES).optional(),
   sharePolicy: codes(SHARE_POLICY_CODES).optional(),
-  namespace: z.array(z.string().max(100)).min(1).max(50).optional(),
-  tags: z.array(z.string().min(1).max(64)).min(1).max(20).optional(),
-  from: z.date().optional(),
-  to: z.date().optional(),
-  text: z.string().min(1).max(200).optional(),
+  namespace: z.array(plain(0, 100)).min(1).max(50).optional(),
+  tags: z.array(plain(1, 64)).min(1).max(20).optional(),
+  from: instant.optional(),
+  to: instant.optional(),
+  text: plain(1, 200).optional(),
 }).strict().refine((f) => !f.from || !f.to || f.from < f.to, { message: 'from must be before to', path: ['to'] });
 
 export type ReportFilter = z.output<typeof reportFilterSchema>;

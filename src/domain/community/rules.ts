@@ -21,13 +21,15 @@ export const COMMUNITY_LABELS = Object.freeze([
 export type CommunityLabel = (typeof COMMUNITY_LABELS)[number]['label'];
 
 /**
- * Spike flag of every window of `hits` (one entity's week). Window i is a spike when
+ * Spike flag of each of `hits`, the hits of one entity's windows over a span of `windowCount` windows (7 days).
+ * Windows left out of `hits` had no lookups: they count in the baseline but can never be spikes, so callers may
+ * pass only the windows that had lookups. Window i is a spike when
  *   hits[i] >= MIN_SPIKE_HITS  and  hits[i] >= SPIKE_FACTOR × baseline_i,
- * baseline_i = mean hits of the OTHER windows (the window itself would inflate its own baseline).
+ * baseline_i = mean hits of the OTHER windows of the span (the window itself would inflate its own baseline).
  * Compared in integers (hits[i] × (n−1) >= FACTOR × (total − hits[i])) so no rounding decides a border case.
  */
-export function spikeFlags(hits: readonly number[]): boolean[] {
-  const n = hits.length;
+export function spikeFlags(hits: readonly number[], windowCount = hits.length): boolean[] {
+  const n = windowCount;
   const total = hits.reduce((sum, h) => sum + h, 0);
   return hits.map((h) => h >= MIN_SPIKE_HITS && (n <= 1 || h * (n - 1) >= SPIKE_FACTOR * (total - h)));
 }

@@ -21,11 +21,11 @@
  * - state.label, the first that holds: `spiking` (has_spike), `converging` (3 or more distinct requesters in
  *   the last hour), `active` (any lookup in the last hour), `quiet` (none).
  *
- * Cost per cache miss: two counter reads (readWindows over 6 windows, readHits over 1,008), issued together.
+ * Cost per cache miss: one counter read (readActivity), whose cost grows with the windows that had lookups only.
  * Counter failures (CounterUnavailableError) reach the caller unchanged and are not cached.
  */
 import type { CounterStore } from '../../counters/types.ts';
-import { windowStart } from '../../counters/keys.ts';
+import { windowStart, WINDOW_MS } from '../../counters/keys.ts';
 import type { Hierarchy } from '../network/types.ts';
 import { LruMap } from './cache.ts';
 import { classify, spikeFlags, type CommunityLabel } from './rules.ts';
@@ -82,28 +82,24 @@ export class CommunitySignals {
   }
 
   private async compute(entityKey: string, nowMs: number): Promise<CommunitySignal> {
-    const weekStarts = completeWindowStarts(nowMs, WEEK_WINDOWS);
-    const recentStarts = weekStarts.slice(-RECENT_WINDOWS);
-    const [recent, weekHits] = await Promise.all([
-      this.counters.readWindows(entityKey, recentStarts),
-      this.counters.readHits(entityKey, weekStarts),
-    ]);
-    // The two reads are not one atomic snapshot; take the recent hits from readWindows in both places so
-    // that recent_query_windows and has_spike can never disagree.
-    const hits = weekHits.slice();
-    recent.windows.forEach((w, i) => { hits[WEEK_WINDOWS - RECENT_WINDOWS + i] = w.hits; });
-    const spikes = spikeFlags(hits);
-    const hasSpike = spikes.slice(-RECENT_WINDOWS).some(Boolean);
-    const recentHits = recent.windows.reduce((sum, w) => sum + w.hits, 0);
+    const untilMs = windowStart(nowMs); // the window in progress is not read
+    const recentStartsMs = completeWindowStarts(nowMs, RECENT_WINDOWS);
+    const { active, recent, distinctRequesters } = await this.counters.readActivity(entityKey, {
+      sinceMs: untilMs - WEEK_WINDOWS * WINDOW_MS, untilMs, recentStartsMs,
+    });
+    const spikes = spikeFlags(active.map((w) => w.hits), WEEK_WINDOWS);
+    const recentFrom = recentStartsMs[0]!;
+    const hasSpike = active.some((w, i) => spikes[i] && w.startMs >= recentFrom);
+    const recentHits = recent.reduce((sum, w) => sum + w.hits, 0);
     const signal: CommunitySignal = {
       ok: true,
-      state: { label: classify({ hasSpike, recentHits, requesters60m: recent.distinctRequesters }), has_spike: hasSpike },
+      state: { label: classify({ hasSpike, recentHits, requesters60m: distinctRequesters }), has_spike: hasSpike },
       metrics: {
-        lookups_10m: recent.windows[RECENT_WINDOWS - 1]?.hits ?? 0,
-        requesters_60m: recent.distinctRequesters,
+        lookups_10m: recent[RECENT_WINDOWS - 1]?.hits ?? 0,
+        requesters_60m: distinctRequesters,
         spike_windows_7d: spikes.filter(Boolean).length,
       },
-      recent_query_windows: recent.windows.map((w) => ({ label: windowLabel(w.startMs), hits: w.hits, requesters: w.requesters })),
+      recent_query_windows: recent.map((w) => ({ label: windowLabel(w.startMs), hits: w.hits, requesters: w.requesters })),
     };
     return deepFreeze(signal);
   }

@@ -43,7 +43,7 @@ export function writeRating(prisma: PrismaClient, viewer: Viewer, input: RateWri
  * Stores a report, its subject and each related subject with its role in ONE statement
  * (data-modifying CTEs): atomic by itself and one round trip. Subject nodes are found or
  * created with INSERT ... ON CONFLICT, so concurrent reports about the same new subject
- * converge on one node.
+ * converge on one node (test/reliability/concurrency-subjects.test.ts).
  */
 /** A stored report with its subject and links, as the write returns it (so answering needs no second read). */
 export type ReportRow = Report & { subject: Subject; links: Array<ReportLink & { subject: Subject }> };
@@ -58,10 +58,17 @@ export function writeReport(prisma: PrismaClient, viewer: Viewer, input: ReportW
       WITH input AS (
         SELECT * FROM unnest(${refs.map((r) => r.kind)}::text[], ${refs.map((r) => r.key)}::text[],
                              ${refs.map((r) => r.role)}::text[], ${refs.map((r) => r.position)}::int[]) AS t(kind, key, role, position)),
+      -- One row per distinct subject (ON CONFLICT may not touch a row twice). Ids are drawn in
+      -- request order (main subject first), so new subjects are numbered that way...
+      numbered AS (
+        SELECT kind, key, nextval(pg_get_serial_sequence('"Subject"', 'id')) AS id
+        FROM (SELECT kind, key, min(position) AS first FROM input GROUP BY kind, key ORDER BY first) AS distinct_refs),
+      -- ...but rows are inserted (and so locked) in (kind, key) order: every writer takes the locks
+      -- of shared subjects in the same order, so two reports naming the same subjects in different
+      -- orders wait for each other instead of deadlocking (PostgreSQL aborted one with 40P01).
       subjects AS (
-        INSERT INTO "Subject" ("workspaceId", "kind", "key")
-        -- one row per distinct subject (ON CONFLICT may not touch a row twice), new ones numbered in request order
-        SELECT ${viewer.workspaceId}::int, kind, key FROM input GROUP BY kind, key ORDER BY min(position)
+        INSERT INTO "Subject" ("id", "workspaceId", "kind", "key")
+        SELECT id, ${viewer.workspaceId}::int, kind, key FROM numbered ORDER BY kind, key
         ON CONFLICT ("workspaceId", "kind", "key") DO UPDATE SET "kind" = EXCLUDED."kind"
         RETURNING id, kind, key, "createdAt"),
       report AS (

@@ -37,8 +37,8 @@ export class GeoIndex {
   private index(tree: MmdbTree, version: Family): FamilyIndex {
     const placeOf = tree.walk(version);
     const perPlace: number[] = [];
-    placeOf.forEach((_pointer, addresses, first, slot) => {
-      const place = placeFromRecord(tree.decode(first));
+    placeOf.forEach((pointer, addresses, slot) => {
+      const place = placeFromRecord(tree.decode(pointer));
       if (place === null) return;
       const id = this.intern(place);
       placeOf.setTag(slot, id);

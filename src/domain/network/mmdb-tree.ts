@@ -2,14 +2,14 @@
  * Direct access to a MaxMind DB search tree (format: MaxMind DB spec 2.0, records of 24, 28 or
  * 32 bits). The `maxmind` Reader decodes records; this walks the tree itself for two reasons:
  *   - at load, one pass over every leaf gives, per data record, the number of addresses that
- *     map to it (exact place/AS sizes) and one address inside it (to decode it once);
+ *     map to it (exact place/AS sizes), and each record is then decoded once by its pointer;
  *   - per request, a lookup returns the record pointer, which the index has already turned
  *     into small integers, so `resolve` decodes nothing.
  * An IPv6 database may hold IPv4 under ::/96 with aliases (::ffff:0:0/96, 2002::/16) pointing
  * at the same node; the IPv6 walk skips that node so IPv4 space is never counted as IPv6.
  */
 import type { Reader, Response } from 'maxmind';
-import { wordsText, type Words } from './address-words.ts';
+import type { Words } from './address-words.ts';
 import { PointerTable } from './pointer-table.ts';
 
 
@@ -70,60 +70,55 @@ export class MmdbTree {
   }
 
   /**
-   * Addresses per data pointer and one address inside each, for one address family.
-   * An iterative depth-first walk (left before right, so leaves come in address order) over
+   * Addresses per data pointer, for one address family. An iterative depth-first walk over
    * explicit typed-array stacks: this runs over millions of nodes at start-up.
    */
   walk(version: 4 | 6): PointerTable {
-    const width = version === 4 ? 1 : 4;
-    const table = new PointerTable(width);
+    const table = new PointerTable();
     const root = version === 4 ? this.ipv4Start : 0;
     if (!this.covers(version) || root >= this.nodeCount) return table;
-    const bits = width * 32;
+    const bits = version === 4 ? 32 : 128;
     const nodeCount = this.nodeCount;
     const skip = version === 6 ? this.ipv4Start : -1;
     const blockSize = Array.from({ length: bits + 1 }, (_, prefix) => 2 ** (bits - prefix));
     const stackValue = new Uint32Array(bits + 2);
     const stackDepth = new Uint8Array(bits + 2);
-    const stackPath = new Uint32Array((bits + 2) * width);
     let sp = 1;
     stackValue[0] = root;
-    // Neighbouring leaves often share a record: sum a run locally, touch the map on change.
+    // Neighbouring leaves often share a record: sum a run locally, touch the table on change.
     let runPointer = 0;
     let runSize = 0;
-    const runAddress = new Uint32Array(width);
     while (sp > 0) {
       sp--;
       const value = stackValue[sp]!;
       const depth = stackDepth[sp]!;
       if (value > nodeCount) {
         if (value === runPointer) { runSize += blockSize[depth]!; continue; }
-        if (runPointer !== 0) table.add(runPointer, runSize, runAddress, 0);
+        if (runPointer !== 0) table.add(runPointer, runSize);
         runPointer = value;
         runSize = blockSize[depth]!;
-        for (let k = 0; k < width; k++) runAddress[k] = stackPath[sp * width + k]!;
         continue;
       }
       if (value === nodeCount || value === skip || depth >= bits) continue;
-      // expand: the right child takes this slot (bit `depth` set), the left child goes on top
-      const base = sp * width;
-      for (let k = 0; k < width; k++) stackPath[base + width + k] = stackPath[base + k]!;
-      const w = depth >>> 5;
-      stackPath[base + w] = (stackPath[base + w]! | (1 << (31 - (depth & 31)))) >>> 0;
+      // expand: the right child takes this slot, the left child goes on top (visited first)
       stackValue[sp] = this.record(value, 1);
       stackDepth[sp] = depth + 1;
       stackValue[sp + 1] = this.record(value, 0);
       stackDepth[sp + 1] = depth + 1;
       sp += 2;
     }
-    if (runPointer !== 0) table.add(runPointer, runSize, runAddress, 0);
+    if (runPointer !== 0) table.add(runPointer, runSize);
     return table;
   }
 
-  /** Decode the record of one address through the maxmind Reader (used once per distinct record). */
-  decode<T>(words: Words): T | null {
+  /**
+   * Decode one data record by its pointer (used once per distinct record at load). The Reader's
+   * resolveDataPointer is what its own get() calls after the tree descent; calling it directly
+   * skips formatting the address as text, parsing it back and descending the tree again.
+   */
+  decode<T>(pointer: number): T | null {
     if (this.reader === null) throw new Error('mmdb records were released after loading');
-    return this.reader.get(wordsText(words)) as T | null;
+    return (this.reader as unknown as { resolveDataPointer(pointer: number): unknown }).resolveDataPointer(pointer) as T | null;
   }
 
   /**

@@ -64,8 +64,8 @@ export class OwnerIndex {
   addMmdb(tree: MmdbTree, kind: 'asn' | 'isp'): void {
     const walk = (version: Family): PointerTable => {
       const table = tree.walk(version);
-      table.forEach((_pointer, addresses, first, slot) => {
-        const owner = this.ownerFromRecord(tree.decode<AsnRecord>(first), kind);
+      table.forEach((pointer, addresses, slot) => {
+        const owner = this.ownerFromRecord(tree.decode<AsnRecord>(pointer), kind);
         table.setTag(slot, this.owners.length);
         this.owners.push(owner);
         this.count(version, owner, addresses);

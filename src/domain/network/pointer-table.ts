@@ -2,21 +2,19 @@
  * Open-addressing hash table keyed by mmdb record pointers (unsigned 32-bit), in typed arrays.
  * A walk of the packaged IPv4 city tree makes ~2.5 million updates over ~116k distinct
  * pointers: a JS Map made that the slowest step of start-up; this is several times faster and
- * far smaller. Each slot also keeps the first (lowest) address seen for its pointer, and an
- * Int32 `tag` the owner of the table sets per slot (place id, owner id) for request-time reads.
+ * far smaller. Each slot also keeps an Int32 `tag` the owner of the table sets per slot (place
+ * id, owner id) for request-time reads.
  */
 export class PointerTable {
   private keys: Uint32Array;
   private sums: Float64Array;
-  private firsts: Uint32Array;
   private tags: Int32Array;
   private mask: number;
   size = 0;
 
-  constructor(readonly width: 1 | 4, capacity = 1 << 16) {
+  constructor(capacity = 1 << 16) {
     this.keys = new Uint32Array(capacity);
     this.sums = new Float64Array(capacity);
-    this.firsts = new Uint32Array(capacity * width);
     this.tags = new Int32Array(capacity).fill(-1);
     this.mask = capacity - 1;
   }
@@ -32,8 +30,8 @@ export class PointerTable {
     }
   }
 
-  /** Add addresses to a pointer's sum; `address[at..at+width)` is recorded if the pointer is new. */
-  add(pointer: number, addresses: number, address: ArrayLike<number>, at: number): void {
+  /** Add addresses to a pointer's sum. */
+  add(pointer: number, addresses: number): void {
     let slot = Math.imul(pointer, 0x9e3779b1) & this.mask;
     for (;;) {
       const key = this.keys[slot]!;
@@ -43,16 +41,14 @@ export class PointerTable {
     }
     this.keys[slot] = pointer;
     this.sums[slot] = addresses;
-    for (let k = 0; k < this.width; k++) this.firsts[slot * this.width + k] = address[at + k]!;
     if (++this.size * 2 > this.keys.length) this.grow();
   }
 
   private grow(): void {
-    const { keys, sums, firsts, tags, width } = this;
+    const { keys, sums, tags } = this;
     const capacity = keys.length * 2;
     this.keys = new Uint32Array(capacity);
     this.sums = new Float64Array(capacity);
-    this.firsts = new Uint32Array(capacity * width);
     this.tags = new Int32Array(capacity).fill(-1);
     this.mask = capacity - 1;
     for (let old = 0; old < keys.length; old++) {
@@ -63,16 +59,15 @@ export class PointerTable {
       this.keys[slot] = pointer;
       this.sums[slot] = sums[old]!;
       this.tags[slot] = tags[old]!;
-      for (let k = 0; k < width; k++) this.firsts[slot * width + k] = firsts[old * width + k]!;
     }
   }
 
-  /** Visit every pointer with its address count, first address and slot. */
-  forEach(visit: (pointer: number, addresses: number, first: number[], slot: number) => void): void {
+  /** Visit every pointer with its address count and slot. */
+  forEach(visit: (pointer: number, addresses: number, slot: number) => void): void {
     for (let slot = 0; slot < this.keys.length; slot++) {
       const pointer = this.keys[slot]!;
       if (pointer === 0) continue;
-      visit(pointer, this.sums[slot]!, Array.from(this.firsts.subarray(slot * this.width, slot * this.width + this.width)), slot);
+      visit(pointer, this.sums[slot]!, slot);
     }
   }
 
@@ -86,9 +81,8 @@ export class PointerTable {
     return slot === -1 ? -1 : this.tags[slot]!;
   }
 
-  /** Drop the per-load columns once tags are set: only keys and tags serve requests. */
+  /** Drop the per-load column once tags are set: only keys and tags serve requests. */
   compact(): void {
     this.sums = new Float64Array(0);
-    this.firsts = new Uint32Array(0);
   }
 }

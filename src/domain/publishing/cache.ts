@@ -1,8 +1,8 @@
 /**
  * The latest complete publication, held in memory for scoring.
  *
- * Everything a score call reads lives in ONE immutable snapshot object: the global layer (one
- * Map keyed `code \0 key`) and the contextual layers (a Map per workspace). A caller takes
+ * Everything a score call reads lives in ONE immutable snapshot object: the global layer (a
+ * Map per dimension code) and the contextual layers (a Map per workspace). A caller takes
  * `current()` once and reads only from it, so a refresh swapping in a newer publication
  * mid-call cannot mix two publications in one answer.
  *
@@ -37,8 +37,11 @@ type Row = [number, string, string, string, number, string, number, number, numb
 const MAX_LOAD_ATTEMPTS = 5;
 const nothing: Lookup = () => undefined;
 
-function lookupOf(map: Map<string, PublishedEntity>): Lookup {
-  return (code, key) => map.get(`${code}\u0000${key}`);
+/** One layer: a Map per dimension code, so a lookup never builds a combined key string. */
+type Layer = Map<string, Map<string, PublishedEntity>>;
+
+function lookupOf(layer: Layer): Lookup {
+  return (code, key) => layer.get(code)?.get(key);
 }
 
 /**
@@ -47,8 +50,8 @@ function lookupOf(map: Map<string, PublishedEntity>): Lookup {
  * string per level. Snapshots and everything in them must be treated as read-only.
  */
 export class SnapshotBuilder {
-  private readonly global = new Map<string, PublishedEntity>();
-  private readonly layers = new Map<number, Map<string, PublishedEntity>>();
+  private readonly global: Layer = new Map();
+  private readonly layers = new Map<number, Layer>();
   private readonly counts = new Map<string, EvidenceCounts>();
   private readonly dates = new Map<number, Date>();
   private readonly levels = new Map<string, RiskLevel>();
@@ -74,7 +77,9 @@ export class SnapshotBuilder {
       if (!layer) this.layers.set(workspaceId, (layer = new Map()));
       target = layer;
     }
-    target.set(`${code}\u0000${key}`, entity);
+    let byCode = target.get(code);
+    if (!byCode) target.set(code, (byCode = new Map()));
+    byCode.set(key, entity);
     this.rows++;
   }
 

@@ -100,6 +100,13 @@ export type WebSession = Prisma.WebSessionModel
  */
 export type SubscriptionRequest = Prisma.SubscriptionRequestModel
 /**
+ * Model ProviderCancellation
+ * A subscription to cancel at the provider (a superseded request must stop billing). Written in the
+ * transaction that supersedes the request, then sent from here and retried with backoff until the
+ * provider confirms — never dropped, never blocking the webhook that caused it.
+ */
+export type ProviderCancellation = Prisma.ProviderCancellationModel
+/**
  * Model ProviderEvent
  * Each verified provider webhook event, recorded once by its id (a replay changes nothing).
  */

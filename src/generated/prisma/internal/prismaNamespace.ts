@@ -412,6 +412,7 @@ export const ModelName = {
   Tier: 'Tier',
   WebSession: 'WebSession',
   SubscriptionRequest: 'SubscriptionRequest',
+  ProviderCancellation: 'ProviderCancellation',
   ProviderEvent: 'ProviderEvent',
   MailOutbox: 'MailOutbox'
 } as const
@@ -429,7 +430,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "workspace" | "account" | "apiKey" | "subject" | "report" | "reportLink" | "rating" | "idempotencyRecord" | "feed" | "feedEntry" | "publication" | "publishedSummary" | "tier" | "webSession" | "subscriptionRequest" | "providerEvent" | "mailOutbox"
+    modelProps: "workspace" | "account" | "apiKey" | "subject" | "report" | "reportLink" | "rating" | "idempotencyRecord" | "feed" | "feedEntry" | "publication" | "publishedSummary" | "tier" | "webSession" | "subscriptionRequest" | "providerCancellation" | "providerEvent" | "mailOutbox"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -1543,6 +1544,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    ProviderCancellation: {
+      payload: Prisma.$ProviderCancellationPayload<ExtArgs>
+      fields: Prisma.ProviderCancellationFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.ProviderCancellationFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ProviderCancellationPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.ProviderCancellationFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ProviderCancellationPayload>
+        }
+        findFirst: {
+          args: Prisma.ProviderCancellationFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ProviderCancellationPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.ProviderCancellationFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ProviderCancellationPayload>
+        }
+        findMany: {
+          args: Prisma.ProviderCancellationFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ProviderCancellationPayload>[]
+        }
+        create: {
+          args: Prisma.ProviderCancellationCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ProviderCancellationPayload>
+        }
+        createMany: {
+          args: Prisma.ProviderCancellationCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.ProviderCancellationCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ProviderCancellationPayload>[]
+        }
+        delete: {
+          args: Prisma.ProviderCancellationDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ProviderCancellationPayload>
+        }
+        update: {
+          args: Prisma.ProviderCancellationUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ProviderCancellationPayload>
+        }
+        deleteMany: {
+          args: Prisma.ProviderCancellationDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.ProviderCancellationUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.ProviderCancellationUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ProviderCancellationPayload>[]
+        }
+        upsert: {
+          args: Prisma.ProviderCancellationUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ProviderCancellationPayload>
+        }
+        aggregate: {
+          args: Prisma.ProviderCancellationAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateProviderCancellation>
+        }
+        groupBy: {
+          args: Prisma.ProviderCancellationGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ProviderCancellationGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.ProviderCancellationCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ProviderCancellationCountAggregateOutputType> | number
+        }
+      }
+    }
     ProviderEvent: {
       payload: Prisma.$ProviderEventPayload<ExtArgs>
       fields: Prisma.ProviderEventFieldRefs
@@ -1934,6 +2009,22 @@ export const SubscriptionRequestScalarFieldEnum = {
 export type SubscriptionRequestScalarFieldEnum = (typeof SubscriptionRequestScalarFieldEnum)[keyof typeof SubscriptionRequestScalarFieldEnum]
 
 
+export const ProviderCancellationScalarFieldEnum = {
+  id: 'id',
+  requestId: 'requestId',
+  providerId: 'providerId',
+  reason: 'reason',
+  status: 'status',
+  attempts: 'attempts',
+  lastError: 'lastError',
+  nextAttemptAt: 'nextAttemptAt',
+  createdAt: 'createdAt',
+  doneAt: 'doneAt'
+} as const
+
+export type ProviderCancellationScalarFieldEnum = (typeof ProviderCancellationScalarFieldEnum)[keyof typeof ProviderCancellationScalarFieldEnum]
+
+
 export const ProviderEventScalarFieldEnum = {
   id: 'id',
   type: 'type',
@@ -2256,6 +2347,7 @@ export type GlobalOmitConfig = {
   tier?: Prisma.TierOmit
   webSession?: Prisma.WebSessionOmit
   subscriptionRequest?: Prisma.SubscriptionRequestOmit
+  providerCancellation?: Prisma.ProviderCancellationOmit
   providerEvent?: Prisma.ProviderEventOmit
   mailOutbox?: Prisma.MailOutboxOmit
 }

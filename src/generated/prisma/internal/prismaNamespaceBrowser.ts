@@ -66,6 +66,7 @@ export const ModelName = {
   Tier: 'Tier',
   WebSession: 'WebSession',
   SubscriptionRequest: 'SubscriptionRequest',
+  ProviderCancellation: 'ProviderCancellation',
   ProviderEvent: 'ProviderEvent',
   MailOutbox: 'MailOutbox'
 } as const
@@ -288,6 +289,22 @@ export const SubscriptionRequestScalarFieldEnum = {
 } as const
 
 export type SubscriptionRequestScalarFieldEnum = (typeof SubscriptionRequestScalarFieldEnum)[keyof typeof SubscriptionRequestScalarFieldEnum]
+
+
+export const ProviderCancellationScalarFieldEnum = {
+  id: 'id',
+  requestId: 'requestId',
+  providerId: 'providerId',
+  reason: 'reason',
+  status: 'status',
+  attempts: 'attempts',
+  lastError: 'lastError',
+  nextAttemptAt: 'nextAttemptAt',
+  createdAt: 'createdAt',
+  doneAt: 'doneAt'
+} as const
+
+export type ProviderCancellationScalarFieldEnum = (typeof ProviderCancellationScalarFieldEnum)[keyof typeof ProviderCancellationScalarFieldEnum]
 
 
 export const ProviderEventScalarFieldEnum = {
