@@ -7,6 +7,8 @@
  *
  *   --cpu-prof        profile the service children (bench/profiles/*.cpuprofile; see top-functions.ts)
  *   --ips N           data set size (default 100000)   --duration S   seconds per measured row (default 8)
+ *   --scenarios a,b   only these service scenarios (e.g. score-rest, to profile one path)
+ *   --backends a,b    only these backends (embedded, postgres+redis)
  */
 import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -26,7 +28,11 @@ import { scoreGraphQLQuery } from './graphql-score.ts';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({ options: {
   'cpu-prof': { type: 'boolean', default: false }, ips: { type: 'string', default: '100000' }, duration: { type: 'string', default: '8' },
+  scenarios: { type: 'string' }, backends: { type: 'string' },
 } });
+const only = (list: string | undefined) => (name: string) => !list || list.split(',').includes(name);
+const scenarioWanted = only(args.scenarios);
+const backendWanted = only(args.backends);
 const IPS = Number(args.ips);
 const DURATION_S = Number(args.duration);
 const SWEEP_S = Math.max(2, Math.round(DURATION_S / 2)); // the 1- and 8-connection rows are context, kept short
@@ -53,7 +59,8 @@ process.once('SIGTERM', () => abort('terminated'));
 type Plan = Array<[ScenarioName, number]>;
 const FLOOR_PLAN: Plan = [['floor-http', 1], ['floor-http', 8], ['floor-http', 32], ['floor-yoga', 32]];
 // Reads before writes: rate/report grow the database, which the reads should not see.
-const SERVICE_PLAN: Plan = [['score-rest', 1], ['score-rest', 8], ['score-rest', 32], ['score-graphql', 32], ['dimensions', 32], ['rate', 32], ['report', 32]];
+const SERVICE_PLAN: Plan = ([['score-rest', 1], ['score-rest', 8], ['score-rest', 32], ['score-graphql', 32], ['dimensions', 32], ['rate', 32], ['report', 32]] as Plan)
+  .filter(([name]) => scenarioWanted(name));
 
 async function runPlan(target: string, baseUrl: string, plan: Plan, all: Record<ScenarioName, Scenario>, ips: string[], keys: string[]): Promise<LoadRow[]> {
   const rows: LoadRow[] = [];
@@ -108,7 +115,8 @@ async function main() {
   log(`data set: ${data.ips.length} IPs → ${data.global.length} global + ${data.contextual.length} workspace summaries (built in ${data.buildMs} ms)`);
   const pepper = randomBytes(32).toString('hex');
   const seeded: Array<{ backend: Backend; seeded: Seeded }> = [];
-  backends.push(embeddedBackend(), await postgresBackend());
+  if (backendWanted('embedded')) backends.push(embeddedBackend());
+  if (backendWanted('postgres+redis')) backends.push(await postgresBackend());
   for (const backend of backends) {
     const s = await seed({ databaseUrl: backend.databaseUrl, dataDir: backend.dataDir, pepper }, data, KEY_COUNT);
     log(`${backend.name}: seeded ${s.rows} summaries and ${s.keys.length} keys in ${s.seedMs} ms`);

@@ -125,6 +125,18 @@ export async function createEmbeddedCounterStore(opts: EmbeddedCounterStoreOptio
     return w && w.exp > t ? w : undefined;
   };
 
+  /** A fixed-window hit (not journaled: see the top of this file). */
+  function hit(key: string, limit: number, windowMs: number, nowMs: number, t: number) {
+    const start = Math.floor(nowMs / windowMs) * windowMs;
+    const resetAtMs = start + windowMs;
+    const id = `${key}:${start}`;
+    let b = bursts.get(id);
+    if (!b || b.exp <= t) bursts.set(id, (b = { count: 0, exp: t + (resetAtMs - nowMs) + windowMs }));
+    if (b.count >= limit) return { allowed: false, count: b.count, resetAtMs };
+    b.count += 1;
+    return { allowed: true, count: b.count, resetAtMs };
+  }
+
   const store: CounterStore = {
     async consumeIfBelow(key, limit, expireAtMs) {
       const t = open();
@@ -144,15 +156,17 @@ export async function createEmbeddedCounterStore(opts: EmbeddedCounterStoreOptio
     },
 
     async hitWindow(key, limit, windowMs, nowMs) {
+      return hit(key, limit, windowMs, nowMs, open());
+    },
+
+    async meterCall(call) {
       const t = open();
-      const start = Math.floor(nowMs / windowMs) * windowMs;
-      const resetAtMs = start + windowMs;
-      const id = `${key}:${start}`;
-      let b = bursts.get(id);
-      if (!b || b.exp <= t) bursts.set(id, (b = { count: 0, exp: t + (resetAtMs - nowMs) + windowMs }));
-      if (b.count >= limit) return { allowed: false, count: b.count, resetAtMs };
-      b.count += 1;
-      return { allowed: true, count: b.count, resetAtMs };
+      const used = liveQuota(call.quotaKey, t);
+      const burst = hit(call.burstKey, call.burstLimit, call.burstWindowMs, call.nowMs, t);
+      if (!burst.allowed) return { outcome: 'burst_limited', used, burstResetAtMs: burst.resetAtMs };
+      if (used >= call.dailyLimit) return { outcome: 'quota_exhausted', used, burstResetAtMs: burst.resetAtMs };
+      commit(['q', call.quotaKey, call.quotaExpireAtMs], () => quotas.set(call.quotaKey, { v: used + 1, exp: call.quotaExpireAtMs }));
+      return { outcome: 'counted', used: used + 1, burstResetAtMs: burst.resetAtMs };
     },
 
     async recordLookups(entityKeys, requester, nowMs) {

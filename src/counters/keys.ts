@@ -18,9 +18,10 @@ export function quotaKey(workspaceId: string, surface: QuotaSurface, dayUtc: str
   return `rq:{ws:${workspaceId}}:${surface}:${dayUtc}`;
 }
 
-/** Burst-limit counter of one API key (identified by its public prefix); the store appends the window. */
-export function burstKey(apiKeyPrefix: string): string {
-  return `rl:{k:${apiKeyPrefix}}`;
+/** Burst-limit counter of one API key (identified by its public prefix); the store appends the window. It
+ *  carries its workspace's hash tag, like the quota key, so one script checks both in one step. */
+export function burstKey(workspaceId: string, apiKeyPrefix: string): string {
+  return `rl:{ws:${workspaceId}}:k:${apiKeyPrefix}`;
 }
 
 /** Start of the 10-minute window containing nowMs. */

@@ -49,6 +49,36 @@ return {1, v}`,
 });
 
 /**
+ * A metered call: the burst window (KEYS[1]) as hitScript, then the daily quota (KEYS[2]) as consumeScript, in
+ * one step and one round trip; both keys carry the workspace's hash tag. A burst refusal leaves both counts
+ * alone. Reply {outcome 1 counted | 2 burst limited | 3 quota exhausted, quota value after the call}.
+ */
+export const meterScript = defineScript({
+  NUMBER_OF_KEYS: 2,
+  SCRIPT: `
+local used = tonumber(redis.call('GET', KEYS[2]) or '0')
+local burst = tonumber(redis.call('GET', KEYS[1]) or '0')
+if burst >= tonumber(ARGV[1]) then
+  return {2, used}
+end
+if redis.call('INCR', KEYS[1]) == 1 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+if used >= tonumber(ARGV[3]) then
+  return {3, used}
+end
+used = redis.call('INCR', KEYS[2])
+redis.call('PEXPIREAT', KEYS[2], ARGV[4])
+return {1, used}`,
+  parseCommand(parser: CommandParser, burstWindowKey: string, quotaKey: string, burstLimit: number, burstTtlMs: number, dailyLimit: number, quotaExpireAtMs: number) {
+    parser.pushKey(burstWindowKey);
+    parser.pushKey(quotaKey);
+    parser.push(String(burstLimit), String(Math.max(1, Math.ceil(burstTtlMs))), String(dailyLimit), String(Math.trunc(quotaExpireAtMs)));
+  },
+  transformReply: (reply: unknown) => reply as Pair,
+});
+
+/**
  * One lookup of one entity: the HyperLogLog of the window's requesters, and the entity's hit history (a hash
  * of window start → hits holding only windows that had lookups, so reading 7 days of hits is one HGETALL of a
  * few fields instead of 1,008 keys), each with its expiry as a TTL counted from the caller's nowMs, so the

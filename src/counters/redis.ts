@@ -6,8 +6,9 @@
  * key's own hash tag stays the first one.
  *   rq:{ws:<id>}:<surface>:<yyyymmdd>     daily quota counter (built by the caller, keys.ts quotaKey);
  *                                          PEXPIREAT the caller's expireAtMs (next UTC midnight)
- *   rl:{k:<apiKeyPrefix>}:<windowStart>    burst counter of one fixed window (caller's key + window start);
- *                                          PEXPIRE (time left in the window + one window) at creation
+ *   rl:{ws:<id>}:k:<apiKeyPrefix>:<start>  burst counter of one fixed window (caller's key + window start);
+ *                                          PEXPIRE (time left in the window + one window) at creation; it
+ *                                          shares the quota's tag, so meterCall checks both in one script
  *   cs:{<entityKey>}:hist                  hash: window start → community hits of one entity, only windows
  *                                          that had lookups
  *   cs:{<entityKey>}:r:<windowStart>       HyperLogLog of the distinct requesters of one 10-minute window
@@ -24,7 +25,7 @@
 import { createClient, ErrorReply } from 'redis';
 import { CounterUnavailableError, type CounterStore } from './types.ts';
 import { assertActivityRange, communityExpireAtMs, hashTag, windowStart, COMMUNITY_RETENTION_MS, WINDOW_MS } from './keys.ts';
-import { consumeScript, hitScript, readActivityScript, recordScript } from './redis-scripts.ts';
+import { consumeScript, hitScript, meterScript, readActivityScript, recordScript } from './redis-scripts.ts';
 
 export interface RedisCounterStoreOptions {
   /** Prepended to every key (before its hash tag); no braces. */
@@ -63,7 +64,7 @@ export async function createRedisCounterStore(url: string, opts: RedisCounterSto
   const client = createClient({
     url,
     disableOfflineQueue: true,
-    scripts: { consume: consumeScript, hit: hitScript, record: recordScript, readActivity: readActivityScript },
+    scripts: { consume: consumeScript, hit: hitScript, meter: meterScript, record: recordScript, readActivity: readActivityScript },
     socket: {
       connectTimeout,
       // Never give up: exponential backoff from 50 ms, capped, with jitter so many processes don't stampede.
@@ -139,6 +140,16 @@ export async function createRedisCounterStore(url: string, opts: RedisCounterSto
       try {
         const [allowed, count] = await client.hit(`${k(key)}:${start}`, limit, resetAtMs - nowMs + windowMs);
         return { allowed: allowed === 1, count: Number(count), resetAtMs };
+      } catch (err) { throw unavailable(err); }
+    },
+
+    async meterCall(call) {
+      const start = Math.floor(call.nowMs / call.burstWindowMs) * call.burstWindowMs;
+      const burstResetAtMs = start + call.burstWindowMs;
+      try {
+        const [outcome, used] = await client.meter(`${k(call.burstKey)}:${start}`, k(call.quotaKey), call.burstLimit,
+          burstResetAtMs - call.nowMs + call.burstWindowMs, call.dailyLimit, call.quotaExpireAtMs);
+        return { outcome: outcome === 1 ? 'counted' : outcome === 2 ? 'burst_limited' : 'quota_exhausted', used: Number(used), burstResetAtMs };
       } catch (err) { throw unavailable(err); }
     },
 

@@ -15,6 +15,11 @@ export interface CounterStore {
    *  after the increment is <= limit; rejected hits do not count (a client that backs off recovers at the next
    *  window), and then `count` is the stored count of the window. Atomic. */
   hitWindow(key: string, limit: number, windowMs: number, nowMs: number): Promise<{ allowed: boolean; count: number; resetAtMs: number }>;
+  /** A metered call in ONE atomic step: first the burst window of `burstKey` (as hitWindow: a refused hit counts
+   *  nowhere), then the daily quota at `quotaKey` (as consumeIfBelow, expiry set in the same step). A call
+   *  refused by the burst limit leaves the quota alone. `used` is the quota's value after the call, counted or
+   *  not (so a refusal can still report the day's posture). Both keys must share a hash tag (one Redis slot). */
+  meterCall(call: MeterCall): Promise<MeterResult>;
   /** Community signal: one lookup of each entity by `requester` in the 10-minute window containing nowMs:
    *  a hit counter and a distinct-requester set per (entity, window), kept 7 days after the window ends. */
   recordLookups(entityKeys: string[], requester: string, nowMs: number): Promise<void>;
@@ -28,6 +33,13 @@ export interface CounterStore {
   ping(): Promise<void>;
   close(): Promise<void>;
 }
+
+export type MeterCall = {
+  quotaKey: string; dailyLimit: number; quotaExpireAtMs: number;
+  burstKey: string; burstLimit: number; burstWindowMs: number;
+  nowMs: number;
+};
+export type MeterResult = { outcome: 'counted' | 'burst_limited' | 'quota_exhausted'; used: number; burstResetAtMs: number };
 
 export type ActivityRange = { sinceMs: number; untilMs: number; recentStartsMs: readonly number[] };
 export type Activity = {

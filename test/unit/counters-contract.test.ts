@@ -44,7 +44,7 @@ describe.each(STORES)('CounterStore contract: %s', (_name, open) => {
 
   it('limits bursts per fixed window; rejected hits do not count; the next window starts fresh', async () => {
     const store = await open();
-    const key = burstKey(randomUUID());
+    const key = burstKey(randomUUID(), 'rk_a');
     const windowMs = 60_000;
     const start = Math.floor(Date.now() / windowMs) * windowMs;
     const resetAtMs = start + windowMs;
@@ -53,8 +53,28 @@ describe.each(STORES)('CounterStore contract: %s', (_name, open) => {
     expect(await store.hitWindow(key, 2, windowMs, start + 20)).toEqual({ allowed: false, count: 2, resetAtMs });
     expect(await store.hitWindow(key, 2, windowMs, resetAtMs - 1)).toEqual({ allowed: false, count: 2, resetAtMs });
     // a different key has its own window
-    expect(await store.hitWindow(burstKey(randomUUID()), 2, windowMs, start + 30)).toMatchObject({ allowed: true, count: 1 });
+    expect(await store.hitWindow(burstKey(randomUUID(), 'rk_a'), 2, windowMs, start + 30)).toMatchObject({ allowed: true, count: 1 });
     expect(await store.hitWindow(key, 2, windowMs, resetAtMs)).toEqual({ allowed: true, count: 1, resetAtMs: resetAtMs + windowMs });
+  });
+
+  it('meters a call in one step: burst first (refusals count nowhere), then the daily quota', async () => {
+    const store = await open();
+    const ws = randomUUID();
+    const start = Math.floor(Date.now() / 1000) * 1000;
+    const call = (prefix: string, nowMs: number, dailyLimit = 3) => store.meterCall({
+      quotaKey: quotaKey(ws, 'api_score', utcDay(nowMs)), dailyLimit, quotaExpireAtMs: midnight(),
+      burstKey: burstKey(ws, prefix), burstLimit: 2, burstWindowMs: 1000, nowMs,
+    });
+    const resetA = start + 1000;
+    expect(await call('rk_a', start)).toEqual({ outcome: 'counted', used: 1, burstResetAtMs: resetA });
+    expect(await call('rk_a', start + 1)).toEqual({ outcome: 'counted', used: 2, burstResetAtMs: resetA });
+    // third call of the key in that second: refused by the burst limit, the quota stays at 2
+    expect(await call('rk_a', start + 2)).toEqual({ outcome: 'burst_limited', used: 2, burstResetAtMs: resetA });
+    // another key of the same workspace has its own burst window but shares the daily quota
+    expect(await call('rk_b', start + 3)).toEqual({ outcome: 'counted', used: 3, burstResetAtMs: resetA });
+    // the day is used up: refused by the quota; the next second's burst window starts fresh
+    expect(await call('rk_a', start + 1000)).toEqual({ outcome: 'quota_exhausted', used: 3, burstResetAtMs: resetA + 1000 });
+    expect(await store.peek(quotaKey(ws, 'api_score', utcDay(start)))).toBe(3);
   });
 
   it('records lookups per 10-minute window, splitting exactly at the boundary', async () => {

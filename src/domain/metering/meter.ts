@@ -10,11 +10,12 @@ import type { Tier } from './tiers.ts';
  *
  * - Window: one UTC day; the count resets at 00:00 UTC. The counter is named
  *   `api_score` — separate from the direct-report quota (`direct_report`).
- * - Only a successful call counts: the score is computed first, then one atomic
- *   "increment if below the limit" decides; a refused call leaves the count unchanged.
+ * - Only a successful call counts: the score is computed first, then one atomic step checks
+ *   the burst limit and "increments if below the limit"; a refused call leaves the count unchanged.
  * - `remaining = max(0, daily_limit - used_today)`; `over_limit` is true when no call is
  *   left today (remaining = 0): the next `score` is refused until the reset.
- * - Burst: at most `burst_per_second` calls per key per clock second (own 429 code).
+ * - Burst: at most `burst_per_second` calls per key per clock second (own 429 code), checked in the
+ *   same atomic step as the quota (its counter shares the workspace's hash tag).
  * - Counter store unreachable: fail closed (503 quota_unavailable); a metered call is never free.
  * Counters are kept 35 days past their day so the usage chart can read 30 days back.
  */
@@ -53,29 +54,32 @@ async function guard<T>(work: () => Promise<T>): Promise<T> {
 export class ScoreMeter {
   constructor(private readonly counters: CounterStore, private readonly now: () => number = Date.now) {}
 
-  /** Eligibility and burst checks, before any work is done. */
-  async admit(viewer: Viewer, tier: Tier): Promise<number> {
-    const nowMs = this.now();
+  /** Eligibility, before any work is done; returns the call's clock reading. Needs no counter. */
+  admit(tier: Tier): number {
     if (!tier.scoreEligible) {
       throw new AppError('tier_not_eligible',
         `The ${tier.name} tier does not include score. Choose an eligible API subscription tier in the workspace control plane (API mode) — rate and report stay free.`);
     }
-    const burst = await guard(() => this.counters.hitWindow(burstKey(viewer.keyPrefix), tier.burstPerSecond, 1000, nowMs));
-    if (!burst.allowed) {
-      const retry = Math.max(1, Math.ceil((burst.resetAtMs - nowMs) / 1000));
-      const daily = await this.peek(viewer.workspaceId, tier); // every score answer carries the daily quota headers
-      throw new AppError('rate_limited', `More than ${tier.burstPerSecond} score calls per second with this key; slow down (this is not the daily quota).`,
-        undefined, { burst: { limit: tier.burstPerSecond, window_s: 1 } }, { ...rateLimitHeaders(daily), 'retry-after': String(retry) });
-    }
-    return nowMs;
+    return this.now();
   }
 
-  /** Counts one successful call, or refuses it (429 quota_exceeded) when the day is used up. */
+  /**
+   * After the score is computed: the key's burst limit, then the daily quota, in ONE atomic counter call (one
+   * round trip). Counts the call, or refuses it with 429 rate_limited (burst; counts nothing) or quota_exceeded.
+   */
   async consume(viewer: Viewer, tier: Tier, nowMs: number): Promise<QuotaPosture> {
-    const key = quotaKey(String(viewer.workspaceId), 'api_score', utcDay(nowMs));
-    const result = await guard(() => this.counters.consumeIfBelow(key, tier.dailyLimit, nextUtcMidnightMs(nowMs) + HISTORY_MS));
+    const workspace = String(viewer.workspaceId);
+    const result = await guard(() => this.counters.meterCall({
+      quotaKey: quotaKey(workspace, 'api_score', utcDay(nowMs)), dailyLimit: tier.dailyLimit, quotaExpireAtMs: nextUtcMidnightMs(nowMs) + HISTORY_MS,
+      burstKey: burstKey(workspace, viewer.keyPrefix), burstLimit: tier.burstPerSecond, burstWindowMs: 1000, nowMs,
+    }));
     const quota = posture(tier.dailyLimit, result.used, nowMs);
-    if (!result.counted) {
+    if (result.outcome === 'burst_limited') {
+      const retry = Math.max(1, Math.ceil((result.burstResetAtMs - nowMs) / 1000));
+      throw new AppError('rate_limited', `More than ${tier.burstPerSecond} score calls per second with this key; slow down (this is not the daily quota).`,
+        undefined, { burst: { limit: tier.burstPerSecond, window_s: 1 } }, { ...rateLimitHeaders(quota), 'retry-after': String(retry) });
+    }
+    if (result.outcome === 'quota_exhausted') {
       throw new AppError('quota_exceeded',
         `The daily score quota of ${tier.dailyLimit} calls is used up; it resets at ${quota.resets_at} (00:00 UTC). Upgrade the tier for more.`,
         undefined, { quota: quotaState(tier.dailyLimit, result.used) }, { 'retry-after': String(quota.retry_after_s), ...rateLimitHeaders(quota) });

@@ -28,15 +28,16 @@ export type ScoreOutcome = {
 
 /**
  * One metered score call, the same for REST and GraphQL:
- * validate → eligibility and burst → compute from ONE publication snapshot (plus the
- * workspace's own layer and memory) → count (only now, so every failure before is free) →
+ * validate → eligibility → compute from ONE publication snapshot (plus the workspace's own
+ * layer and memory) → burst limit and count in one atomic step (only now, so every failure
+ * before is free) →
  * record the lookup for the community signal.
  */
 export async function scoreRequest(input: { ip: unknown; viewer: Viewer; requester: string }, deps: ScoreDeps): Promise<ScoreOutcome> {
   const ip = requireIp(input.ip);
   const { viewer } = input;
   const tier = deps.tiers.get(viewer.tier);
-  const nowMs = await deps.meter.admit(viewer, tier);
+  const nowMs = deps.meter.admit(tier);
   const snapshot = deps.publications.current();
   const hierarchy = deps.network.resolve(ip);
   const score = scoreIp(hierarchy, snapshot.global, snapshot.contextual(viewer.workspaceId));
