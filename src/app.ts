@@ -46,6 +46,11 @@ export type App = {
   close(): Promise<void>;
 };
 
+/** Score calls' lookups are sent to the counters in one batch per 100 ms; a window's snapshot is read 1 s after
+ *  it ends, when every process has sent its last batch of it (see domain/community/signal.ts). */
+const COMMUNITY_FLUSH_MS = 100;
+const COMMUNITY_SETTLE_MS = 1_000;
+
 /** Builds the whole service without binding a port; only main.ts (or a test) listens. */
 export async function createApp(config: Config, opts: AppOptions = {}): Promise<App> {
   const log = opts.log ?? createLogger(config.logLevel);
@@ -74,7 +79,10 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     prisma: db.prisma, network, publications, counters, baseUrl: config.baseUrl, log,
     tiers: await TierCatalog.load(db.prisma),
     meter: new ScoreMeter(counters),
-    community: new CommunitySignals(counters),
+    community: new CommunitySignals(counters, {
+      flushMs: COMMUNITY_FLUSH_MS, settleMs: COMMUNITY_SETTLE_MS,
+      onRecordError: (e) => log.warn('community lookups not recorded', { err: String(e) }),
+    }),
     ipMemory: new IpMemoryCache(db.prisma, config.keyCacheTtlMs),
   };
   await services.ipMemory.catchUp();
@@ -172,6 +180,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       await admin?.close();
       await workspace.close();
       await verifier.flushLastUsed().catch(() => {});
+      await services.community.close(); // the last tally of lookups, before the counters close
       await bus?.close();
       await counters.close();
       await db.close();

@@ -91,10 +91,10 @@ export async function createEmbeddedCounterStore(opts: EmbeddedCounterStoreOptio
 
   /** Journal first, then memory: if the write fails, the caller gets an error and nothing changed. The
    *  compaction check comes after the memory update, so the snapshot includes this mutation. */
-  function commit(rec: JournalRecord, mutate: () => void): void {
+  function commit(records: JournalRecord[], mutate: () => void): void {
     if (!journal) return mutate();
     try {
-      journal.append(rec);
+      journal.append(...records);
     } catch (err) {
       throw new CounterUnavailableError(`counter journal write failed: ${(err as Error).message}`, { cause: err });
     }
@@ -142,7 +142,7 @@ export async function createEmbeddedCounterStore(opts: EmbeddedCounterStoreOptio
       const t = open();
       const used = liveQuota(key, t);
       if (used >= limit) return { counted: false, used };
-      commit(['q', key, expireAtMs], () => quotas.set(key, { v: used + 1, exp: expireAtMs }));
+      commit([['q', key, expireAtMs]], () => quotas.set(key, { v: used + 1, exp: expireAtMs }));
       return { counted: true, used: used + 1 };
     },
 
@@ -165,7 +165,7 @@ export async function createEmbeddedCounterStore(opts: EmbeddedCounterStoreOptio
       const burst = hit(call.burstKey, call.burstLimit, call.burstWindowMs, call.nowMs, t);
       if (!burst.allowed) return { outcome: 'burst_limited', used, burstResetAtMs: burst.resetAtMs };
       if (used >= call.dailyLimit) return { outcome: 'quota_exhausted', used, burstResetAtMs: burst.resetAtMs };
-      commit(['q', call.quotaKey, call.quotaExpireAtMs], () => quotas.set(call.quotaKey, { v: used + 1, exp: call.quotaExpireAtMs }));
+      commit([['q', call.quotaKey, call.quotaExpireAtMs]], () => quotas.set(call.quotaKey, { v: used + 1, exp: call.quotaExpireAtMs }));
       return { outcome: 'counted', used: used + 1, burstResetAtMs: burst.resetAtMs };
     },
 
@@ -174,7 +174,17 @@ export async function createEmbeddedCounterStore(opts: EmbeddedCounterStoreOptio
       if (entityKeys.length === 0) return;
       const start = windowStart(nowMs);
       const exp = t + (communityExpireAtMs(start) - nowMs); // same TTL the Redis store sets
-      commit(['l', requester, start, exp, entityKeys], () => addLookups(entityKeys, [requester], start, exp));
+      commit([['l', requester, start, exp, entityKeys]], () => addLookups(entityKeys, [requester], start, exp));
+    },
+
+    async recordLookupBatch(tallies, nowMs) {
+      const t = open();
+      if (tallies.length === 0) return;
+      const expiry = (start: number) => t + (communityExpireAtMs(start) - nowMs);
+      // W lines add to a window (see apply), so a batch is journaled as snapshot lines, in one write.
+      commit(tallies.map((l) => ['W', l.entity, l.windowStartMs, l.hits, expiry(l.windowStartMs), [...l.requesters]]), () => {
+        for (const l of tallies) addLookups([l.entity], l.requesters, l.windowStartMs, expiry(l.windowStartMs), l.hits);
+      });
     },
 
     async readActivity(entityKey, range) {

@@ -88,21 +88,23 @@ return {1, used}`,
 export const recordScript = defineScript({
   NUMBER_OF_KEYS: 2,
   SCRIPT: `
-redis.call('PFADD', KEYS[1], ARGV[1])
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-redis.call('HINCRBY', KEYS[2], ARGV[3], 1)
-redis.call('PEXPIRE', KEYS[2], ARGV[2])
-if redis.call('HLEN', KEYS[2]) > tonumber(ARGV[5]) then
+redis.call('PFADD', KEYS[1], unpack(ARGV, 6))
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+redis.call('HINCRBY', KEYS[2], ARGV[2], ARGV[5])
+redis.call('PEXPIRE', KEYS[2], ARGV[1])
+if redis.call('HLEN', KEYS[2]) > tonumber(ARGV[4]) then
   for _, field in ipairs(redis.call('HKEYS', KEYS[2])) do
-    if tonumber(field) < tonumber(ARGV[4]) then redis.call('HDEL', KEYS[2], field) end
+    if tonumber(field) < tonumber(ARGV[3]) then redis.call('HDEL', KEYS[2], field) end
   end
 end
 return 1`,
-  parseCommand(parser: CommandParser, requestersKey: string, historyKey: string, requester: string,
+  /** `hits` lookups of one entity in one window by `requesters` (at least one; a few hundred at most per call,
+   *  since Lua's unpack has a stack limit: the store splits larger sets). */
+  parseCommand(parser: CommandParser, requestersKey: string, historyKey: string, requesters: readonly string[], hits: number,
     ttlMs: number, windowStartMs: number, oldestKeptMs: number, maxFields: number) {
     parser.pushKey(requestersKey);
     parser.pushKey(historyKey);
-    parser.push(requester, String(Math.max(1, Math.ceil(ttlMs))), String(windowStartMs), String(oldestKeptMs), String(maxFields));
+    parser.push(String(Math.max(1, Math.ceil(ttlMs))), String(windowStartMs), String(oldestKeptMs), String(maxFields), String(hits), ...requesters);
   },
   transformReply: (reply: unknown) => reply as number,
 });

@@ -14,7 +14,7 @@
  *   cs:{<entityKey>}:r:<windowStart>       HyperLogLog of the distinct requesters of one 10-minute window
  *                                          both PEXPIRE so they live until window start + 7 days + 1 window
  *                                          by the caller's clock (a TTL: immune to app/Redis clock skew)
- * recordLookups sends one EVALSHA per entity (one slot each) and node-redis writes all of them in one
+ * recordLookupBatch sends one EVALSHA per entity (one slot each) and node-redis writes all of them in one
  * pipeline: one round trip on a single node, and still correct on Cluster. readActivity is one script over
  * one entity's keys; peekMany does one MGET per hash tag.
  *
@@ -37,6 +37,9 @@ export interface RedisCounterStoreOptions {
   /** Told once per outage (the first error after being ready). Default: one line on stderr. */
   onOutage?: (err: unknown) => void;
 }
+
+/** Requesters added by one record script call (Lua's unpack is limited by the C stack, ~8,000). */
+const MAX_REQUESTERS_PER_CALL = 500;
 
 /** Server replies that mean "Redis is there but can't serve now", as opposed to a bug in our command. */
 const UNAVAILABLE_REPLY = /^(LOADING|BUSY|MASTERDOWN|READONLY|TRYAGAIN|CLUSTERDOWN|NOREPLICAS)\b/;
@@ -103,7 +106,7 @@ export async function createRedisCounterStore(url: string, opts: RedisCounterSto
   const toInt = (v: string | null | undefined) => (v == null ? 0 : Number(v));
   const mget = (keys: string[]) => client.mGet(keys) as Promise<Array<string | null>>;
 
-  return {
+  const store: CounterStore = {
     async consumeIfBelow(key, limit, expireAtMs) {
       try {
         const [counted, used] = await client.consume(k(key), limit, expireAtMs);
@@ -154,14 +157,26 @@ export async function createRedisCounterStore(url: string, opts: RedisCounterSto
     },
 
     async recordLookups(entityKeys, requester, nowMs) {
-      if (entityKeys.length === 0) return;
-      const start = windowStart(nowMs);
-      const ttl = communityExpireAtMs(start) - nowMs;
+      const windowStartMs = windowStart(nowMs);
+      await store.recordLookupBatch(entityKeys.map((entity) => ({ entity, windowStartMs, hits: 1, requesters: [requester] })), nowMs);
+    },
+
+    async recordLookupBatch(tallies, nowMs) {
+      if (tallies.length === 0) return;
+      const maxFields = COMMUNITY_RETENTION_MS / WINDOW_MS;
       try {
-        const oldestKept = start - (COMMUNITY_RETENTION_MS - WINDOW_MS);
-        const maxFields = COMMUNITY_RETENTION_MS / WINDOW_MS;
-        await Promise.all(entityKeys.map((e) =>
-          client.record(requestersKey(e, start), historyKey(e), requester, ttl, start, oldestKept, maxFields)));
+        // One EVALSHA per entity (one slot each); issued in one tick, node-redis writes them as one pipeline.
+        await Promise.all(tallies.flatMap((t) => {
+          const ttl = communityExpireAtMs(t.windowStartMs) - nowMs;
+          const oldestKept = t.windowStartMs - (COMMUNITY_RETENTION_MS - WINDOW_MS);
+          const calls = [];
+          for (let i = 0; i < t.requesters.length; i += MAX_REQUESTERS_PER_CALL) {
+            const hits = i === 0 ? t.hits : 0;
+            calls.push(client.record(requestersKey(t.entity, t.windowStartMs), historyKey(t.entity), t.requesters.slice(i, i + MAX_REQUESTERS_PER_CALL),
+              hits, ttl, t.windowStartMs, oldestKept, maxFields));
+          }
+          return calls;
+        }));
       } catch (err) { throw unavailable(err); }
     },
 
@@ -196,4 +211,5 @@ export async function createRedisCounterStore(url: string, opts: RedisCounterSto
       else client.destroy();
     },
   };
+  return store;
 }

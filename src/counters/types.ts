@@ -23,6 +23,10 @@ export interface CounterStore {
   /** Community signal: one lookup of each entity by `requester` in the 10-minute window containing nowMs:
    *  a hit counter and a distinct-requester set per (entity, window), kept 7 days after the window ends. */
   recordLookups(entityKeys: string[], requester: string, nowMs: number): Promise<void>;
+  /** Many lookups at once, tallied per (entity, window) by the caller: each adds `hits` to the window's hit
+   *  counter and its `requesters` to the window's distinct-requester set, with the same retention as
+   *  recordLookups (counted from nowMs, the time of sending). recordLookups is the one-lookup form of this. */
+  recordLookupBatch(tallies: readonly LookupTally[], nowMs: number): Promise<void>;
   /** One entity's lookup activity, read in ONE atomic step (so hits and requesters always agree):
    *  `active` = the windows in [sinceMs, untilMs) that had lookups, ascending (windows without lookups are left
    *  out, so an entity never looked up costs nothing to read), `recent` = hits and distinct requesters of each of
@@ -40,6 +44,8 @@ export type MeterCall = {
   nowMs: number;
 };
 export type MeterResult = { outcome: 'counted' | 'burst_limited' | 'quota_exhausted'; used: number; burstResetAtMs: number };
+
+export type LookupTally = { entity: string; windowStartMs: number; hits: number; requesters: readonly string[] };
 
 export type ActivityRange = { sinceMs: number; untilMs: number; recentStartsMs: readonly number[] };
 export type Activity = {

@@ -1,6 +1,8 @@
 import { GraphQLError, Lexer, Source, TokenKind, type ASTVisitor, type ExecutionResult, type ValidationContext } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { QUERY_LIMITS, aliasLimitRule, depthLimitRule, estimateCost, tooComplex } from './limits.ts';
+import { QUERY_LIMITS, aliasLimitRule, depthLimitRule, estimateCost, sizeVariables, tooComplex } from './limits.ts';
+import type { DocumentNode } from 'graphql';
+import { LruMap } from '../lru-map.ts';
 
 /**
  * Applies QUERY_LIMITS to /graphql requests and reports each response's cost in
@@ -11,7 +13,7 @@ export function useQueryLimits(): Plugin {
     // Counted before yoga parses (its parse errors all become GRAPHQL_PARSE_FAILED), with the
     // lexer alone, stopping at the limit: an oversized document costs no more than the limit.
     onParams({ params, setResult }) {
-      if (typeof params.query === 'string' && tokensExceed(params.query, QUERY_LIMITS.maxTokens)) {
+      if (typeof params.query === 'string' && tooManyTokens(params.query)) {
         setResult({ errors: [tooComplex('maxTokens', `The query has more than ${QUERY_LIMITS.maxTokens} tokens.`)] });
       }
     },
@@ -23,7 +25,7 @@ export function useQueryLimits(): Plugin {
     onExecute({ args, setResultAndStopExecution }) {
       let cost: number;
       try {
-        cost = estimateCost(args.schema, args.document, args.operationName, args.variableValues);
+        cost = cachedCost(args.schema, args.document, args.operationName, args.variableValues);
       } catch (e) {
         if (e instanceof GraphQLError) { setResultAndStopExecution({ errors: [e] }); return; }
         throw e;
@@ -45,6 +47,36 @@ export function useQueryLimits(): Plugin {
       };
     },
   };
+}
+
+/**
+ * Both checks depend only on the query text (and, for the cost, on the page-size variables), yet they
+ * were a tenth of a /graphql score call: the answers are kept for the texts and documents seen.
+ */
+const tokenVerdicts = new LruMap<string, boolean>(1_000);
+const MAX_CACHED_QUERY_CHARS = 10_000; // the cache holds at most ~10 MB of query texts
+function tooManyTokens(query: string): boolean {
+  if (query.length > MAX_CACHED_QUERY_CHARS) return tokensExceed(query, QUERY_LIMITS.maxTokens);
+  let verdict = tokenVerdicts.get(query);
+  if (verdict === undefined) tokenVerdicts.set(query, (verdict = tokensExceed(query, QUERY_LIMITS.maxTokens)));
+  return verdict;
+}
+
+/** yoga's parse cache hands out one document object per query text, so the cost is kept per document,
+ *  per operation and values of the variables that set page sizes (kept only when those are numbers: the
+ *  only values a cost depends on, and small keys). A refusal (thrown) is not kept. */
+const costs = new WeakMap<DocumentNode, { sizeVars: string[]; byKey: LruMap<string, number> }>();
+function cachedCost(...[schema, document, operationName, variables]: Parameters<typeof estimateCost>): number {
+  let entry = costs.get(document);
+  if (!entry) costs.set(document, (entry = { sizeVars: sizeVariables(document), byKey: new LruMap(64) }));
+  const sizes = entry.sizeVars.map((v) => variables?.[v] ?? null);
+  if (sizes.some((v) => v !== null && typeof v !== 'number') || (operationName?.length ?? 0) > 200) {
+    return estimateCost(schema, document, operationName, variables);
+  }
+  const key = JSON.stringify([operationName ?? null, ...sizes]);
+  let cost = entry.byKey.get(key);
+  if (cost === undefined) entry.byKey.set(key, (cost = estimateCost(schema, document, operationName, variables)));
+  return cost;
 }
 
 function tokensExceed(query: string, max: number): boolean {

@@ -1,5 +1,5 @@
 import {
-  GraphQLError, Kind, getNamedType, getNullableType, isListType, isObjectType, isInterfaceType,
+  GraphQLError, Kind, visit, getNamedType, getNullableType, isListType, isObjectType, isInterfaceType,
   type ASTVisitor, type DocumentNode, type FragmentDefinitionNode, type GraphQLSchema, type OperationDefinitionNode,
   type SelectionSetNode, type ValidationContext, type ValueNode, type GraphQLOutputType,
 } from 'graphql';
@@ -108,6 +108,17 @@ function intArg(value: ValueNode | undefined, variables: Variables): number | nu
 }
 
 const SIZE_ARGS = ['first', 'last', 'limit'];
+
+/** Names of the variables a document passes as a page size: the only variables a cost depends on. */
+export function sizeVariables(document: DocumentNode): string[] {
+  const names = new Set<string>();
+  visit(document, {
+    Argument(arg) {
+      if (SIZE_ARGS.includes(arg.name.value) && arg.value.kind === Kind.VARIABLE) names.add(arg.value.name.value);
+    },
+  });
+  return [...names].sort();
+}
 
 /**
  * Cost estimate: every field costs 1, times the number of items its parent lists. A field's

@@ -106,4 +106,17 @@ describe(`reports connection (${backendName})`, () => {
     const costly = `{ reports(first: 100) { nodes { subject { reports(first: 100) { nodes { subject { reports(first: 100) { nodes { title } } } } } } } } }`;
     expect(await failure(costly)).toMatchObject({ code: 'query_too_complex', limit: 'maxCost', actual: expect.any(Number) });
   });
+
+  it('keeps costs per document but never serves one for other page sizes, and refuses an over-limit size every time', async () => {
+    const paged = `query Paged($n: Int, $m: Int) { reports(first: $n) { nodes { subject { reports(first: $m) { nodes { title } } } } } }`;
+    const cost = async (variables: Record<string, unknown>) => ((await a.rawRequest<any>(paged, variables)).extensions as any).cost.requested as number;
+    const small = await cost({ n: 2, m: 2 });
+    const large = await cost({ n: 20, m: 20 });
+    expect(large, `cost for 20 × 20 (${large}) vs 2 × 2 (${small})`).toBeGreaterThan(small * 10);
+    expect(await cost({ n: 2, m: 2 })).toBe(small); // the same again: the same answer
+    for (let i = 0; i < 2; i++) {
+      const e = await a.request(paged, { n: 2, m: 500 }).catch((err) => err);
+      expect(e.response?.errors?.[0]?.extensions, JSON.stringify(e.response ?? String(e))).toMatchObject({ code: 'query_too_complex', limit: 'maxPageSize' });
+    }
+  });
 });

@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { WINDOW_MS } from '../../src/counters/keys.ts';
-import { CounterUnavailableError, type CounterStore } from '../../src/counters/types.ts';
+import { CounterUnavailableError, type CounterStore, type LookupTally } from '../../src/counters/types.ts';
 import { CommunitySignals } from '../../src/domain/community/signal.ts';
 import { closeStores, freshIp, hierarchy, lookups, STORES, T0 } from './community-fixtures.ts';
 
@@ -12,13 +12,13 @@ afterEach(closeStores);
 
 /** Wraps a store, counting community reads and failing every call while `down` is set. */
 function instrument(store: CounterStore) {
-  const calls = { readActivity: 0, recordLookups: 0 };
+  const calls = { readActivity: 0, recordLookupBatch: 0, tallies: [] as LookupTally[][] };
   const state = { down: false };
   const guard = () => { if (state.down) throw new CounterUnavailableError('test outage'); };
   const wrapped: CounterStore = {
     ...store,
     async readActivity(e, r) { calls.readActivity++; guard(); return store.readActivity(e, r); },
-    async recordLookups(e, r, t) { calls.recordLookups++; guard(); return store.recordLookups(e, r, t); },
+    async recordLookupBatch(b, t) { calls.recordLookupBatch++; calls.tallies.push([...b]); guard(); return store.recordLookupBatch(b, t); },
   };
   return { wrapped, calls, state };
 }
@@ -85,6 +85,46 @@ describe.each(STORES)('community cache: %s', (_name, open) => {
   it('records a score call with one counters call', async () => {
     const { wrapped, calls } = instrument(await open());
     await new CommunitySignals(wrapped).record(hierarchy('192.0.2.1', '192.0.2.0/24', 'AS64500'), 'r', T0);
-    expect(calls.recordLookups).toBe(1);
+    expect(calls.recordLookupBatch).toBe(1);
+  });
+
+  it('with flushMs, tallies many calls into one counters call, read only once the window has settled', async () => {
+    const { wrapped, calls } = instrument(await open());
+    const errors: unknown[] = [];
+    const signals = new CommunitySignals(wrapped, { flushMs: 50, settleMs: 1_000, onRecordError: (e) => errors.push(e) });
+    const subnet = `198.51.${Math.floor(Math.random() * 250)}.0/24`;
+    const ip = freshIp().slice('ip:'.length); // a unique stand-in address, so no other test's lookups count
+    const h = hierarchy(ip, subnet, 'AS64500');
+    const at = T0 - 1; // the last millisecond of the window before T0
+    const sent = Array.from({ length: 30 }, (_, i) => signals.record(h, `203.0.113.${i % 3}`, at));
+    expect(calls.recordLookupBatch).toBe(0); // nothing sent yet: tallied
+    await Promise.all(sent);
+    expect(calls.recordLookupBatch).toBe(1);
+    const byEntity = Object.fromEntries(calls.tallies[0]!.map((t) => [t.entity, { hits: t.hits, requesters: [...t.requesters].sort() }]));
+    const three = { hits: 30, requesters: ['203.0.113.0', '203.0.113.1', '203.0.113.2'] };
+    expect(byEntity).toEqual({ [`ip:${ip}`]: three, [`subnet:${subnet}`]: three, 'asn:AS64500': three });
+    // Just after the boundary the ended window has not settled: the snapshot is still the one before it.
+    expect((await signals.read(`ip:${ip}`, T0 + 999)).metrics.lookups_10m).toBe(0);
+    expect((await signals.read(`ip:${ip}`, T0 + 1_000)).metrics).toMatchObject({ lookups_10m: 30, requesters_60m: 3 });
+    expect(errors).toEqual([]);
+  });
+
+  it('sends the last tally on close, and reports a failed batch once however many calls were in it', async () => {
+    const { wrapped, calls, state } = instrument(await open());
+    const errors: unknown[] = [];
+    const signals = new CommunitySignals(wrapped, { flushMs: 60_000, settleMs: 61_000, onRecordError: (e) => errors.push(e) });
+    const h = hierarchy(freshIp().slice('ip:'.length), null, null);
+    void signals.record(h, 'r1', T0);
+    await signals.close();
+    expect(calls.recordLookupBatch).toBe(1); // sent at close, not a minute later
+    state.down = true;
+    const failing = Array.from({ length: 5 }, () => signals.record(h, 'r2', T0));
+    await signals.close();
+    for (const f of failing) await expect(f).rejects.toBeInstanceOf(CounterUnavailableError);
+    expect(errors).toHaveLength(1);
+  });
+
+  it('refuses a settle delay that does not exceed the flush interval', () => {
+    expect(() => new CommunitySignals({} as CounterStore, { flushMs: 100, settleMs: 100 })).toThrow(RangeError);
   });
 });

@@ -77,6 +77,30 @@ describe.each(STORES)('CounterStore contract: %s', (_name, open) => {
     expect(await store.peek(quotaKey(ws, 'api_score', utcDay(start)))).toBe(3);
   });
 
+  it('records a batch of tallies: hits and requesters add up, also past 500 requesters for one entity', async () => {
+    const store = await open();
+    const [busy, quiet] = [`asn:${randomUUID()}`, `ip:${randomUUID()}`];
+    const w0 = windowStart(Date.now()) - 2 * WINDOW_MS;
+    const many = Array.from({ length: 600 }, (_, i) => `198.51.${i >> 8}.${i & 255}`);
+    await store.recordLookupBatch([
+      { entity: busy, windowStartMs: w0, hits: 700, requesters: many },
+      { entity: quiet, windowStartMs: w0, hits: 2, requesters: ['r1'] },
+      { entity: quiet, windowStartMs: w0 + WINDOW_MS, hits: 1, requesters: ['r2'] },
+    ], w0 + WINDOW_MS + 5);
+    await store.recordLookupBatch([{ entity: quiet, windowStartMs: w0, hits: 1, requesters: ['r1'] }], w0 + WINDOW_MS + 9);
+    await store.recordLookupBatch([], w0);
+    const range = { sinceMs: w0 - WINDOW_MS, untilMs: w0 + 2 * WINDOW_MS, recentStartsMs: [w0, w0 + WINDOW_MS] };
+    const b = await store.readActivity(busy, range);
+    expect(b.active).toEqual([{ startMs: w0, hits: 700 }]);
+    // Redis counts distinct requesters with a HyperLogLog (standard error 0.81%); the embedded store exactly.
+    expect(Math.abs(b.recent[0]!.requesters - 600), `requesters counted: ${b.recent[0]!.requesters}`).toBeLessThanOrEqual(18);
+    expect(await store.readActivity(quiet, range)).toEqual({
+      active: [{ startMs: w0, hits: 3 }, { startMs: w0 + WINDOW_MS, hits: 1 }],
+      recent: [{ startMs: w0, hits: 3, requesters: 1 }, { startMs: w0 + WINDOW_MS, hits: 1, requesters: 1 }],
+      distinctRequesters: 2,
+    });
+  });
+
   it('records lookups per 10-minute window, splitting exactly at the boundary', async () => {
     const store = await open();
     const ip = `ip:${randomUUID()}`;

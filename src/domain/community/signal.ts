@@ -5,9 +5,11 @@
  * - Recording: every score call records one lookup of the queried IP, its subnet and its AS (when matched),
  *   as entity keys `ip:<canonical ip>`, `subnet:<cidr>`, `asn:AS<n>`, by the caller's requester IP, in the
  *   10-minute window (aligned to UTC, e.g. 12:00–12:10) that contains the call.
- * - Snapshot: refreshed every 10 minutes at the UTC boundaries. It is computed from COMPLETE windows only;
- *   the window in progress is excluded, so a lookup becomes visible when its window ends, and every process
- *   computes the same answer from the same counters. A process caches the answer per entity until the
+ * - Sending: each process tallies its lookups and sends them once per `flushMs` (lookup-buffer.ts).
+ * - Snapshot: refreshed every 10 minutes at the UTC boundaries, `settleMs` after them (so every process's
+ *   last tally of the ended window has been sent; settleMs > flushMs). It is computed from COMPLETE windows
+ *   only; the window in progress is excluded, so a lookup becomes visible when its window ends, and every
+ *   process computes the same answer from the same counters. A process caches the answer per entity until the
  *   boundary passes (bounded, least recently used first; default 50,000 entities).
  * - recent_query_windows: the last six complete windows, oldest first, each labelled with its UTC start
  *   "HH:MM", with its hits and distinct requesters.
@@ -27,7 +29,8 @@
 import type { CounterStore } from '../../counters/types.ts';
 import { windowStart, WINDOW_MS } from '../../counters/keys.ts';
 import type { Hierarchy } from '../network/types.ts';
-import { LruMap } from './cache.ts';
+import { LruMap } from '../../lru-map.ts';
+import { LookupBuffer } from './lookup-buffer.ts';
 import { classify, spikeFlags, type CommunityLabel } from './rules.ts';
 import { completeWindowStarts, RECENT_WINDOWS, WEEK_WINDOWS, windowLabel } from './windows.ts';
 
@@ -57,25 +60,48 @@ export const DEFAULT_CACHE_SIZE = 50_000;
 
 type Entry = { start: number; signal: Promise<CommunitySignal> };
 
+export type CommunityOptions = {
+  /** Entities whose snapshot is kept (least recently read forgotten first). Default 50,000. */
+  cacheSize?: number;
+  /** How long lookups are tallied before being sent; 0 sends each call's lookups at once. Default 0. */
+  flushMs?: number;
+  /** How long after a boundary the ended window counts as complete; must exceed flushMs. Default 0. */
+  settleMs?: number;
+  /** Told once per batch of lookups that could not be sent. */
+  onRecordError?: (e: unknown) => void;
+};
+
 export class CommunitySignals {
   private readonly cache: LruMap<string, Entry>;
+  private readonly pending: LookupBuffer;
+  private readonly settleMs: number;
 
-  constructor(private readonly counters: CounterStore, opts: { cacheSize?: number } = {}) {
+  constructor(private readonly counters: CounterStore, opts: CommunityOptions = {}) {
     this.cache = new LruMap(opts.cacheSize ?? DEFAULT_CACHE_SIZE);
+    this.settleMs = opts.settleMs ?? 0;
+    const flushMs = opts.flushMs ?? 0;
+    if (flushMs > 0 && this.settleMs <= flushMs) throw new RangeError(`settleMs (${this.settleMs}) must exceed flushMs (${flushMs})`);
+    this.pending = new LookupBuffer(counters, flushMs, opts.onRecordError ?? (() => {}));
   }
 
-  /** One lookup of the IP, its subnet and its AS by `requester`: a single counters call. */
-  async record(h: Hierarchy, requester: string, nowMs: number): Promise<void> {
-    await this.counters.recordLookups(lookupEntities(h), requester, nowMs);
+  /** One lookup of the IP, its subnet and its AS by `requester`; settles when it has been sent (callers need not wait). */
+  record(h: Hierarchy, requester: string, nowMs: number): Promise<void> {
+    return this.pending.add(lookupEntities(h), requester, windowStart(nowMs), nowMs);
   }
 
-  /** The snapshot of `entityKey` as of the last complete window before nowMs. */
+  /** Sends the pending lookups (graceful shutdown). */
+  close(): Promise<void> {
+    return this.pending.flush();
+  }
+
+  /** The snapshot of `entityKey` as of the last complete window before nowMs (less the settle delay). */
   read(entityKey: string, nowMs: number): Promise<CommunitySignal> {
-    const start = windowStart(nowMs);
+    const asOfMs = nowMs - this.settleMs;
+    const start = windowStart(asOfMs);
     const hit = this.cache.get(entityKey);
     if (hit && hit.start === start) return hit.signal;
     // The promise is cached, so concurrent calls for one entity share one pair of counter reads.
-    const entry: Entry = { start, signal: this.compute(entityKey, nowMs) };
+    const entry: Entry = { start, signal: this.compute(entityKey, asOfMs) };
     this.cache.set(entityKey, entry);
     entry.signal.catch(() => this.cache.deleteIf(entityKey, entry));
     return entry.signal;

@@ -5,14 +5,13 @@ import type { TierCatalog } from '../metering/tiers.ts';
 import type { ScoreMeter, QuotaPosture } from '../metering/meter.ts';
 import type { CommunitySignals, CommunitySignal } from '../community/signal.ts';
 import type { IpMemoryCache, IpMemory } from '../memory/ip-memory.ts';
-import type { Logger } from '../../log.ts';
 import { scoreIp, type IpScore } from '../scoring/score.ts';
 import { requireIp } from '../dimensions/read.ts';
 import { reportLinks, type ReportLinks } from './links.ts';
 
 export type ScoreDeps = {
   network: NetworkIndex; publications: PublicationCache; tiers: TierCatalog; meter: ScoreMeter;
-  community: CommunitySignals; ipMemory: IpMemoryCache; baseUrl: string; log: Logger;
+  community: CommunitySignals; ipMemory: IpMemoryCache; baseUrl: string;
 };
 
 export type ScoreOutcome = {
@@ -46,8 +45,9 @@ export async function scoreRequest(input: { ip: unknown; viewer: Viewer; request
     deps.community.read(`ip:${ip}`, nowMs),
   ]);
   const quota = await deps.meter.consume(viewer, tier, nowMs);
-  // The call has succeeded and is counted: a failure to record the lookup must not turn it into an error.
-  deps.community.record(hierarchy, input.requester, nowMs).catch((e) => deps.log.warn('community lookup not recorded', { err: String(e) }));
+  // The call has succeeded and is counted: a failure to record the lookup must not turn it into an error
+  // (CommunitySignals reports a failed batch once, to the log).
+  void deps.community.record(hierarchy, input.requester, nowMs);
   return {
     ip, apiKey: { name: viewer.keyName, prefix: viewer.keyPrefix }, quota, score, community, memory,
     links: reportLinks(deps.baseUrl, ip, score),
