@@ -180,7 +180,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       await admin?.close();
       await workspace.close();
       await verifier.flushLastUsed().catch(() => {});
-      await services.community.close(); // the last tally of lookups, before the counters close
+      await services.community.flush(); // the last tally of lookups, before the counters close
       await bus?.close();
       await counters.close();
       await db.close();

@@ -109,17 +109,17 @@ describe.each(STORES)('community cache: %s', (_name, open) => {
     expect(errors).toEqual([]);
   });
 
-  it('sends the last tally on close, and reports a failed batch once however many calls were in it', async () => {
+  it('sends the last tally on flush (shutdown), and reports a failed batch once however many calls were in it', async () => {
     const { wrapped, calls, state } = instrument(await open());
     const errors: unknown[] = [];
     const signals = new CommunitySignals(wrapped, { flushMs: 60_000, settleMs: 61_000, onRecordError: (e) => errors.push(e) });
     const h = hierarchy(freshIp().slice('ip:'.length), null, null);
     void signals.record(h, 'r1', T0);
-    await signals.close();
-    expect(calls.recordLookupBatch).toBe(1); // sent at close, not a minute later
+    await signals.flush();
+    expect(calls.recordLookupBatch).toBe(1); // sent at once, not a minute later
     state.down = true;
     const failing = Array.from({ length: 5 }, () => signals.record(h, 'r2', T0));
-    await signals.close();
+    await signals.flush();
     for (const f of failing) await expect(f).rejects.toBeInstanceOf(CounterUnavailableError);
     expect(errors).toHaveLength(1);
   });

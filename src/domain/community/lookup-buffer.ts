@@ -8,7 +8,7 @@
  * What it costs: a lookup reaches the store up to `flushMs` later (readers account for it: see
  * CommunitySignals' settle delay), and a process killed with SIGKILL loses the lookups of its last interval.
  * The community signal is a statistic over many calls, so that loss is accepted; metered counts (the quota)
- * never go through here. A graceful shutdown flushes (close()).
+ * never go through here. A graceful shutdown sends the last tally (flush()).
  */
 import type { CounterStore, LookupTally } from '../../counters/types.ts';
 

@@ -89,8 +89,8 @@ export class CommunitySignals {
     return this.pending.add(lookupEntities(h), requester, windowStart(nowMs), nowMs);
   }
 
-  /** Sends the pending lookups (graceful shutdown). */
-  close(): Promise<void> {
+  /** Sends the pending lookups now: at graceful shutdown, and in a test whose clock jumps past the flush interval. */
+  flush(): Promise<void> {
     return this.pending.flush();
   }
 
