@@ -129,7 +129,15 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     sendError(res, new AppError('not_found', `Nothing at ${path}. The API lives under /risk_api/ and /graphql.`), requestId, log);
   }
 
-  const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
+  // A request must have arrived whole within requestTimeoutMs (checked every second): a client that stalls
+  // mid-body is answered 408 and disconnected. It also bounds a Node quirk found by fuzzing: a malformed
+  // chunked body after `Connection: Upgrade` raises no parse error, so the request would never end.
+  const server = createServer({
+    keepAliveTimeout: 65_000,
+    requestTimeout: config.requestTimeoutMs,
+    headersTimeout: Math.min(60_000, config.requestTimeoutMs),
+    connectionsCheckingInterval: 1_000,
+  }, (req, res) => {
     handle(req, res).catch((e) => sendError(res, e, 'unknown', log));
   });
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { backendName } from '../helpers/backend.ts';
+import { rawExchange } from '../fuzz/client.ts';
 
 /**
  * The inputs the fuzz tests (test/fuzz) found answered with a 500 or a wrong address, pinned so
@@ -69,6 +70,28 @@ describe(`hostile input found by fuzzing (${backendName})`, () => {
     for (const headers of cases) {
       const r = await answer(headers);
       expect([r.status, r.body.error], JSON.stringify(r.body)).toEqual([400, 'conflicting_api_keys']);
+    }
+  });
+
+  it('answers a request whose body stalls, or is malformed after Connection: Upgrade, with 408 and a close', async () => {
+    // Found by `npm run fuzz` (10,000 cases): with `Connection: Upgrade` and a bad chunk size, Node raises no
+    // parse error and the request never ends; REQUEST_TIMEOUT_MS bounds it, and any body that stops coming.
+    const quick = await startTestServer({ REQUEST_TIMEOUT_MS: '1000' });
+    try {
+      const port = Number(new URL(quick.url).port);
+      const key = (await quick.createKey('stall', { tier: 'enterprise' })).secret;
+      const head = (framing: string, extra: string[] = []) =>
+        ['POST /risk_api/score/ HTTP/1.1', 'Host: x', 'Content-Type: application/json', `X-API-Key: ${key}`, framing, ...extra].join('\r\n') + '\r\n\r\n';
+      const upgraded = await rawExchange(port, [Buffer.from(head('Transfer-Encoding: chunked', ['Connection: Upgrade', 'Upgrade: h2c']) + 'zz\r\n{"ip":"8.8.8.8"}\r\n0\r\n\r\n')], false, { timeoutMs: 8_000 });
+      expect(upgraded, JSON.stringify(upgraded)).toMatchObject({ status: 408, closed: true });
+      const stalled = await rawExchange(port, [Buffer.from(head('Content-Length: 100') + '{"ip":')], false, { timeoutMs: 8_000 });
+      expect(stalled, JSON.stringify(stalled)).toMatchObject({ status: 408, closed: true });
+      // A well-formed request with the same upgrade headers is served as HTTP/1.1 (an h2c upgrade is ignored).
+      const body = '{"ip":"8.8.8.8"}';
+      const plain = await rawExchange(port, [Buffer.from(head(`Content-Length: ${body.length}`, ['Connection: Upgrade, HTTP2-Settings', 'Upgrade: h2c', 'HTTP2-Settings: AAMAAABkAAQCAAAAAAIAAAAA']) + body)], false, { timeoutMs: 8_000 });
+      expect(plain.status, JSON.stringify(plain)).toBe(200);
+    } finally {
+      await quick.close();
     }
   });
 
