@@ -95,6 +95,17 @@ describe(`hostile input found by fuzzing (${backendName})`, () => {
     }
   });
 
+  it('refuses e-mail addresses with control characters at registration and sign-in, without asking the database', async () => {
+    // Found by the control-plane fuzz on PostgreSQL: sign-in with e-mail "\u0000" answered 500 (PostgreSQL refuses NUL in text).
+    const { registerAccount, checkCredentials } = await import('../../src/domain/accounts/accounts.ts');
+    const prisma = s.app.db.prisma;
+    for (const email of ['\u0000', 'a\u0000b@example.com', 'a\u007fb@example.com', 'a\u0001@example.com']) {
+      expect(await checkCredentials(prisma, email, 'correct horse battery staple'), JSON.stringify(email)).toBeNull();
+      expect(await registerAccount(prisma, email, 'correct horse battery staple'), JSON.stringify(email)).toMatchObject({ ok: false, field: 'email' });
+    }
+    expect(await prisma.account.count({ where: { email: { contains: 'example.com' } } })).toBe(0);
+  });
+
   it('ignores a malformed cookie instead of failing the page', async () => {
     for (const cookie of ['rk_session=%zz', 'rk_csrf=%E0%A4%A; rk_session=%']) {
       const res = await fetch(`${s.url}/workspace/sign-in`, { headers: { cookie }, redirect: 'manual' });

@@ -8,12 +8,18 @@ export type AccountView = { id: number; email: string; workspaceId: number; work
 
 export const PASSWORD_MIN = 10;
 export const PASSWORD_MAX = 200;
-const EMAIL = /^[^\s@<>()[\]\\,;:"]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)+$/;
+// No control characters anywhere (\s does not cover NUL or DEL; PostgreSQL refuses NUL in text).
+const EMAIL = /^[^\s@<>()[\]\\,;:"\u0000-\u001f\u007f]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)+$/;
 
 export type RegisterResult = { ok: true; account: AccountView } | { ok: false; field: 'email' | 'password'; message: string };
 
 /** Lower-cased and trimmed: one account per mailbox, however it is typed. */
 export function normalizeEmail(input: string): string { return input.trim().toLowerCase(); }
+
+/** The addresses an account may have (after normalizeEmail). */
+function isAccountEmail(email: string): boolean {
+  return email.length <= 254 && EMAIL.test(email);
+}
 
 export function checkPassword(password: string): string | null {
   const length = [...password].length;
@@ -25,7 +31,7 @@ export function checkPassword(password: string): string | null {
 /** Creates the account and its own workspace (tier free) together. */
 export async function registerAccount(prisma: PrismaClient, emailInput: string, password: string): Promise<RegisterResult> {
   const email = normalizeEmail(emailInput);
-  if (email.length > 254 || !EMAIL.test(email)) return { ok: false, field: 'email', message: 'Enter a valid e-mail address.' };
+  if (!isAccountEmail(email)) return { ok: false, field: 'email', message: 'Enter a valid e-mail address.' };
   const weak = checkPassword(password);
   if (weak) return { ok: false, field: 'password', message: weak };
   if (await prisma.account.findUnique({ where: { email } })) {
@@ -49,7 +55,10 @@ export async function registerAccount(prisma: PrismaClient, emailInput: string, 
 
 /** The account when the password matches; null otherwise (unknown e-mail and wrong password look the same). */
 export async function checkCredentials(prisma: PrismaClient, emailInput: string, password: string): Promise<AccountView | null> {
-  const account = await prisma.account.findUnique({ where: { email: normalizeEmail(emailInput) }, include: { workspace: true } });
+  const email = normalizeEmail(emailInput);
+  // Registration accepts only well-formed addresses, so nothing else can be an account; and PostgreSQL refuses
+  // some text outright (NUL: an error, not "no rows"). Not looked up, but hashed all the same: no timing tell.
+  const account = isAccountEmail(email) ? await prisma.account.findUnique({ where: { email }, include: { workspace: true } }) : null;
   const ok = await verifyPassword(password, account?.passwordHash ?? null);
   return ok && account ? view(account) : null;
 }
