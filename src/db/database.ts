@@ -53,10 +53,19 @@ async function openPostgres(url: string): Promise<Database> {
   };
 }
 
+/**
+ * PGlite's buffer pool lives in its WebAssembly memory, which never shrinks: at PostgreSQL's default
+ * of 128 MB it was the largest single cost of the embedded process (measured: RSS 910 → ~750 MB at ready
+ * with 180k published rows). Its data files are ordinary files, so pages that do not fit stay in
+ * the operating system's cache; the service's hot path reads no table at all.
+ */
+const PGLITE_SHARED_BUFFERS = '16MB';
+
 async function openPglite(opts: DatabaseOptions): Promise<Database> {
   const release = opts.inMemory ? () => {} : acquireOwnership(opts.dataDir);
   try {
-    const pglite = opts.inMemory ? new PGlite() : new PGlite(path.join(opts.dataDir, 'pglite'));
+    const settings = { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`] };
+    const pglite = opts.inMemory ? new PGlite(settings) : new PGlite(path.join(opts.dataDir, 'pglite'), settings);
     await pglite.waitReady;
     const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
     return {

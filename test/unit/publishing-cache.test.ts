@@ -50,8 +50,11 @@ describe(`PublicationCache (${backendName})`, () => {
     expect(Object.isFrozen(held.global('ip', '8.8.8.8'))).toBe(true);
   });
 
-  it('holds every stored row exactly as stored', async () => {
-    const snap = await new PublicationCache(t.prisma).load();
+  it.each([
+    ['in one chunk', undefined],
+    ['read two rows at a time (chunk boundaries inside every layer and code)', 2],
+  ])('holds every stored row exactly as stored, %s', async (_, chunkRows) => {
+    const snap = await new PublicationCache(t.prisma, { chunkRows }).load();
     const rows = await t.prisma.publishedSummary.findMany({ where: { publication: { version: snap.version } } });
     expect(rows.length).toBeGreaterThan(6);
     expect(snap.size).toBe(rows.length);

@@ -63,6 +63,10 @@ export async function insertSummaries(prisma: PrismaClient, publicationId: numbe
 export async function completePublication(
   prisma: PrismaClient, id: number, entityCount: number, stats: Prisma.InputJsonValue, publishedAt: Date,
 ): Promise<void> {
+  // Fresh planner statistics before readers arrive: a reader walks the rows in primary-key order in
+  // chunks (cache.ts), and with statistics from before this publication's rows existed the planner
+  // sorts everything after the cursor for every chunk (measured: 180k rows 1.1 s → 2.3 s on PostgreSQL).
+  await prisma.$executeRawUnsafe('ANALYZE "PublishedSummary"');
   await prisma.$transaction(async (tx) => {
     const done = await tx.publication.updateMany({
       where: { id, status: 'building' }, data: { status: 'complete', entityCount, stats, publishedAt },
