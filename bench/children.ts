@@ -3,7 +3,8 @@
  * bench exits for any reason (normal end, exception, Ctrl-C, global time limit), so no server
  * is ever left running.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
 import { createServer } from 'node:net';
 import { readFileSync } from 'node:fs';
 
@@ -14,9 +15,19 @@ process.on('exit', () => {
 
 export type Child = { proc: ChildProcess; name: string; stderr: () => string };
 
-/** Runs `node --import tsx <script>` (one process: its pid is the server's, so /proc figures are its own). */
+/**
+ * The service as `npm start` runs it: (re)builds dist/server/main.mjs from the sources and returns
+ * its path. Measuring the tsx-loaded sources instead would add tsx's loader to start-up and RSS.
+ */
+export function buildService(root: string): string {
+  execFileSync(process.execPath, [path.join(root, 'scripts', 'build.mjs')], { stdio: 'inherit' });
+  return path.join(root, 'dist', 'server', 'main.mjs');
+}
+
+/** Runs `node <script>` (through tsx when it is TypeScript); one process: its pid is the server's, so /proc figures are its own. */
 export function startNode(name: string, script: string, env: Record<string, string>, nodeFlags: string[], cwd: string): Child {
-  const proc = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const proc = spawn(process.execPath, [...nodeFlags, ...loader, script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   live.add(proc);
   proc.once('exit', () => live.delete(proc));
   let err = '';

@@ -19,7 +19,7 @@ import { randomBytes } from 'node:crypto';
 import { buildDataset } from './dataset.ts';
 import { seed, type Seeded } from './seed.ts';
 import { embeddedBackend, postgresBackend, serviceEnv, type Backend } from './backends.ts';
-import { freePort, memoryOf, startNode, stop, stopAll, waitReady, type Child } from './children.ts';
+import { buildService, freePort, memoryOf, startNode, stop, stopAll, waitReady, type Child } from './children.ts';
 import { measure, probe } from './load.ts';
 import { requestLists, scenarios, type Scenario, type ScenarioName } from './scenarios.ts';
 import { loadTable, serviceTable, type LoadRow, type ServiceRow } from './report.ts';
@@ -85,12 +85,12 @@ async function runPlan(target: string, baseUrl: string, plan: Plan, all: Record<
 async function startChild(name: string, script: string, env: Record<string, string>, readyPath: string, flags: string[] = []) {
   const port = await freePort();
   const spawnedAt = performance.now();
-  const child = startNode(name, path.join(ROOT, script), { ...env, PORT: String(port) }, flags, ROOT);
+  const child = startNode(name, path.resolve(ROOT, script), { ...env, PORT: String(port) }, flags, ROOT);
   const readyMs = await waitReady(child, `http://127.0.0.1:${port}${readyPath}`, spawnedAt);
   return { child, baseUrl: `http://127.0.0.1:${port}`, readyMs };
 }
 
-/** The main thread's profile is the biggest file (the tsx loader thread is mostly idle). */
+/** The main thread's profile is the biggest file (a tsx-loaded child's loader thread writes one too). */
 function mainThreadProfile(dir: string): string {
   const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).map((f) => path.join(dir, f));
   return files.sort((a, b) => statSync(b).size - statSync(a).size)[0] ?? dir;
@@ -135,14 +135,15 @@ async function main() {
   rows.push(...await runPlan('floor', floorYoga.baseUrl, FLOOR_PLAN.filter(([n]) => n === 'floor-yoga'), all, ips, []));
   await stop(floorYoga.child);
 
+  const serviceBundle = buildService(ROOT);
   const services: ServiceRow[] = [];
   const profiles: string[] = [];
   let querySource = '';
   for (const { backend, seeded: s } of seeded) {
-    // One directory per service: with --import tsx the loader thread writes a profile of its own.
+    // One directory per service, so its profile is told apart from the others'.
     const profDir = path.join(PROFILE_DIR, `${backend.name.replace(/\W+/g, '-')}-${Date.now()}`);
     const flags = args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
-    const svc = await startChild(`service (${backend.name})`, 'src/main.ts', serviceEnv({ API_KEY_PEPPER: pepper, ...backend.env }), '/readyz', flags);
+    const svc = await startChild(`service (${backend.name})`, serviceBundle, serviceEnv({ API_KEY_PEPPER: pepper, ...backend.env }), '/readyz', flags);
     log(`${backend.name}: ready in ${svc.readyMs} ms`);
     const rssReady = memoryOf(svc.child.proc.pid)?.rssMb ?? null;
     if (!querySource) {

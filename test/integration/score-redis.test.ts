@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { backendName, freshEnvironment, usingPostgres, type TestEnv } from '../helpers/backend.ts';
 import { PrivateRedis, freePort } from '../helpers/redis-server.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import { createApiKey } from '../../src/domain/access/keys.ts';
 import { resolvePepper } from '../../src/domain/access/pepper.ts';
+import { SERVER_ENTRY } from '../helpers/server-entry.ts';
 
 describe(`score with Redis counters: outage and recovery (${backendName})`, () => {
   let redis: PrivateRedis;
@@ -48,7 +48,7 @@ describe.runIf(usingPostgres)('exactly daily_limit successes across two server p
   });
 
   async function startChild(): Promise<string> {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.resolve(import.meta.dirname, '../../src/main.ts')], {
+    const child = spawn(process.execPath, [SERVER_ENTRY], {
       env: { PATH: process.env.PATH!, ...env.env, PORT: '0', LOG_LEVEL: 'info', PUBLISH_INTERVAL_MS: '0' }, stdio: ['ignore', 'pipe', 'inherit'],
     });
     children.push(child);

@@ -4,6 +4,7 @@ import { Agent, request } from 'node:http';
 import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { SERVER_ENTRY } from '../helpers/server-entry.ts';
 
 /** Helpers shared by the fault tests (test/reliability/faults-*.test.ts). */
 
@@ -59,7 +60,7 @@ export async function eventually(check: () => Promise<boolean>, attempts = 100, 
 }
 
 /**
- * The real server (`src/main.ts`) as a child process, as an operator runs it. Its JSON log lines are
+ * The real server (the bundle `npm start` runs) as a child process, as an operator runs it. Its JSON log lines are
  * kept (the last 400) so a failing test can show them.
  */
 export type ServerProcess = {
@@ -68,10 +69,8 @@ export type ServerProcess = {
   exited: Promise<number | string>;
 };
 
-const MAIN = path.resolve(import.meta.dirname, '../../src/main.ts');
-
 export function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+  const child = spawn(process.execPath, [SERVER_ENTRY], {
     env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? tmpdir(), PUBLISH_INTERVAL_MS: '0', ...env, PORT: '0', LOG_LEVEL: 'info' }, // info: the "listening" line names the port
     stdio: ['ignore', 'pipe', 'pipe'],
   });

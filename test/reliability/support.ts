@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
-import path from 'node:path';
 import { openDatabase } from '../../src/db/database.ts';
 import { createApiKey } from '../../src/domain/access/keys.ts';
 import { resolvePepper } from '../../src/domain/access/pepper.ts';
 import type { TestEnv } from '../helpers/backend.ts';
+import { SERVER_ENTRY } from '../helpers/server-entry.ts';
 
 /** Shared by the reliability tests: a test tier, server child processes, and a pooled HTTP client. */
 
@@ -28,12 +28,12 @@ export async function seedTierAndKey(env: TestEnv, tier: TestTier, workspace: st
   }
 }
 
-/** `src/main.ts` in a child process; resolves its URL once it logs "listening". */
+/** The server as `npm start` runs it, in a child process; resolves its URL once it logs "listening". */
 export class ServerProcesses {
   private readonly children: ChildProcess[] = [];
 
   start(env: Record<string, string>): Promise<string> {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.resolve(import.meta.dirname, '../../src/main.ts')], {
+    const child = spawn(process.execPath, [SERVER_ENTRY], {
       env: { PATH: process.env.PATH!, ...env, PORT: '0', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.children.push(child);
