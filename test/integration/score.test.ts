@@ -52,6 +52,21 @@ describe(`POST /risk_api/score/ and GraphQL score (${backendName})`, () => {
     expect(Number(r.headers.get('ratelimit-reset'))).toBeGreaterThan(0);
   });
 
+  it("counts the workspace's reports about the IP once each: as their subject, or related to them in any number of roles", async () => {
+    const { secret } = await s.createKey('score-memory-reports', { tier: 'developer' });
+    const ip = '9.9.9.10';
+    const report = (body: object) => s.post('/risk_api/report/', { title: 'Card testing', summary: 'seen at checkout', outcome_code: 'fraud_watch', ...body }, { 'x-api-key': secret });
+    const written = [
+      await report({ kind: 'ipaddress', key: ip }),
+      await report({ kind: 'domain', key: 'mule-shop.example', related_subjects: [{ kind: 'ipaddress', key: ip, role: 'source_ip' }] }),
+      await report({ kind: 'domain', key: 'refunds.example', related_subjects: [{ kind: 'ipaddress', key: ip, role: 'source_ip' }, { kind: 'ipaddress', key: ip, role: 'hosting' }] }),
+      await report({ kind: 'domain', key: 'unrelated.example', related_subjects: [{ kind: 'ipaddress', key: '9.9.9.11', role: 'source_ip' }] }),
+    ];
+    expect(written.map((w) => w.status), JSON.stringify(written.map((w) => w.body))).toEqual([201, 201, 201, 201]);
+    const r = await score(secret, ip);
+    expect(r.body.workspace_memory, JSON.stringify(r.body)).toMatchObject({ reports: 3 });
+  });
+
   it('counts GraphQL score against the same quota with the same numbers', async () => {
     const { secret } = await s.createKey('score-gql', { tier: 'developer' });
     await score(secret, '1.1.1.1');
