@@ -1,8 +1,4 @@
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { PrismaPGlite } from 'pglite-prisma-adapter';
-import { PrismaPg } from '@prisma/adapter-pg';
-import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.ts';
 import { migrate, type MigrationResult } from './migrate.ts';
 import { pgliteRunner, postgresRunner } from './sql.ts';
@@ -28,7 +24,10 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   return opts.databaseUrl ? openPostgres(opts.databaseUrl) : openPglite(opts);
 }
 
+// Each backend's driver is imported only when that backend is opened: a process never loads the other
+// (measured: ~10-16 MB of RSS and ~50 ms of start-up each).
 async function openPostgres(url: string): Promise<Database> {
+  const [{ default: pg }, { PrismaPg }] = await Promise.all([import('pg'), import('@prisma/adapter-pg')]);
   const pool = new pg.Pool({ connectionString: url, max: 10 });
   // A connection PostgreSQL drops (restart, failover, pg_terminate_backend) reports an 'error' event.
   // pg-pool hands a new connection out before its borrower can listen: when the drop arrives in the
@@ -64,6 +63,7 @@ const PGLITE_SHARED_BUFFERS = '16MB';
 async function openPglite(opts: DatabaseOptions): Promise<Database> {
   const release = opts.inMemory ? () => {} : acquireOwnership(opts.dataDir);
   try {
+    const [{ PGlite }, { PrismaPGlite }] = await Promise.all([import('@electric-sql/pglite'), import('pglite-prisma-adapter')]);
     const settings = { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`] };
     const pglite = opts.inMemory ? new PGlite(settings) : new PGlite(path.join(opts.dataDir, 'pglite'), settings);
     await pglite.waitReady;

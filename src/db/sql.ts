@@ -1,4 +1,3 @@
-import pg from 'pg';
 import type { PGlite } from '@electric-sql/pglite';
 
 /**
@@ -20,6 +19,7 @@ export function pgliteRunner(db: PGlite): SqlRunner {
 }
 
 export async function postgresRunner(url: string): Promise<SqlRunner> {
+  const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   return {
