@@ -14,7 +14,7 @@ import { EMPTY_SNAPSHOT, SnapshotBuilder, type Snapshot, type SummaryRowTuple } 
 export { EMPTY_SNAPSHOT, type Lookup, type PublishedEntity, type Snapshot } from './snapshot.ts';
 
 const MAX_LOAD_ATTEMPTS = 5;
-/** Rows per statement: bounds the JSON text (~60 bytes a row) and the memory the database and the driver
+/** Rows per statement: bounds the JSON text (~100 bytes a row) and the memory the database and the driver
  *  hold for one reply. One reply for all 180k rows grew PGlite's WebAssembly memory, which never shrinks,
  *  by ~100 MB. */
 export const LOAD_CHUNK_ROWS = 20_000;
