@@ -1,6 +1,9 @@
-import type { PrismaClient, Rating, Report, ReportLink, Subject } from '../../generated/prisma/client.ts';
+import type { PrismaClient, Report, ReportLink, Subject } from '../../generated/prisma/client.ts';
 import type { Viewer } from '../access/verifier.ts';
 import { writeOnce, type Idempotency, type Written } from './idempotency.ts';
+import { insertRatings, RatingBatcher, type RatingRow } from './rating-batch.ts';
+
+export type { RatingRow } from './rating-batch.ts';
 
 /** Validated, normalised inputs (see schemas.ts): what `rate` and `report` write. */
 export type RateWrite = { ip: string; rating: number; note: string };
@@ -12,31 +15,26 @@ export type ReportWrite = {
   requestedVisibility: string; effectiveVisibility: string; policyNotice: string;
 };
 
-/**
- * Stores a rating of an IP in one statement (its subject node is created on first use):
- * one round trip, atomic on its own, so no transaction is needed unless an idempotency
- * record has to commit with it.
- */
-/** A stored rating with its subject, as the write returns it (so answering needs no second read). */
-export type RatingRow = Rating & { subject: Subject };
+/** One batcher per database client: every `rate` of the process shares its group commit. */
+const batchers = new WeakMap<PrismaClient, RatingBatcher>();
 
+/**
+ * Stores a rating of an IP (its subject node is created on first use). Without an Idempotency-Key
+ * it goes through the group commit (rating-batch.ts): one statement for many concurrent ratings.
+ * With one, the rating and the idempotency record commit together in a transaction of their own.
+ */
 export function writeRating(prisma: PrismaClient, viewer: Viewer, input: RateWrite, idempotencyKey?: string): Promise<Written<RatingRow>> {
-  const idem: Idempotency = idempotencyKey ? { key: idempotencyKey, endpoint: 'rate', request: input } : null;
+  const rating = { workspaceId: viewer.workspaceId, apiKeyId: viewer.apiKeyId, ...input };
+  if (!idempotencyKey) {
+    let batcher = batchers.get(prisma);
+    if (!batcher) batchers.set(prisma, (batcher = new RatingBatcher(prisma)));
+    return batcher.write(rating).then((row) => ({ id: row.id, replayed: false, row }));
+  }
+  const idem: Idempotency = { key: idempotencyKey, endpoint: 'rate', request: input };
   return writeOnce(prisma, viewer.workspaceId, idem, async (tx) => {
-    const [row] = await tx.$queryRaw<Array<Rating & { subjectCreatedAt: Date }>>`
-      WITH subject AS (
-        INSERT INTO "Subject" ("workspaceId", "kind", "key") VALUES (${viewer.workspaceId}, 'ipaddress', ${input.ip})
-        ON CONFLICT ("workspaceId", "kind", "key") DO UPDATE SET "kind" = EXCLUDED."kind"
-        RETURNING id, "createdAt"),
-      rating AS (
-        INSERT INTO "Rating" ("workspaceId", "subjectId", "apiKeyId", "rating", "note")
-        SELECT ${viewer.workspaceId}, subject.id, ${viewer.apiKeyId}, ${input.rating}, ${input.note} FROM subject
-        RETURNING *)
-      SELECT rating.*, subject."createdAt" AS "subjectCreatedAt" FROM rating, subject`;
-    const { subjectCreatedAt, ...rating } = row!;
-    const subject: Subject = { id: rating.subjectId, workspaceId: viewer.workspaceId, kind: 'ipaddress', key: input.ip, createdAt: subjectCreatedAt };
-    return { id: rating.id, row: { ...rating, subject } };
-  }, true);
+    const [row] = await insertRatings(tx, [rating]);
+    return { id: row!.id, row: row! };
+  });
 }
 
 /**
