@@ -26,7 +26,7 @@ const envSchema = z.object({
   MAXMIND_ISP_MMDB: z.string().min(1).optional(),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(600_000).default(10_000),
-  HEAP_GROWTH_PERCENT: z.coerce.number().int().min(0).max(1_000).default(25),
+  HEAP_GROWTH_PERCENT: z.coerce.number().int().min(0).max(1_000).default(50),
   // Control plane (docs/control-plane.md).
   SESSION_TTL_HOURS: z.coerce.number().int().min(1).max(720).default(12),
   SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),

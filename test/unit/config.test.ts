@@ -4,7 +4,7 @@ import { loadConfig, ConfigError } from '../../src/config.ts';
 describe('configuration', () => {
   it('has working defaults for the embedded mode', () => {
     const c = loadConfig({});
-    expect(c).toMatchObject({ port: 8080, host: '127.0.0.1', baseUrl: 'http://127.0.0.1:8080', databaseUrl: undefined, redisUrl: undefined, logLevel: 'info', heapGrowthPercent: 25 });
+    expect(c).toMatchObject({ port: 8080, host: '127.0.0.1', baseUrl: 'http://127.0.0.1:8080', databaseUrl: undefined, redisUrl: undefined, logLevel: 'info', heapGrowthPercent: 50 });
     expect(c.dataDir).toMatch(/\/data$/);
   });
 
