@@ -30,11 +30,11 @@ const identity = (r: { workspaceId: number; apiKeyId: number | null; rating: num
 
 /**
  * One statement for many ratings (data-modifying CTEs): each distinct (workspace, IP) subject
- * node is found or created once, then every rating is inserted. Returns one row per input.
+ * node is found or created once, then every rating is inserted.
  */
-export async function insertRatings(prisma: Pick<PrismaClient, '$queryRaw'>, inputs: readonly RatingInput[]): Promise<RatingRow[]> {
+async function storeRatings(prisma: Pick<PrismaClient, '$queryRaw'>, inputs: readonly RatingInput[]): Promise<Stored[]> {
   const col = <T>(f: (r: RatingInput) => T): T[] => inputs.map(f);
-  const stored = await prisma.$queryRaw<Stored[]>`
+  return prisma.$queryRaw<Stored[]>`
     WITH input AS (
       SELECT * FROM unnest(${col((r) => r.workspaceId)}::int[], ${col((r) => r.ip)}::text[], ${col((r) => r.apiKeyId)}::int[],
                            ${col((r) => r.rating)}::int[], ${col((r) => r.note)}::text[]) AS t(ws, ip, api_key, rating, note)),
@@ -51,6 +51,10 @@ export async function insertRatings(prisma: Pick<PrismaClient, '$queryRaw'>, inp
     SELECT rating.*, subject."key" AS "subjectKey", subject."createdAt" AS "subjectCreatedAt"
       FROM rating JOIN subject ON subject.id = rating."subjectId"
       ORDER BY rating.id`;
+}
+
+/** One row per input, matched by value (no reliance on the order RETURNING gives). */
+function answersFor(inputs: readonly RatingInput[], stored: readonly Stored[]): RatingRow[] {
   const byIdentity = new Map<string, RatingRow[]>();
   for (const { subjectKey, subjectCreatedAt, ...rating } of stored) {
     const subject: Subject = { id: rating.subjectId, workspaceId: rating.workspaceId, kind: 'ipaddress', key: subjectKey, createdAt: subjectCreatedAt };
@@ -62,6 +66,11 @@ export async function insertRatings(prisma: Pick<PrismaClient, '$queryRaw'>, inp
     if (!row) throw new Error(`rating batch: no stored row for input ${JSON.stringify(input)}`);
     return row;
   });
+}
+
+/** Stores the ratings with one statement and returns one row per input. */
+export async function insertRatings(prisma: Pick<PrismaClient, '$queryRaw'>, inputs: readonly RatingInput[]): Promise<RatingRow[]> {
+  return answersFor(inputs, await storeRatings(prisma, inputs));
 }
 
 export class RatingBatcher {
@@ -89,16 +98,25 @@ export class RatingBatcher {
   }
 
   private async run(batch: Pending[]): Promise<void> {
+    const inputs = batch.map((p) => p.input);
+    let stored: Stored[];
     try {
-      const rows = await insertRatings(this.prisma, batch.map((p) => p.input));
-      batch.forEach((p, i) => p.resolve(rows[i]!));
+      stored = await storeRatings(this.prisma, inputs);
     } catch (e) {
       if (batch.length === 1) {
         batch[0]!.reject(e);
         return;
       }
-      // one statement per row: only the rows that cannot be written fail
+      // nothing of the batch was written: one statement per row, so only the rows that cannot be written fail
       await Promise.all(batch.map((p) => insertRatings(this.prisma, [p.input]).then((rows) => p.resolve(rows[0]!), p.reject)));
+      return;
+    }
+    // written: from here a failure is answered as one, never retried (a retry would write twice)
+    try {
+      const rows = answersFor(inputs, stored);
+      batch.forEach((p, i) => p.resolve(rows[i]!));
+    } catch (e) {
+      for (const p of batch) p.reject(e);
     }
   }
 }
