@@ -55,6 +55,28 @@ function redact(url: string): string {
   return url.replace(/\/\/[^@/]*@/, '//***@');
 }
 
+/**
+ * A deadline that counts only time in which this process could have handled the reply. At start-up
+ * the network data is parsed in synchronous stretches of a second or more; a plain timer that
+ * expired during one fired before the already-arrived connection was even read, and four servers
+ * starting at once on a 2-core machine failed with "not reachable" from a reachable Redis. Here a
+ * stall counts as one tick.
+ */
+function responsiveDeadline(ms: number, tickMs = 50): { expired: Promise<void>; cancel(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<void>((resolve) => {
+    let waited = 0;
+    let last = performance.now();
+    timer = setInterval(() => {
+      const now = performance.now();
+      waited += Math.min(now - last, tickMs * 2);
+      last = now;
+      if (waited >= ms) resolve();
+    }, tickMs);
+  });
+  return { expired, cancel: () => clearInterval(timer) };
+}
+
 export async function createRedisCounterStore(url: string, opts: RedisCounterStoreOptions = {}): Promise<CounterStore> {
   const prefix = opts.prefix ?? '';
   if (/[{}]/.test(prefix)) throw new TypeError('counter key prefix may not contain braces');
@@ -85,19 +107,17 @@ export async function createRedisCounterStore(url: string, opts: RedisCounterSto
   client.on('ready', () => { healthy = true; });
 
   // Wait for the first connection at most connectTimeout: a wrong URL should fail startup, not hang it.
-  let timer: NodeJS.Timeout | undefined;
+  const deadline = responsiveDeadline(connectTimeout);
   try {
     await Promise.race([
       client.connect(),
-      new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new CounterUnavailableError(`redis ${redact(url)} not reachable within ${connectTimeout} ms`)), connectTimeout);
-      }),
+      deadline.expired.then(() => { throw new CounterUnavailableError(`redis ${redact(url)} not reachable within ${connectTimeout} ms`); }),
     ]);
   } catch (err) {
     client.destroy();
     throw unavailable(err);
   } finally {
-    clearTimeout(timer);
+    deadline.cancel();
   }
 
   const k = (key: string) => prefix + key;

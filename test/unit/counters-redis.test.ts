@@ -160,4 +160,16 @@ describe('redis counter store: outage and recovery', () => {
     const deadPort = await freePort();
     await expect(createRedisCounterStore(`redis://127.0.0.1:${deadPort}`, { connectTimeoutMs: 300 })).rejects.toBeInstanceOf(CounterUnavailableError);
   });
+
+  it('connects although this process stalls longer than the connect timeout while connecting (start-up parsing)', async () => {
+    const creating = createRedisCounterStore(REDIS_URL, { connectTimeoutMs: 300, prefix: `test:${randomUUID()}:` });
+    const until = performance.now() + 1_000;
+    while (performance.now() < until) { /* synchronous work, as the network data parse does at start-up */ }
+    const store = await creating;
+    try {
+      await expect(store.ping()).resolves.toBeUndefined();
+    } finally {
+      await store.close();
+    }
+  });
 });
