@@ -10,21 +10,15 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-export const SERVER_BUNDLE = path.join(ROOT, 'dist', 'server', 'main.mjs');
 
-export async function buildServer() {
-  await build({
-    entryPoints: [path.join(ROOT, 'src', 'main.ts')],
-    outfile: SERVER_BUNDLE,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    packages: 'external',
-    sourcemap: 'linked', // stack traces name the source files
-    logLevel: 'warning',
-  });
-  return SERVER_BUNDLE;
-}
-
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await buildServer();
+await build({
+  entryPoints: [path.join(ROOT, 'src', 'main.ts')],
+  outfile: path.join(ROOT, 'dist', 'server', 'main.mjs'),
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  packages: 'external',
+  sourcemap: 'linked', // NODE_OPTIONS=--enable-source-maps maps stack traces back to the sources
+  logLevel: 'warning',
+});

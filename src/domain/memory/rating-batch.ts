@@ -59,7 +59,9 @@ function answersFor(inputs: readonly RatingInput[], stored: readonly Stored[]): 
   for (const { subjectKey, subjectCreatedAt, ...rating } of stored) {
     const subject: Subject = { id: rating.subjectId, workspaceId: rating.workspaceId, kind: 'ipaddress', key: subjectKey, createdAt: subjectCreatedAt };
     const key = identity(rating, subjectKey);
-    byIdentity.set(key, [...(byIdentity.get(key) ?? []), { ...rating, subject }]);
+    let rows = byIdentity.get(key);
+    if (!rows) byIdentity.set(key, (rows = []));
+    rows.push({ ...rating, subject });
   }
   return inputs.map((input) => {
     const row = byIdentity.get(identity(input, input.ip))?.shift();
