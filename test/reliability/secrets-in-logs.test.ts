@@ -105,9 +105,12 @@ describe(`no secret in logs, error bodies or GraphQL errors (${backendName})`, (
 
     // The API with bad keys and bad requests: each answer is an error body that must not echo a secret.
     const wrongSecret = `${prefix}_${'Q'.repeat(40)}`;
+    // Another prefix with the same secret part: its first character always differs from the real one's
+    // (a fixed "Zz" once matched a random prefix that began with it, and the "unknown" key was the key).
+    const unknownPrefix = `rk_${prefix[3] === 'Z' ? 'Y' : 'Z'}${prefix.slice(4)}`;
     const badAuth: Array<[string, Record<string, string>]> = [
       ['wrong secret', { 'x-api-key': wrongSecret }],
-      ['unknown prefix', { 'x-api-key': `rk_Zz${prefix.slice(5)}_${secretPart}` }],
+      ['unknown prefix', { 'x-api-key': `${unknownPrefix}_${secretPart}` }],
       ['malformed key', { 'x-api-key': `${secret}x` }],
       ['Basic instead of Bearer', { authorization: `Basic ${secret}` }],
       ['Bearer with extra words', { authorization: `Bearer ${secret} ${second}` }],
