@@ -8,26 +8,35 @@ import type { Words } from './address-words.ts';
 import type { MmdbTree } from './mmdb-tree.ts';
 import type { PointerTable } from './pointer-table.ts';
 import { cityKey, countryKey, placeFromRecord, regionKey, type Place } from './place.ts';
-import type { SizeBook } from './sizes.ts';
+import { FamilyTotals, KeyNumbers } from './sizes.ts';
 import type { DimensionEntity } from './types.ts';
 
 type Family = 4 | 6;
 export type PlaceEntities = { city: DimensionEntity | null; region: DimensionEntity | null; country: DimensionEntity };
 type FamilyIndex = { tree: MmdbTree; placeOf: PointerTable; entities: Array<PlaceEntities | undefined> };
+type PlaceCode = 'city' | 'region' | 'country';
+/** Per place, the number of its city/region/country key (-1: the data names none); sizes add up per key. */
+type KeyColumn = { ids: number[]; numbers: KeyNumbers<string>; totals: FamilyTotals };
 
 export class GeoIndex {
   private readonly places: Place[] = [];
   private placeIds = new Map<string, number>(); // build-time only
   private names = new Map<string, string>(); // build-time only: one copy of each repeated name
   private readonly families: Partial<Record<Family, FamilyIndex>> = {};
+  private readonly keys: Record<PlaceCode, KeyColumn> = { city: GeoIndex.column(), region: GeoIndex.column(), country: GeoIndex.column() };
 
-  constructor(trees: Partial<Record<Family, MmdbTree>>, private readonly sizes: SizeBook) {
+  private static column(): KeyColumn {
+    return { ids: [], numbers: new KeyNumbers(), totals: new FamilyTotals() };
+  }
+
+  constructor(trees: Partial<Record<Family, MmdbTree>>) {
     for (const version of [4, 6] as const) {
       const tree = trees[version];
       if (tree && tree.covers(version)) this.families[version] = this.index(tree, version);
     }
     this.placeIds = new Map();
     this.names = new Map();
+    for (const column of Object.values(this.keys)) column.numbers.forget();
   }
 
   get placeCount(): number {
@@ -45,14 +54,11 @@ export class GeoIndex {
       perPlace[id] = (perPlace[id] ?? 0) + addresses;
     });
     placeOf.compact();
-    // keys are built once per place, not once per record
     perPlace.forEach((addresses, id) => {
-      const place = this.places[id]!;
-      this.sizes.add(version, 'country', countryKey(place), addresses);
-      const region = regionKey(place);
-      if (region !== null) this.sizes.add(version, 'region', region, addresses);
-      const city = cityKey(place);
-      if (city !== null) this.sizes.add(version, 'city', city, addresses);
+      for (const column of Object.values(this.keys)) {
+        const key = column.ids[id]!;
+        if (key !== -1) column.totals.add(version, key, addresses);
+      }
     });
     return { tree, placeOf, entities: [] };
   }
@@ -67,6 +73,11 @@ export class GeoIndex {
         regionName: place.regionName === null ? null : this.shared(place.regionName), cityName: place.cityName,
       });
       this.placeIds.set(id, n);
+      // keys are built once per place, not once per record
+      const number = (code: PlaceCode, key: string | null) => this.keys[code].ids.push(key === null ? -1 : this.keys[code].numbers.of(key));
+      number('city', cityKey(place));
+      number('region', regionKey(place));
+      number('country', countryKey(place));
     }
     return n;
   }
@@ -91,8 +102,8 @@ export class GeoIndex {
 
   private entitiesOf(id: number, version: Family): PlaceEntities {
     const place = this.places[id]!;
-    const make = (code: 'city' | 'region' | 'country', key: string, name: string): DimensionEntity =>
-      Object.freeze({ code, key, name, size: this.sizes.get(version, code, key) });
+    const make = (code: PlaceCode, key: string, name: string): DimensionEntity =>
+      Object.freeze({ code, key, name, size: this.keys[code].totals.get(version, this.keys[code].ids[id]!) });
     const city = cityKey(place);
     const region = regionKey(place);
     return {

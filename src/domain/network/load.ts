@@ -13,7 +13,6 @@ import { GeoIndex } from './geo-index.ts';
 import { MmdbTree } from './mmdb-tree.ts';
 import { OwnerIndex } from './owner-index.ts';
 import { resolveAddress } from './resolver.ts';
-import { SizeBook } from './sizes.ts';
 import type { Hierarchy, NetworkDataOptions, NetworkIndex, NetworkStats } from './types.ts';
 
 const require = createRequire(import.meta.url);
@@ -51,8 +50,7 @@ class LoadedNetworkIndex implements NetworkIndex {
 export async function loadNetworkData(opts: NetworkDataOptions = {}): Promise<NetworkIndex> {
   const started = performance.now();
   const files = { ...defaultDataFiles(), ...opts };
-  const sizes = new SizeBook();
-  const owners = new OwnerIndex(sizes);
+  const owners = new OwnerIndex();
   const [csv4, csv6] = await Promise.all([readFile(files.asnCsvV4, 'utf8'), readFile(files.asnCsvV6, 'utf8')]);
   owners.addTable(parseAsnCsv(csv4, 4, owners.orgs).table);
   owners.addTable(parseAsnCsv(csv6, 6, owners.orgs).table);
@@ -68,9 +66,9 @@ export async function loadNetworkData(opts: NetworkDataOptions = {}): Promise<Ne
   let geo: GeoIndex;
   if (opts.maxmindCityMmdb) {
     const tree = await open(opts.maxmindCityMmdb);
-    geo = new GeoIndex({ 4: tree, 6: tree }, sizes);
+    geo = new GeoIndex({ 4: tree, 6: tree });
   } else {
-    geo = new GeoIndex({ 4: await open(files.cityMmdbV4), 6: await open(files.cityMmdbV6) }, sizes);
+    geo = new GeoIndex({ 4: await open(files.cityMmdbV4), 6: await open(files.cityMmdbV6) });
   }
   for (const tree of trees) tree.releaseRecords();
   owners.seal();

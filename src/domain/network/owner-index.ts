@@ -12,7 +12,7 @@ import { ispBrandName, orgKeyOf } from './isp-brand.ts';
 import type { MmdbTree } from './mmdb-tree.ts';
 import type { PointerTable } from './pointer-table.ts';
 import { findRow, rowEnd, rowSize, rowStart, type RangeTable } from './range-table.ts';
-import type { SizeBook } from './sizes.ts';
+import { FamilyTotals, KeyNumbers } from './sizes.ts';
 import type { DimensionEntity } from './types.ts';
 
 type Family = 4 | 6;
@@ -27,18 +27,22 @@ type AsnRecord = { autonomous_system_number?: unknown; autonomous_system_organiz
 
 export class OwnerIndex {
   readonly orgs = new OrgTable();
-  private readonly orgKeys: string[] = [];
+  /** Per org id, the number of its key: names that differ only in case or spacing share one key and one size. */
+  private readonly orgKeyIds: number[] = [];
+  private readonly orgKeyNumbers = new KeyNumbers<string>(); // build-time only
   private readonly orgBrand: number[] = [];
   private readonly brandNames: string[] = []; // first spelling seen wins
   private brandIds = new Map<string, number>(); // build-time only
   private readonly tables: Partial<Record<Family, RangeTable>> = {};
   private readonly mmdbs: MmdbOwners[] = [];
   private readonly owners: Owner[] = []; // decoded mmdb records, indexed by PointerTable tags
+  // addresses per entity (sizes.ts): asn by number, org by key number, isp by brand id
+  private readonly asnTotals: Record<Family, Map<number, number>> = { 4: new Map(), 6: new Map() };
+  private readonly orgTotals = new FamilyTotals();
+  private readonly ispTotals = new FamilyTotals();
   private readonly cache: Record<Family, { asn: Map<number, DimensionEntity>; org: DimensionEntity[]; isp: DimensionEntity[] }> = {
     4: { asn: new Map(), org: [], isp: [] }, 6: { asn: new Map(), org: [], isp: [] },
   };
-
-  constructor(private readonly sizes: SizeBook) {}
 
   /** Register an announced-range table whose org ids index `this.orgs`. */
   addTable(table: RangeTable): void {
@@ -54,7 +58,7 @@ export class OwnerIndex {
       const orgId = table.orgIds[row]!;
       byOrg[orgId] = byOrg[orgId]! + size;
     }
-    for (const [asn, size] of byAsn) if (asn > 0) this.sizes.add(table.version, 'asn', `AS${asn}`, size);
+    for (const [asn, size] of byAsn) if (asn > 0) this.addAsn(table.version, asn, size);
     byOrg.forEach((size, orgId) => {
       if (size > 0) this.count(table.version, { asn: 0, orgId, brandId: this.orgBrand[orgId]! }, size);
     });
@@ -89,9 +93,9 @@ export class OwnerIndex {
 
   /** Fill org keys and brands for org ids added since the last call. */
   private describeOrgs(): void {
-    for (let id = this.orgKeys.length; id < this.orgs.names.length; id++) {
+    for (let id = this.orgKeyIds.length; id < this.orgs.names.length; id++) {
       const name = this.orgs.names[id]!;
-      this.orgKeys.push(orgKeyOf(name));
+      this.orgKeyIds.push(this.orgKeyNumbers.of(orgKeyOf(name)));
       this.orgBrand.push(this.brandOf(name));
     }
   }
@@ -109,15 +113,21 @@ export class OwnerIndex {
   }
 
   private count(version: Family, owner: Owner, addresses: number): void {
-    if (owner.asn > 0) this.sizes.add(version, 'asn', `AS${owner.asn}`, addresses);
-    if (owner.orgId >= 0) this.sizes.add(version, 'org', this.orgKeys[owner.orgId]!, addresses);
-    if (owner.brandId >= 0) this.sizes.add(version, 'isp', this.brandNames[owner.brandId]!.toLowerCase(), addresses);
+    if (owner.asn > 0) this.addAsn(version, owner.asn, addresses);
+    if (owner.orgId >= 0) this.orgTotals.add(version, this.orgKeyIds[owner.orgId]!, addresses);
+    if (owner.brandId >= 0) this.ispTotals.add(version, owner.brandId, addresses);
+  }
+
+  private addAsn(version: Family, asn: number, addresses: number): void {
+    const totals = this.asnTotals[version];
+    totals.set(asn, (totals.get(asn) ?? 0) + addresses);
   }
 
   /** Drop build-time lookup maps; call once every source has been added. */
   seal(): void {
     this.orgs.seal();
     this.brandIds = new Map();
+    this.orgKeyNumbers.forget();
   }
 
   get rangeCounts(): { v4: number; v6: number } {
@@ -154,20 +164,19 @@ export class OwnerIndex {
       asn = cache.asn.get(owner.asn) ?? null;
       if (asn === null) {
         const key = `AS${owner.asn}`;
-        asn = Object.freeze({ code: 'asn', key, name: key, size: this.sizes.get(version, 'asn', key) });
+        asn = Object.freeze({ code: 'asn', key, name: key, size: this.asnTotals[version].get(owner.asn) ?? 0 });
         cache.asn.set(owner.asn, asn);
       }
     }
     let org: DimensionEntity | null = null;
     if (owner.orgId >= 0) {
-      const key = this.orgKeys[owner.orgId]!;
-      org = cache.org[owner.orgId] ??= Object.freeze({ code: 'org', key, name: this.orgs.names[owner.orgId]!, size: this.sizes.get(version, 'org', key) });
+      const name = this.orgs.names[owner.orgId]!;
+      org = cache.org[owner.orgId] ??= Object.freeze({ code: 'org', key: orgKeyOf(name), name, size: this.orgTotals.get(version, this.orgKeyIds[owner.orgId]!) });
     }
     let isp: DimensionEntity | null = null;
     if (owner.brandId >= 0) {
       const name = this.brandNames[owner.brandId]!;
-      const key = name.toLowerCase();
-      isp = cache.isp[owner.brandId] ??= Object.freeze({ code: 'isp', key, name, size: this.sizes.get(version, 'isp', key) });
+      isp = cache.isp[owner.brandId] ??= Object.freeze({ code: 'isp', key: name.toLowerCase(), name, size: this.ispTotals.get(version, owner.brandId) });
     }
     return { asn, org, isp };
   }

@@ -6,26 +6,41 @@
  *   - asn/org/isp: the sum of the announced ranges (CSV) or, for operator MaxMind ASN/ISP
  *     files, of the networks mapped to each record (exact tree walk);
  *   - city/region/country: an exact walk of the city mmdb search tree (addresses per record).
+ *
+ * Totals are indexed by a dense entity number, not by key: ~450,000 (family, key) entries held
+ * as string-keyed Maps cost ~30 MB of heap (the key strings, the hash tables and a boxed number
+ * per value), a quarter of the whole network index. Keys are numbered while loading
+ * (`KeyNumbers`, dropped afterwards) and rebuilt only for the entities a request meets.
  */
-import type { DimensionCode } from './types.ts';
-
 type Family = 4 | 6;
-type SizedCode = Exclude<DimensionCode, 'ip' | 'subnet'>;
 
-/** Addresses per (family, code, key). Keys are the dimension keys themselves: no composite strings. */
-export class SizeBook {
-  private readonly byFamily: Record<Family, Record<SizedCode, Map<string, number>>> = { 4: SizeBook.maps(), 6: SizeBook.maps() };
+/** Addresses per entity number, per family. */
+export class FamilyTotals {
+  private readonly totals: Record<Family, number[]> = { 4: [], 6: [] };
 
-  private static maps(): Record<SizedCode, Map<string, number>> {
-    return { isp: new Map(), asn: new Map(), org: new Map(), city: new Map(), region: new Map(), country: new Map() };
+  add(version: Family, id: number, addresses: number): void {
+    const totals = this.totals[version];
+    // grow densely: assigning far past the end would turn the array into a slow dictionary
+    while (totals.length <= id) totals.push(0);
+    totals[id] = totals[id]! + addresses;
   }
 
-  add(version: Family, code: SizedCode, key: string, addresses: number): void {
-    const map = this.byFamily[version][code];
-    map.set(key, (map.get(key) ?? 0) + addresses);
+  get(version: Family, id: number): number {
+    return this.totals[version][id] ?? 0;
+  }
+}
+
+/** Dense numbers for keys, in first-seen order; `forget()` drops the map once loading is over. */
+export class KeyNumbers<K> {
+  private ids = new Map<K, number>();
+
+  of(key: K): number {
+    let id = this.ids.get(key);
+    if (id === undefined) this.ids.set(key, (id = this.ids.size));
+    return id;
   }
 
-  get(version: Family, code: SizedCode, key: string): number {
-    return this.byFamily[version][code].get(key) ?? 0;
+  forget(): void {
+    this.ids = new Map();
   }
 }
