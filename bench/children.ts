@@ -24,6 +24,18 @@ export function buildService(root: string): string {
   return path.join(root, 'dist', 'server', 'main.mjs');
 }
 
+/**
+ * The environment package.json's start script sets before `node` (`NAME=${NAME:-default}`
+ * assignments, e.g. MALLOC_ARENA_MAX), read from the script itself so the bench runs the service
+ * exactly as `npm start` does; a value already in `env` wins, as it does in the script.
+ */
+export function startScriptEnv(root: string, env: Record<string, string>): Record<string, string> {
+  const start: string = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).scripts.start;
+  const out = { ...env };
+  for (const [, name, fallback] of start.matchAll(/(\w+)=\$\{\w+:-([^}]*)\}/g)) out[name!] ??= fallback!;
+  return out;
+}
+
 /** Runs `node <script>` (through tsx when it is TypeScript); one process: its pid is the server's, so /proc figures are its own. */
 export function startNode(name: string, script: string, env: Record<string, string>, nodeFlags: string[], cwd: string): Child {
   const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : [];

@@ -19,7 +19,7 @@ import { randomBytes } from 'node:crypto';
 import { buildDataset } from './dataset.ts';
 import { seed, type Seeded } from './seed.ts';
 import { embeddedBackend, postgresBackend, serviceEnv, type Backend } from './backends.ts';
-import { buildService, freePort, memoryOf, startNode, stop, stopAll, waitReady, type Child } from './children.ts';
+import { buildService, freePort, memoryOf, startNode, startScriptEnv, stop, stopAll, waitReady, type Child } from './children.ts';
 import { measure, probe } from './load.ts';
 import { requestLists, scenarios, type Scenario, type ScenarioName } from './scenarios.ts';
 import { loadTable, serviceTable, type LoadRow, type ServiceRow } from './report.ts';
@@ -143,7 +143,7 @@ async function main() {
     // One directory per service, so its profile is told apart from the others'.
     const profDir = path.join(PROFILE_DIR, `${backend.name.replace(/\W+/g, '-')}-${Date.now()}`);
     const flags = args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
-    const svc = await startChild(`service (${backend.name})`, serviceBundle, serviceEnv({ API_KEY_PEPPER: pepper, ...backend.env }), '/readyz', flags);
+    const svc = await startChild(`service (${backend.name})`, serviceBundle, startScriptEnv(ROOT, serviceEnv({ API_KEY_PEPPER: pepper, ...backend.env })), '/readyz', flags);
     log(`${backend.name}: ready in ${svc.readyMs} ms`);
     const rssReady = memoryOf(svc.child.proc.pid)?.rssMb ?? null;
     if (!querySource) {

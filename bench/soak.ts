@@ -28,7 +28,7 @@ import { prunePublications } from '../src/domain/publishing/publication-store.ts
 import { buildDataset } from './dataset.ts';
 import { seed, writePublication } from './seed.ts';
 import { ADMIN_PG_URL, REDIS_URL, postgresBackend, serviceEnv, type Backend } from './backends.ts';
-import { buildService, freePort, memoryOf, startNode, stopAll, waitReady } from './children.ts';
+import { buildService, freePort, memoryOf, startNode, startScriptEnv, stopAll, waitReady } from './children.ts';
 import { percentile, probe } from './load.ts';
 import { requestLists, scenarios, type Scenario, type ScenarioName } from './scenarios.ts';
 
@@ -319,7 +319,7 @@ async function main() {
   const port = await freePort();
   const spawnedAt = performance.now();
   const child = startNode('service (postgres+redis)', buildService(ROOT),
-    serviceEnv({ API_KEY_PEPPER: pepper, ...backend.env, PORT: String(port) }), [], ROOT);
+    startScriptEnv(ROOT, serviceEnv({ API_KEY_PEPPER: pepper, ...backend.env, PORT: String(port) })), [], ROOT);
   const baseUrl = `http://127.0.0.1:${port}`;
   const readyMs = await waitReady(child, `${baseUrl}/readyz`, spawnedAt);
   const pid = child.proc.pid;
