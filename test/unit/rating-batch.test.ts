@@ -3,19 +3,10 @@
  * written for its own input, and a row that cannot be written fails alone.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PrismaClient } from '../../src/generated/prisma/client.ts';
 import { RatingBatcher, type RatingInput } from '../../src/domain/memory/rating-batch.ts';
 import { backendName } from '../helpers/backend.ts';
+import { countingClient } from '../helpers/counting-client.ts';
 import { openTestDatabase, seedWorkspace, type TestDatabase } from './publishing-fixtures.ts';
-
-/** The client with its statements counted. */
-function counting(prisma: PrismaClient) {
-  const counted = { statements: 0, $queryRaw: ((...args: Parameters<PrismaClient['$queryRaw']>) => {
-    counted.statements++;
-    return prisma.$queryRaw(...args);
-  }) as PrismaClient['$queryRaw'] };
-  return counted;
-}
 
 describe(`RatingBatcher (${backendName})`, () => {
   let t: TestDatabase;
@@ -29,7 +20,7 @@ describe(`RatingBatcher (${backendName})`, () => {
   afterAll(() => t?.close());
 
   it('writes 60 concurrent ratings in a few statements, each caller answered with the row of its own input', async () => {
-    const client = counting(t.prisma);
+    const client = countingClient(t.prisma);
     const batcher = new RatingBatcher(client, 1, 256);
     // repeated IPs, identical duplicates and two workspaces rating the same IP
     const inputs: RatingInput[] = Array.from({ length: 60 }, (_, i) => ({

@@ -1,7 +1,8 @@
 import type { PrismaClient, Report, ReportLink, Subject } from '../../generated/prisma/client.ts';
 import type { Viewer } from '../access/verifier.ts';
+import { writeOne } from './group-commit.ts';
 import { writeOnce, type Idempotency, type Written } from './idempotency.ts';
-import { insertRatings, RatingBatcher, type RatingRow } from './rating-batch.ts';
+import { RatingBatcher, ratingStatement, type RatingRow } from './rating-batch.ts';
 
 export type { RatingRow } from './rating-batch.ts';
 
@@ -32,8 +33,8 @@ export function writeRating(prisma: PrismaClient, viewer: Viewer, input: RateWri
   }
   const idem: Idempotency = { key: idempotencyKey, endpoint: 'rate', request: input };
   return writeOnce(prisma, viewer.workspaceId, idem, async (tx) => {
-    const [row] = await insertRatings(tx, [rating]);
-    return { id: row!.id, row: row! };
+    const row = await writeOne(ratingStatement(tx), rating);
+    return { id: row.id, row };
   });
 }
 
