@@ -7,7 +7,7 @@ export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 /** Records are kept at least this long (a sweep deletes older ones). */
 export const IDEMPOTENCY_TTL_MS = 48 * 3600 * 1000;
 
-export type Idempotency = { key: string; endpoint: 'rate' | 'report'; request: unknown } | null;
+export type Idempotency = { key: string; endpoint: 'rate' | 'report'; request: unknown };
 /** What a write stored: its id, whether it was a replay, and the stored row when the write returned it. */
 export type Written<R = unknown> = { id: number; replayed: boolean; row?: R };
 type WriteResult<R> = { id: number; row?: R };
@@ -17,21 +17,15 @@ export function requestHash(request: unknown): string {
 }
 
 /**
- * Runs `write` in one transaction and, when an Idempotency-Key was sent, stores the id of
- * what it wrote in the same transaction. A retry with the same key and body gets the first
- * write's id back without writing again; the same key with another body is a 409. Because
- * the record commits with the write, a crash can never leave one without the other.
+ * Runs `write` in one transaction with a record of the Idempotency-Key sent, which holds the id
+ * of what it wrote. A retry with the same key and body gets the first write's id back without
+ * writing again; the same key with another body is a 409. Because the record commits with the
+ * write, a crash can never leave one without the other.
  */
 export async function writeOnce<R>(
   prisma: PrismaClient, workspaceId: number, idem: Idempotency,
   write: (tx: Prisma.TransactionClient) => Promise<WriteResult<R>>,
-  /** The write is one SQL statement (atomic by itself): without an idempotency record it needs no transaction. */
-  singleStatement = false,
 ): Promise<Written<R>> {
-  if (!idem) {
-    const done = singleStatement ? await write(prisma as unknown as Prisma.TransactionClient) : await prisma.$transaction(write);
-    return { ...done, replayed: false };
-  }
   const hash = requestHash(idem.request);
   const previous = await replay(prisma, workspaceId, idem, hash);
   if (previous) return previous;
@@ -54,7 +48,7 @@ export async function writeOnce<R>(
   }
 }
 
-async function replay(prisma: PrismaClient, workspaceId: number, idem: NonNullable<Idempotency>, hash: string): Promise<Written<never> | null> {
+async function replay(prisma: PrismaClient, workspaceId: number, idem: Idempotency, hash: string): Promise<Written<never> | null> {
   const record = await prisma.idempotencyRecord.findUnique({ where: { workspaceId_key: { workspaceId, key: idem.key } } });
   if (!record) return null;
   if (record.endpoint !== idem.endpoint || record.requestHash !== hash) {
