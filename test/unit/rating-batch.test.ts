@@ -34,6 +34,7 @@ describe(`RatingBatcher (${backendName})`, () => {
         .toEqual({ ws: input.workspaceId, key: input.apiKeyId, ip: input.ip, rating: input.rating, note: input.note, subjectWs: input.workspaceId });
     });
     expect(new Set(rows.map((r) => r.id)).size, 'every call its own rating').toBe(60);
+    expect(rows.map((r) => r.id), 'ids follow the order the calls came in').toEqual(rows.map((r) => r.id).sort((a, b) => a - b));
     const stored = await t.prisma.rating.findMany({ where: { id: { in: rows.map((r) => r.id) } }, include: { subject: true } });
     expect(stored).toHaveLength(60);
     for (const s of stored) expect(rows.find((r) => r.id === s.id)).toMatchObject({ rating: s.rating, note: s.note, subjectId: s.subjectId });

@@ -24,7 +24,8 @@ async function storeRatings(prisma: Pick<PrismaClient, '$queryRaw'>, inputs: rea
   return prisma.$queryRaw<Stored[]>`
     WITH input AS (
       SELECT * FROM unnest(${col((r) => r.workspaceId)}::int[], ${col((r) => r.ip)}::text[], ${col((r) => r.apiKeyId)}::int[],
-                           ${col((r) => r.rating)}::int[], ${col((r) => r.note)}::text[]) AS t(ws, ip, api_key, rating, note)),
+                           ${col((r) => r.rating)}::int[], ${col((r) => r.note)}::text[])
+        WITH ORDINALITY AS t(ws, ip, api_key, rating, note, ord)),
     -- Inserted (and so locked) in ("workspaceId", kind, key) order, as the report statement does:
     -- DISTINCT alone gives no order, and two statements locking shared subjects in different
     -- orders deadlock (40P01).
@@ -33,10 +34,12 @@ async function storeRatings(prisma: Pick<PrismaClient, '$queryRaw'>, inputs: rea
       SELECT DISTINCT ws, 'ipaddress', ip FROM input ORDER BY ws, ip
       ON CONFLICT ("workspaceId", "kind", "key") DO UPDATE SET "kind" = EXCLUDED."kind"
       RETURNING id, "workspaceId", "key", "createdAt"),
+    -- inserted in arrival order, so ids (and with them an IP's "last rating") follow the order the calls came in
     rating AS (
       INSERT INTO "Rating" ("workspaceId", "subjectId", "apiKeyId", "rating", "note")
       SELECT input.ws, subject.id, input.api_key, input.rating, input.note
         FROM input JOIN subject ON subject."workspaceId" = input.ws AND subject."key" = input.ip
+        ORDER BY input.ord
       RETURNING *)
     SELECT rating.*, subject."key" AS "subjectKey", subject."createdAt" AS "subjectCreatedAt"
       FROM rating JOIN subject ON subject.id = rating."subjectId"
