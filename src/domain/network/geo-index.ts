@@ -54,8 +54,9 @@ export class GeoIndex {
       perPlace[id] = (perPlace[id] ?? 0) + addresses;
     });
     placeOf.compact();
+    const columns = Object.values(this.keys);
     perPlace.forEach((addresses, id) => {
-      for (const column of Object.values(this.keys)) {
+      for (const column of columns) {
         const key = column.ids[id]!;
         if (key !== -1) column.totals.add(version, key, addresses);
       }
