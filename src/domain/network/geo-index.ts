@@ -20,7 +20,7 @@ type KeyColumn = { ids: number[]; numbers: KeyNumbers<string>; totals: FamilyTot
 
 export class GeoIndex {
   private readonly places: Place[] = [];
-  private placeIds = new Map<string, number>(); // build-time only
+  private readonly placeNumbers = new KeyNumbers<string>(); // build-time only: place identity → index in places
   private names = new Map<string, string>(); // build-time only: one copy of each repeated name
   private readonly families: Partial<Record<Family, FamilyIndex>> = {};
   private readonly keys: Record<PlaceCode, KeyColumn> = { city: GeoIndex.column(), region: GeoIndex.column(), country: GeoIndex.column() };
@@ -34,7 +34,7 @@ export class GeoIndex {
       const tree = trees[version];
       if (tree && tree.covers(version)) this.families[version] = this.index(tree, version);
     }
-    this.placeIds = new Map();
+    this.placeNumbers.forget();
     this.names = new Map();
     for (const column of Object.values(this.keys)) column.numbers.forget();
   }
@@ -66,14 +66,12 @@ export class GeoIndex {
 
   private intern(place: Place): number {
     const id = `${place.cc}\u0000${place.regionName ?? ''}\u0000${place.cityName ?? ''}`;
-    let n = this.placeIds.get(id);
-    if (n === undefined) {
-      n = this.places.length;
+    const n = this.placeNumbers.of(id);
+    if (n === this.places.length) { // a new place
       this.places.push({
         cc: this.shared(place.cc), countryName: this.shared(place.countryName),
         regionName: place.regionName === null ? null : this.shared(place.regionName), cityName: place.cityName,
       });
-      this.placeIds.set(id, n);
       // keys are built once per place, not once per record
       const number = (code: PlaceCode, key: string | null) => this.keys[code].ids.push(key === null ? -1 : this.keys[code].numbers.of(key));
       number('city', cityKey(place));

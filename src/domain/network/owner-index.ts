@@ -32,7 +32,7 @@ export class OwnerIndex {
   private readonly orgKeyNumbers = new KeyNumbers<string>(); // build-time only
   private readonly orgBrand: number[] = [];
   private readonly brandNames: string[] = []; // first spelling seen wins
-  private brandIds = new Map<string, number>(); // build-time only
+  private readonly brandNumbers = new KeyNumbers<string>(); // build-time only: brand key → index in brandNames
   private readonly tables: Partial<Record<Family, RangeTable>> = {};
   private readonly mmdbs: MmdbOwners[] = [];
   private readonly owners: Owner[] = []; // decoded mmdb records, indexed by PointerTable tags
@@ -102,13 +102,8 @@ export class OwnerIndex {
 
   private brandOf(name: string): number {
     const brand = ispBrandName(name);
-    const key = brand.toLowerCase();
-    let id = this.brandIds.get(key);
-    if (id === undefined) {
-      id = this.brandNames.length;
-      this.brandNames.push(brand);
-      this.brandIds.set(key, id);
-    }
+    const id = this.brandNumbers.of(brand.toLowerCase());
+    if (id === this.brandNames.length) this.brandNames.push(brand); // a new key
     return id;
   }
 
@@ -126,7 +121,7 @@ export class OwnerIndex {
   /** Drop build-time lookup maps; call once every source has been added. */
   seal(): void {
     this.orgs.seal();
-    this.brandIds = new Map();
+    this.brandNumbers.forget();
     this.orgKeyNumbers.forget();
   }
 
