@@ -56,7 +56,7 @@ export const PublicationInfo = builder.objectRef<{ version: number; publishedAt:
   description: 'The publication a read was answered from.',
   fields: (t) => ({
     version: t.exposeInt('version', { description: 'Publication version (0: nothing published yet).' }),
-    publishedAt: t.field({ type: 'DateTime', nullable: true, description: 'When it was published.', resolve: (p) => p.publishedAt }),
+    publishedAt: t.expose('publishedAt', { type: 'DateTime', nullable: true, description: 'When it was published.' }),
   }),
 });
 
