@@ -82,6 +82,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     community: new CommunitySignals(counters, {
       flushMs: COMMUNITY_FLUSH_MS, settleMs: COMMUNITY_SETTLE_MS,
       onRecordError: (e) => log.warn('community lookups not recorded', { err: String(e) }),
+      onReadError: (e) => log.warn('community signal not read; answered ok: false', { err: String(e) }),
     }),
     ipMemory: new IpMemoryCache(db.prisma, config.keyCacheTtlMs),
   };

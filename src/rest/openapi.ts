@@ -81,7 +81,7 @@ const scoreResponse = {
     } },
     community_signal: { type: 'object', properties: {
       ok: { type: 'boolean' },
-      state: { type: 'object', properties: { label: { type: 'string', enum: ['quiet', 'active', 'converging', 'spiking'] }, has_spike: { type: 'boolean' } } },
+      state: { type: 'object', properties: { label: { type: 'string', enum: ['quiet', 'active', 'converging', 'spiking', 'unavailable'] }, has_spike: { type: 'boolean' } } },
       metrics: { type: 'object', properties: { lookups_10m: int, requesters_60m: int, spike_windows_7d: int } },
       recent_query_windows: { type: 'array', items: { type: 'object', properties: { label: str, hits: int, requesters: int } } },
     } },

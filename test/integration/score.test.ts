@@ -4,6 +4,8 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { backendName } from '../helpers/backend.ts';
 import { TierCatalog } from '../../src/domain/metering/tiers.ts';
 import { ScoreMeter } from '../../src/domain/metering/meter.ts';
+import { CommunitySignals } from '../../src/domain/community/signal.ts';
+import { CounterUnavailableError, type CounterStore } from '../../src/counters/types.ts';
 
 const DIMENSIONS = ['ip', 'subnet', 'isp', 'asn', 'org', 'city', 'region', 'country'];
 
@@ -76,6 +78,31 @@ describe(`POST /risk_api/score/ and GraphQL score (${backendName})`, () => {
     const rest = await score(secret, '1.1.1.1');
     expect(rest.body.quota.used_today).toBe(3);
     expect(rest.body.score.overall_score).toBe(data.score.score.overallScore);
+  });
+
+  it('answers and counts a call whose community signal cannot be read, with community_signal.ok false', async () => {
+    const { secret } = await s.createKey('score-community-down', { tier: 'developer' });
+    const working = s.app.services.community;
+    // The counters answer the metering step but fail the community read (a partial failure the two share a round trip for).
+    const readFails = {
+      readActivity: () => Promise.reject(new CounterUnavailableError('redis counter store unavailable: test')),
+      recordLookupBatch: (tallies: never, nowMs: number) => s.app.counters.recordLookupBatch(tallies, nowMs),
+    } as unknown as CounterStore;
+    s.app.services.community = new CommunitySignals(readFails);
+    try {
+      const r = await score(secret, '1.0.0.9');
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      expect(r.body.community_signal).toEqual({
+        ok: false, state: { label: 'unavailable', has_spike: false },
+        metrics: { lookups_10m: 0, requesters_60m: 0, spike_windows_7d: 0 }, recent_query_windows: [],
+      });
+      expect(r.body.quota.used_today).toBe(1);
+      const client = new GraphQLClient(`${s.url}/graphql`, { headers: { 'x-api-key': secret } });
+      const data = await client.request<any>(gql`{ score(ip: "1.0.0.9") { quota { usedToday } communitySignal { ok label hasSpike lookups10m recentQueryWindows { label } } } }`);
+      expect(data.score).toEqual({ quota: { usedToday: 2 }, communitySignal: { ok: false, label: 'unavailable', hasSpike: false, lookups10m: 0, recentQueryWindows: [] } });
+    } finally {
+      s.app.services.community = working;
+    }
   });
 
   it('refuses an ineligible tier with 403 and counts nothing', async () => {

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { WINDOW_MS } from '../../src/counters/keys.ts';
 import { CommunitySignals } from '../../src/domain/community/signal.ts';
 import { closeStores, freshIp, hierarchy, lookups, STORES, T0 } from './community-fixtures.ts';
+import { CounterUnavailableError, type CounterStore } from '../../src/counters/types.ts';
 
 afterEach(closeStores);
 
@@ -149,5 +150,22 @@ describe.each(STORES)('community signal: %s', (_name, open) => {
     const [one, two] = await Promise.all([new CommunitySignals(store).read(ip, T0 + 1), new CommunitySignals(store).read(ip, T0 + 9 * 60_000)]);
     expect(one).toEqual(two);
     expect(one.state).toEqual({ label: 'spiking', has_spike: true });
+  });
+});
+
+describe('community signal that cannot be read', () => {
+  it('answers ok: false, state unavailable, zeros and no windows from readOrUnavailable, and reports the error once', async () => {
+    const failure = new CounterUnavailableError('redis counter store unavailable: test');
+    const store = { readActivity: () => Promise.reject(failure) } as unknown as CounterStore;
+    const reported: unknown[] = [];
+    const signals = new CommunitySignals(store, { onReadError: (e) => reported.push(e) });
+    await expect(signals.read(freshIp(), T0), 'read itself still rejects').rejects.toBe(failure);
+    expect(await signals.readOrUnavailable(freshIp(), T0)).toEqual({
+      ok: false,
+      state: { label: 'unavailable', has_spike: false },
+      metrics: { lookups_10m: 0, requesters_60m: 0, spike_windows_7d: 0 },
+      recent_query_windows: [],
+    });
+    expect(reported).toEqual([failure]);
   });
 });

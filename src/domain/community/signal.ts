@@ -23,8 +23,12 @@
  * - state.label, the first that holds: `spiking` (has_spike), `converging` (3 or more distinct requesters in
  *   the last hour), `active` (any lookup in the last hour), `quiet` (none).
  *
+ * - ok: true for every snapshot read. A score call sends this read in the same round trip as its metering step,
+ *   so the read can fail while the call is counted: it then answers `ok: false`, state `unavailable`, zero
+ *   metrics and no windows (readOrUnavailable) rather than failing a call that was counted.
+ *
  * Cost per cache miss: one counter read (readActivity), whose cost grows with the windows that had lookups only.
- * Counter failures (CounterUnavailableError) reach the caller unchanged and are not cached.
+ * Counter failures (CounterUnavailableError) reach `read`'s caller unchanged and are not cached.
  */
 import type { CounterStore } from '../../counters/types.ts';
 import { windowStart, WINDOW_MS } from '../../counters/keys.ts';
@@ -37,8 +41,8 @@ import { completeWindowStarts, RECENT_WINDOWS, WEEK_WINDOWS, windowLabel } from 
 export { COMMUNITY_LABELS, type CommunityLabel } from './rules.ts';
 
 export type CommunitySignal = {
-  ok: true;
-  state: { label: CommunityLabel; has_spike: boolean };
+  ok: boolean;
+  state: { label: CommunityLabel | typeof UNAVAILABLE_LABEL; has_spike: boolean };
   metrics: { lookups_10m: number; requesters_60m: number; spike_windows_7d: number };
   recent_query_windows: Array<{ label: string; hits: number; requesters: number }>;
 };
@@ -58,6 +62,15 @@ export function lookupEntities(h: Hierarchy): string[] {
 
 export const DEFAULT_CACHE_SIZE = 50_000;
 
+/** The state label of a snapshot that could not be read (ok: false). */
+export const UNAVAILABLE_LABEL = 'unavailable';
+const UNAVAILABLE: CommunitySignal = deepFreeze({
+  ok: false,
+  state: { label: UNAVAILABLE_LABEL, has_spike: false },
+  metrics: { lookups_10m: 0, requesters_60m: 0, spike_windows_7d: 0 },
+  recent_query_windows: [],
+});
+
 type Entry = { start: number; signal: Promise<CommunitySignal> };
 
 export type CommunityOptions = {
@@ -69,12 +82,15 @@ export type CommunityOptions = {
   settleMs?: number;
   /** Told once per batch of lookups that could not be sent. */
   onRecordError?: (e: unknown) => void;
+  /** Told of each snapshot readOrUnavailable could not read. */
+  onReadError?: (e: unknown) => void;
 };
 
 export class CommunitySignals {
   private readonly cache: LruMap<string, Entry>;
   private readonly pending: LookupBuffer;
   private readonly settleMs: number;
+  private readonly onReadError: (e: unknown) => void;
 
   constructor(private readonly counters: CounterStore, opts: CommunityOptions = {}) {
     this.cache = new LruMap(opts.cacheSize ?? DEFAULT_CACHE_SIZE);
@@ -82,6 +98,7 @@ export class CommunitySignals {
     const flushMs = opts.flushMs ?? 0;
     if (flushMs > 0 && this.settleMs <= flushMs) throw new RangeError(`settleMs (${this.settleMs}) must exceed flushMs (${flushMs})`);
     this.pending = new LookupBuffer(counters, flushMs, opts.onRecordError ?? (() => {}));
+    this.onReadError = opts.onReadError ?? (() => {});
   }
 
   /** One lookup of the IP, its subnet and its AS by `requester`; settles when it has been sent (callers need not wait). */
@@ -105,6 +122,14 @@ export class CommunitySignals {
     this.cache.set(entityKey, entry);
     entry.signal.catch(() => this.cache.deleteIf(entityKey, entry));
     return entry.signal;
+  }
+
+  /** As `read`, but a snapshot that cannot be read answers ok: false (state `unavailable`) instead of failing. */
+  readOrUnavailable(entityKey: string, nowMs: number): Promise<CommunitySignal> {
+    return this.read(entityKey, nowMs).catch((e: unknown) => {
+      this.onReadError(e);
+      return UNAVAILABLE;
+    });
   }
 
   private async compute(entityKey: string, nowMs: number): Promise<CommunitySignal> {

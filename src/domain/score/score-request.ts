@@ -29,8 +29,13 @@ export type ScoreOutcome = {
  * One metered score call, the same for REST and GraphQL:
  * validate → eligibility → compute from ONE publication snapshot (plus the workspace's own
  * layer and memory) → burst limit and count in one atomic step (only now, so every failure
- * before is free) →
- * record the lookup for the community signal.
+ * before is free) → record the lookup for the community signal.
+ *
+ * The community snapshot is read in the same tick as the metering step, so both reach the counter store in
+ * one round trip (node-redis writes commands issued in one tick as one pipeline) instead of two in a row.
+ * Once the call is counted nothing may fail it, so a snapshot that cannot be read answers
+ * `community_signal.ok = false` (CommunitySignals.readOrUnavailable); when the store is down, the metering
+ * step fails too and the call is refused with 503 quota_unavailable, uncounted.
  */
 export async function scoreRequest(input: { ip: unknown; viewer: Viewer; requester: string }, deps: ScoreDeps): Promise<ScoreOutcome> {
   const ip = requireIp(input.ip);
@@ -40,11 +45,11 @@ export async function scoreRequest(input: { ip: unknown; viewer: Viewer; request
   const snapshot = deps.publications.current();
   const hierarchy = deps.network.resolve(ip);
   const score = scoreIp(hierarchy, snapshot.global, snapshot.contextual(viewer.workspaceId));
-  const [memory, community] = await Promise.all([
-    deps.ipMemory.get(viewer.workspaceId, ip),
-    deps.community.read(`ip:${ip}`, nowMs),
+  const memory = await deps.ipMemory.get(viewer.workspaceId, ip);
+  const [community, quota] = await Promise.all([
+    deps.community.readOrUnavailable(`ip:${ip}`, nowMs),
+    deps.meter.consume(viewer, tier, nowMs),
   ]);
-  const quota = await deps.meter.consume(viewer, tier, nowMs);
   // The call has succeeded and is counted: a failure to record the lookup must not turn it into an error
   // (CommunitySignals reports a failed batch once, to the log).
   void deps.community.record(hierarchy, input.requester, nowMs);
@@ -54,4 +59,3 @@ export async function scoreRequest(input: { ip: unknown; viewer: Viewer; request
     publication: { version: snapshot.version, publishedAt: snapshot.publishedAt },
   };
 }
-
