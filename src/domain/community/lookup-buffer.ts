@@ -12,9 +12,11 @@
  */
 import type { CounterStore, LookupTally } from '../../counters/types.ts';
 
-type Tally = { entity: string; windowStartMs: number; hits: number; requesters: Set<string> };
-/** nowMs: the clock of the latest lookup added, sent with the batch (retention is counted from it). */
-type Batch = { tallies: Map<string, Tally>; nowMs: number; resolve: () => void; reject: (e: unknown) => void; done: Promise<void> };
+/** One entity's lookups in one window. Most entities have one requester per batch: a Set only from the second. */
+type Tally = { hits: number; first: string; more: Set<string> | null };
+/** Tallies by window start, then entity key (no key string built per lookup; usually one window per batch).
+ *  nowMs: the clock of the latest lookup added, sent with the batch (retention is counted from it). */
+type Batch = { windows: Map<number, Map<string, Tally>>; nowMs: number; resolve: () => void; reject: (e: unknown) => void; done: Promise<void> };
 
 export class LookupBuffer {
   private batch: Batch | null = null;
@@ -30,11 +32,15 @@ export class LookupBuffer {
   add(entities: readonly string[], requester: string, windowStartMs: number, nowMs: number): Promise<void> {
     const batch = this.batch ??= newBatch();
     batch.nowMs = Math.max(batch.nowMs, nowMs);
+    let tallies = batch.windows.get(windowStartMs);
+    if (!tallies) batch.windows.set(windowStartMs, (tallies = new Map()));
     for (const entity of entities) {
-      const id = `${windowStartMs}|${entity}`;
-      const t = batch.tallies.get(id);
-      if (t) { t.hits += 1; t.requesters.add(requester); }
-      else batch.tallies.set(id, { entity, windowStartMs, hits: 1, requesters: new Set([requester]) });
+      const t = tallies.get(entity);
+      if (!t) tallies.set(entity, { hits: 1, first: requester, more: null });
+      else {
+        t.hits += 1;
+        if (requester !== t.first) (t.more ??= new Set()).add(requester);
+      }
     }
     if (this.flushMs === 0) void this.flush();
     else this.timer ??= setTimeout(() => { void this.flush(); }, this.flushMs).unref();
@@ -47,7 +53,12 @@ export class LookupBuffer {
     const batch = this.batch;
     if (!batch) return;
     this.batch = null;
-    const tallies: LookupTally[] = [...batch.tallies.values()].map((t) => ({ ...t, requesters: [...t.requesters] }));
+    const tallies: LookupTally[] = [];
+    for (const [windowStartMs, byEntity] of batch.windows) {
+      for (const [entity, t] of byEntity) {
+        tallies.push({ entity, windowStartMs, hits: t.hits, requesters: t.more ? [t.first, ...t.more] : [t.first] });
+      }
+    }
     try {
       await this.counters.recordLookupBatch(tallies, batch.nowMs);
       batch.resolve();
@@ -63,5 +74,5 @@ function newBatch(): Batch {
   let reject!: (e: unknown) => void;
   const done = new Promise<void>((res, rej) => { resolve = res; reject = rej; });
   done.catch(() => {}); // reported through onError; a caller that does not wait must not see an unhandled rejection
-  return { tallies: new Map(), nowMs: -Infinity, resolve, reject, done };
+  return { windows: new Map(), nowMs: -Infinity, resolve, reject, done };
 }

@@ -31,6 +31,7 @@
  * Counter failures (CounterUnavailableError) reach `read`'s caller unchanged and are not cached.
  */
 import type { CounterStore } from '../../counters/types.ts';
+type Activity = Awaited<ReturnType<CounterStore['readActivity']>>;
 import { windowStart, WINDOW_MS } from '../../counters/keys.ts';
 import type { Hierarchy } from '../network/types.ts';
 import { LruMap } from '../../lru-map.ts';
@@ -91,6 +92,8 @@ export class CommunitySignals {
   private readonly pending: LookupBuffer;
   private readonly settleMs: number;
   private readonly onReadError: (e: unknown) => void;
+  /** The snapshot of every entity without activity, for the window starting at `start`. */
+  private quiet: { start: number; signal: CommunitySignal } | null = null;
 
   constructor(private readonly counters: CounterStore, opts: CommunityOptions = {}) {
     this.cache = new LruMap(opts.cacheSize ?? DEFAULT_CACHE_SIZE);
@@ -135,25 +138,35 @@ export class CommunitySignals {
   private async compute(entityKey: string, nowMs: number): Promise<CommunitySignal> {
     const untilMs = windowStart(nowMs); // the window in progress is not read
     const recentStartsMs = completeWindowStarts(nowMs, RECENT_WINDOWS);
-    const { active, recent, distinctRequesters } = await this.counters.readActivity(entityKey, {
+    const activity = await this.counters.readActivity(entityKey, {
       sinceMs: untilMs - WEEK_WINDOWS * WINDOW_MS, untilMs, recentStartsMs,
     });
-    const spikes = spikeFlags(active.map((w) => w.hits), WEEK_WINDOWS);
-    const recentFrom = recentStartsMs[0]!;
-    const hasSpike = active.some((w, i) => spikes[i] && w.startMs >= recentFrom);
-    const recentHits = recent.reduce((sum, w) => sum + w.hits, 0);
-    const signal: CommunitySignal = {
-      ok: true,
-      state: { label: classify({ hasSpike, recentHits, requesters60m: distinctRequesters }), has_spike: hasSpike },
-      metrics: {
-        lookups_10m: recent[RECENT_WINDOWS - 1]?.hits ?? 0,
-        requesters_60m: distinctRequesters,
-        spike_windows_7d: spikes.filter(Boolean).length,
-      },
-      recent_query_windows: recent.map((w) => ({ label: windowLabel(w.startMs), hits: w.hits, requesters: w.requesters })),
-    };
-    return deepFreeze(signal);
+    // Most entities had no lookup all week, and all of those get the same answer within a window: one shared
+    // object per window instead of ~20 new ones per entity, which outlived the young generation in the cache.
+    if (activity.active.length === 0 && activity.distinctRequesters === 0 && activity.recent.every((w) => w.requesters === 0)) {
+      if (this.quiet?.start !== untilMs) this.quiet = { start: untilMs, signal: snapshotOf(activity, recentStartsMs) };
+      return this.quiet.signal;
+    }
+    return snapshotOf(activity, recentStartsMs);
   }
+}
+
+/** The signal of one entity's activity over the recent windows (their starts, oldest first) and the week. */
+function snapshotOf({ active, recent, distinctRequesters }: Activity, recentStartsMs: number[]): CommunitySignal {
+  const spikes = spikeFlags(active.map((w) => w.hits), WEEK_WINDOWS);
+  const recentFrom = recentStartsMs[0]!;
+  const hasSpike = active.some((w, i) => spikes[i] && w.startMs >= recentFrom);
+  const recentHits = recent.reduce((sum, w) => sum + w.hits, 0);
+  return deepFreeze({
+    ok: true,
+    state: { label: classify({ hasSpike, recentHits, requesters60m: distinctRequesters }), has_spike: hasSpike },
+    metrics: {
+      lookups_10m: recent[RECENT_WINDOWS - 1]?.hits ?? 0,
+      requesters_60m: distinctRequesters,
+      spike_windows_7d: spikes.filter(Boolean).length,
+    },
+    recent_query_windows: recent.map((w) => ({ label: windowLabel(w.startMs), hits: w.hits, requesters: w.requesters })),
+  });
 }
 
 /** Cached answers are shared between callers: freeze them so one caller can't alter another's response. */
