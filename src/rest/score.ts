@@ -1,19 +1,22 @@
 import { defineOperation } from './operation.ts';
 import { rateLimitHeaders, type QuotaPosture } from '../domain/metering/meter.ts';
 
-/** POST /risk_api/score/: the metered score, executed as one fixed query on the shared schema. */
+/**
+ * POST /risk_api/score/: the metered score, executed as one fixed query on the shared schema. Its aliases are the
+ * spec's snake_case names, in the body's key order, so graphql-jit's result already holds the `score`, `api_key`
+ * and dimension objects of the response; shapeScore only regroups the few parts nested differently.
+ */
 export const scoreOperation = defineOperation('score', /* GraphQL */ `
   query Score($ip: String!) {
     score(ip: $ip) {
       ip
-      apiKey { name prefix }
-      quota { dailyLimit usedToday remaining overLimit resetsAt }
+      api_key: apiKey { name prefix }
+      quota { daily_limit: dailyLimit used_today: usedToday remaining over_limit: overLimit resetsAt }
       score {
-        overallScore overallRiskLevel matchedCount driver
+        overall_score: overallScore overall_risk_level: overallRiskLevel matched_count: matchedCount driver
         dimensions {
-          code matched score level weight contribution source reason
-          entity { key name }
-          evidence { reports badRatings neutralRatings goodRatings feedListings }
+          code matched score entity { key name } level weight contribution source reason
+          evidence { reports bad_ratings: badRatings neutral_ratings: neutralRatings good_ratings: goodRatings feed_listings: feedListings }
         }
       }
       communitySignal {
@@ -27,13 +30,13 @@ export const scoreOperation = defineOperation('score', /* GraphQL */ `
     }
   }`);
 
-type Evidence = { reports: number; badRatings: number; neutralRatings: number; goodRatings: number; feedListings: number };
+type Evidence = { reports: number; bad_ratings: number; neutral_ratings: number; good_ratings: number; feed_listings: number };
 type ScoreData = { score: {
-  ip: string; apiKey: { name: string; prefix: string };
-  quota: { dailyLimit: number; usedToday: number; remaining: number; overLimit: boolean; resetsAt: string };
-  score: { overallScore: number; overallRiskLevel: string; matchedCount: number; driver: string | null; dimensions: Array<{
-    code: string; matched: boolean; score: number; level: string | null; weight: number; contribution: number; source: string | null;
-    reason: string | null; entity: { key: string; name: string } | null; evidence: Evidence | null }> };
+  ip: string; api_key: { name: string; prefix: string };
+  quota: { daily_limit: number; used_today: number; remaining: number; over_limit: boolean; resetsAt: string };
+  score: { overall_score: number; overall_risk_level: string; matched_count: number; driver: string | null; dimensions: Array<{
+    code: string; matched: boolean; score: number; entity: { key: string; name: string } | null; level: string | null; weight: number;
+    contribution: number; source: string | null; reason: string | null; evidence: Evidence | null }> };
   communitySignal: { ok: boolean; label: string; hasSpike: boolean; lookups10m: number; requesters60m: number; spikeWindows7d: number;
     recentQueryWindows: Array<{ label: string; hits: number; requesters: number }> };
   memory: { goodRatings: number; neutralRatings: number; badRatings: number; reports: number; lastRating: { rating: number; note: string; createdAt: string } | null };
@@ -43,31 +46,24 @@ type ScoreData = { score: {
 
 export function shapeScore(data: ScoreData) {
   const s = data.score;
-  const quota = { daily_limit: s.quota.dailyLimit, used_today: s.quota.usedToday, remaining: s.quota.remaining, over_limit: s.quota.overLimit };
-  const resetMs = Date.parse(s.quota.resetsAt);
-  const posture: QuotaPosture = { ...quota, resets_at: s.quota.resetsAt, retry_after_s: Math.max(1, Math.ceil((resetMs - Date.now()) / 1000)) };
+  const { resetsAt, ...quota } = s.quota;
+  const posture: QuotaPosture = { ...quota, resets_at: resetsAt, retry_after_s: Math.max(1, Math.ceil((Date.parse(resetsAt) - Date.now()) / 1000)) };
   const c = s.communitySignal;
+  const dimensionLinks: Record<string, string> = {};
+  for (const l of s.dimensionLinks) dimensionLinks[l.code] = l.url;
   return {
     body: {
       ok: true, endpoint: 'score',
       query: { ip: s.ip },
-      api_key: s.apiKey,
+      api_key: s.api_key,
       quota,
-      score: {
-        overall_score: s.score.overallScore, overall_risk_level: s.score.overallRiskLevel, matched_count: s.score.matchedCount,
-        driver: s.score.driver,
-        dimensions: s.score.dimensions.map((d) => ({
-          code: d.code, matched: d.matched, score: d.score, entity: d.entity, level: d.level, weight: d.weight,
-          contribution: d.contribution, source: d.source, reason: d.reason,
-          evidence: d.evidence && { reports: d.evidence.reports, bad_ratings: d.evidence.badRatings, neutral_ratings: d.evidence.neutralRatings, good_ratings: d.evidence.goodRatings, feed_listings: d.evidence.feedListings },
-        })),
-      },
+      score: s.score,
       community_signal: {
         ok: c.ok, state: { label: c.label, has_spike: c.hasSpike },
         metrics: { lookups_10m: c.lookups10m, requesters_60m: c.requesters60m, spike_windows_7d: c.spikeWindows7d },
         recent_query_windows: c.recentQueryWindows,
       },
-      links: { ip: s.reportLink, dimensions: Object.fromEntries(s.dimensionLinks.map((l) => [l.code, l.url])) },
+      links: { ip: s.reportLink, dimensions: dimensionLinks },
       workspace_memory: {
         ratings: { good: s.memory.goodRatings, neutral: s.memory.neutralRatings, bad: s.memory.badRatings },
         last_rating: s.memory.lastRating && { rating: s.memory.lastRating.rating, note: s.memory.lastRating.note, created_at: s.memory.lastRating.createdAt },

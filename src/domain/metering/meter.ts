@@ -28,9 +28,16 @@ export function quotaState(limit: number, used: number): QuotaState {
   return { daily_limit: limit, used_today: used, remaining, over_limit: remaining === 0 };
 }
 
+/** The ISO text of the last reset instant formatted: every call of a day has the same one. */
+let resetText = { ms: NaN, iso: '' };
+function resetIso(resetMs: number): string {
+  if (resetText.ms !== resetMs) resetText = { ms: resetMs, iso: new Date(resetMs).toISOString() };
+  return resetText.iso;
+}
+
 function posture(limit: number, used: number, nowMs: number): QuotaPosture {
   const reset = nextUtcMidnightMs(nowMs);
-  return { ...quotaState(limit, used), resets_at: new Date(reset).toISOString(), retry_after_s: Math.max(1, Math.ceil((reset - nowMs) / 1000)) };
+  return { ...quotaState(limit, used), resets_at: resetIso(reset), retry_after_s: Math.max(1, Math.ceil((reset - nowMs) / 1000)) };
 }
 
 /** Standard RateLimit-* headers (draft-ietf-httpapi-ratelimit-headers) for the daily quota. */

@@ -99,7 +99,8 @@ export function scoreIp(h: Hierarchy, published: PublishedLookup, contextual?: C
         source: null, evidence: null, reason: NO_EVIDENCE_REASON };
     }
     const score = Math.max(pub ? clampScore(pub.score) : 0, ctx ? clampScore(ctx.score) : 0);
-    const evidence = pub && ctx ? maxCounts(pub.counts, ctx.counts) : { ...(pub ?? ctx)!.counts };
+    // One layer: its (frozen, shared) counts as they are; both: a new element-wise max.
+    const evidence = pub && ctx ? maxCounts(pub.counts, ctx.counts) : (pub ?? ctx)!.counts;
     const source = pub && ctx ? 'both' : pub ? 'published' : 'workspace';
     return { code: dim.code, matched: true, score, entity, level: riskLevel(score), weight, contribution: 0,
       source, evidence, reason: null };

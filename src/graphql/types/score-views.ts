@@ -91,6 +91,10 @@ export class ScoreResultView {
   get communitySignal() { return new CommunityView(this.o.community); }
   get memory() { return new MemoryView(this.o.memory); }
   get reportLink() { return this.o.links.ip; }
-  get dimensionLinks() { return Object.entries(this.o.links.dimensions).map(([code, url]) => ({ code, url })); }
+  get dimensionLinks() {
+    const links: Array<{ code: string; url: string }> = [];
+    for (const [code, url] of Object.entries(this.o.links.dimensions)) links.push({ code, url });
+    return links;
+  }
   get publication() { return this.o.publication; }
 }
