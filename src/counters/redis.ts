@@ -147,7 +147,7 @@ export async function createRedisCounterStore(url: string, opts: RedisCounterSto
   // and on the shared connection every score's metering step queued behind the whole batch, in Redis (which
   // reads one client's pipeline in 16 KB slices, serving other clients in between) and in our reply parser.
   // That queue was the score p99 (20 ms → 6.5 ms without it, measured). Its failures reach the lookup
-  // buffer's onError, so it reports no outage of its own.
+  // buffer's onError, so it reports no outage of its own; while it is reconnecting, lookups use the main one.
   let recorder: RedisClient;
   try {
     recorder = await connectClient(url, connectTimeout, maxDelay, () => {});
@@ -222,13 +222,16 @@ export async function createRedisCounterStore(url: string, opts: RedisCounterSto
       const maxFields = COMMUNITY_RETENTION_MS / WINDOW_MS;
       try {
         // One EVALSHA per entity (one slot each); issued in one tick, node-redis writes them as one pipeline.
+        // Until the recorder's connection is back after an outage (its reconnect backoff runs apart from the
+        // main one's), lookups share the main connection rather than being lost.
+        const via = recorder.isReady ? recorder : client;
         await Promise.all(tallies.flatMap((t) => {
           const ttl = communityExpireAtMs(t.windowStartMs) - nowMs;
           const oldestKept = t.windowStartMs - (COMMUNITY_RETENTION_MS - WINDOW_MS);
           const calls = [];
           for (let i = 0; i < t.requesters.length; i += MAX_REQUESTERS_PER_CALL) {
             const hits = i === 0 ? t.hits : 0;
-            calls.push(recorder.record(requestersKey(t.entity, t.windowStartMs), historyKey(t.entity), t.requesters.slice(i, i + MAX_REQUESTERS_PER_CALL),
+            calls.push(via.record(requestersKey(t.entity, t.windowStartMs), historyKey(t.entity), t.requesters.slice(i, i + MAX_REQUESTERS_PER_CALL),
               hits, ttl, t.windowStartMs, oldestKept, maxFields));
           }
           return calls;
@@ -255,9 +258,8 @@ export async function createRedisCounterStore(url: string, opts: RedisCounterSto
       };
     },
 
-    /** Both connections: the store serves every method only when both are up. */
     async ping() {
-      try { await Promise.all([client.ping(), recorder.ping()]); } catch (err) { throw unavailable(err); }
+      try { await client.ping(); } catch (err) { throw unavailable(err); }
     },
 
     async close() {
