@@ -46,10 +46,11 @@ describe.each(STORES)('community cache: %s', (_name, open) => {
     expect(calls).toMatchObject({ readActivity: 2 });
   });
 
-  it('keeps at most cacheSize entities, forgetting the least recently read', async () => {
+  it('keeps at most cacheSize entities with activity, forgetting the least recently read', async () => {
     const { wrapped, calls } = instrument(await open());
     const signals = new CommunitySignals(wrapped, { cacheSize: 2 });
     const [a, b, c] = [freshIp(), freshIp(), freshIp()];
+    for (const ip of [a, b, c]) await lookups(wrapped, ip, 1, T0 - WINDOW_MS); // not quiet: quiet ones have their own set
     await signals.read(a, T0);
     await signals.read(b, T0);
     await signals.read(a, T0); // a is now the most recent
@@ -59,6 +60,23 @@ describe.each(STORES)('community cache: %s', (_name, open) => {
     expect(calls.readActivity).toBe(3);
     await signals.read(b, T0);
     expect(calls.readActivity).toBe(4);
+  });
+
+  it('remembers at most quietCapacity quiet entities per window: one counter read each, read again after the boundary', async () => {
+    const { wrapped, calls } = instrument(await open());
+    const signals = new CommunitySignals(wrapped, { cacheSize: 1, quietCapacity: 2 });
+    const [a, b, c, busy] = [freshIp(), freshIp(), freshIp(), freshIp()];
+    await lookups(wrapped, busy, 1, T0 - WINDOW_MS);
+    for (const ip of [a, b, c, busy]) await signals.read(ip, T0); // 4 reads; busy pushes c out of the 1-entry cache
+    expect(calls.readActivity).toBe(4);
+    const again = await Promise.all([a, b].map((ip) => signals.read(ip, T0 + 60_000)));
+    expect(calls.readActivity, 'a and b are remembered as quiet').toBe(4);
+    expect(again.map((s) => s.state.label)).toEqual(['quiet', 'quiet']);
+    await signals.read(c, T0 + 60_000);
+    expect(calls.readActivity, 'c is past the capacity of 2, and no longer in the cache').toBe(5);
+    await lookups(wrapped, a, 3, T0 + 2 * 60_000); // visible once its window (T0's) completes
+    expect((await signals.read(a, T0 + WINDOW_MS)).metrics.lookups_10m, 'not stuck quiet after the boundary').toBe(3);
+    expect(calls.readActivity).toBe(6);
   });
 
   it('passes counter outages through unchanged and does not cache them', async () => {

@@ -62,6 +62,7 @@ export function lookupEntities(h: Hierarchy): string[] {
 }
 
 export const DEFAULT_CACHE_SIZE = 50_000;
+export const DEFAULT_QUIET_CAPACITY = 250_000;
 
 /** The state label of a snapshot that could not be read (ok: false). */
 export const UNAVAILABLE_LABEL = 'unavailable';
@@ -85,6 +86,8 @@ export type CommunityOptions = {
   onRecordError?: (e: unknown) => void;
   /** Told of each snapshot readOrUnavailable could not read. */
   onReadError?: (e: unknown) => void;
+  /** Quiet entities remembered per window (see `quiet`). Default 250,000 (~15 MB at most). */
+  quietCapacity?: number;
 };
 
 export class CommunitySignals {
@@ -92,8 +95,13 @@ export class CommunitySignals {
   private readonly pending: LookupBuffer;
   private readonly settleMs: number;
   private readonly onReadError: (e: unknown) => void;
-  /** The snapshot of every entity without activity, for the window starting at `start`. */
-  private quiet: { start: number; signal: CommunitySignal } | null = null;
+  /**
+   * Entities without activity, for the window starting at `start`: they all have the same snapshot, and it
+   * cannot change before the next boundary, so a set of their keys (~60 bytes each, at most quietCapacity)
+   * answers them without a counter read or a cache entry. Most looked-up entities are quiet.
+   */
+  private quiet: { start: number; value: CommunitySignal; signal: Promise<CommunitySignal>; keys: Set<string> } | null = null;
+  private readonly quietCapacity: number;
 
   constructor(private readonly counters: CounterStore, opts: CommunityOptions = {}) {
     this.cache = new LruMap(opts.cacheSize ?? DEFAULT_CACHE_SIZE);
@@ -102,6 +110,7 @@ export class CommunitySignals {
     if (flushMs > 0 && this.settleMs <= flushMs) throw new RangeError(`settleMs (${this.settleMs}) must exceed flushMs (${flushMs})`);
     this.pending = new LookupBuffer(counters, flushMs, opts.onRecordError ?? (() => {}));
     this.onReadError = opts.onReadError ?? (() => {});
+    this.quietCapacity = opts.quietCapacity ?? DEFAULT_QUIET_CAPACITY;
   }
 
   /** One lookup of the IP, its subnet and its AS by `requester`; settles when it has been sent (callers need not wait). */
@@ -118,6 +127,7 @@ export class CommunitySignals {
   read(entityKey: string, nowMs: number): Promise<CommunitySignal> {
     const asOfMs = nowMs - this.settleMs;
     const start = windowStart(asOfMs);
+    if (this.quiet?.start === start && this.quiet.keys.has(entityKey)) return this.quiet.signal;
     const hit = this.cache.get(entityKey);
     if (hit && hit.start === start) return hit.signal;
     // The promise is cached, so concurrent calls for one entity share one pair of counter reads.
@@ -142,10 +152,15 @@ export class CommunitySignals {
       sinceMs: untilMs - WEEK_WINDOWS * WINDOW_MS, untilMs, recentStartsMs,
     });
     // Most entities had no lookup all week, and all of those get the same answer within a window: one shared
-    // object per window instead of ~20 new ones per entity, which outlived the young generation in the cache.
+    // object per window instead of ~20 new ones per entity (which outlived the young generation in the cache),
+    // and their keys are remembered so the next read of the window needs no counter read.
     if (activity.active.length === 0 && activity.distinctRequesters === 0 && activity.recent.every((w) => w.requesters === 0)) {
-      if (this.quiet?.start !== untilMs) this.quiet = { start: untilMs, signal: snapshotOf(activity, recentStartsMs) };
-      return this.quiet.signal;
+      if (this.quiet?.start !== untilMs) {
+        const value = snapshotOf(activity, recentStartsMs);
+        this.quiet = { start: untilMs, value, signal: Promise.resolve(value), keys: new Set() };
+      }
+      if (this.quiet.keys.size < this.quietCapacity) this.quiet.keys.add(entityKey);
+      return this.quiet.value;
     }
     return snapshotOf(activity, recentStartsMs);
   }
