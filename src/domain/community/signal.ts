@@ -31,7 +31,6 @@
  * Counter failures (CounterUnavailableError) reach `read`'s caller unchanged and are not cached.
  */
 import type { CounterStore } from '../../counters/types.ts';
-type Activity = Awaited<ReturnType<CounterStore['readActivity']>>;
 import { windowStart, WINDOW_MS } from '../../counters/keys.ts';
 import type { Hierarchy } from '../network/types.ts';
 import { LruMap } from '../../lru-map.ts';
@@ -40,6 +39,8 @@ import { classify, spikeFlags, type CommunityLabel } from './rules.ts';
 import { completeWindowStarts, RECENT_WINDOWS, WEEK_WINDOWS, windowLabel } from './windows.ts';
 
 export { COMMUNITY_LABELS, type CommunityLabel } from './rules.ts';
+
+type Activity = Awaited<ReturnType<CounterStore['readActivity']>>;
 
 export type CommunitySignal = {
   ok: boolean;
