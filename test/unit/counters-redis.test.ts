@@ -124,18 +124,19 @@ describe('redis counter store: outage and recovery', () => {
     await store.readActivity('ip:x', { sinceMs: ws, untilMs: ws + WINDOW_MS, recentStartsMs: [ws] }); // loads the script before the outage
 
     await kill(server!);
+    // Each outcome is observed as the call is made: the calls fail on two connections (lookups have their own),
+    // so some reject while the test still awaits another, and must never be left unobserved meanwhile.
     const calls: Array<[string, Promise<unknown>]> = [
-      ['consumeIfBelow', store.consumeIfBelow(key, 10, nextUtcMidnightMs(Date.now()))],
-      ['peek', store.peek(key)],
-      ['peekMany', store.peekMany([key, key])],
-      ['hitWindow', store.hitWindow('rl:{k:x}', 5, 1000, Date.now())],
-      ['recordLookups', store.recordLookups(['ip:x', 'asn:1'], 'r', Date.now())],
-      ['readActivity', store.readActivity('ip:x', { sinceMs: ws, untilMs: ws + WINDOW_MS, recentStartsMs: [ws] })],
-      ['ping', store.ping()],
+      ['consumeIfBelow', outcome(store.consumeIfBelow(key, 10, nextUtcMidnightMs(Date.now())))],
+      ['peek', outcome(store.peek(key))],
+      ['peekMany', outcome(store.peekMany([key, key]))],
+      ['hitWindow', outcome(store.hitWindow('rl:{k:x}', 5, 1000, Date.now()))],
+      ['recordLookups', outcome(store.recordLookups(['ip:x', 'asn:1'], 'r', Date.now()))],
+      ['readActivity', outcome(store.readActivity('ip:x', { sinceMs: ws, untilMs: ws + WINDOW_MS, recentStartsMs: [ws] }))],
+      ['ping', outcome(store.ping())],
     ];
-    for (const [name, p] of calls) {
-      const result = await outcome(p);
-      expect(result, `${name} during the outage`).toBeInstanceOf(CounterUnavailableError);
+    for (const [name, result] of calls) {
+      expect(await result, `${name} during the outage`).toBeInstanceOf(CounterUnavailableError);
     }
     expect(outages.length).toBe(1); // told once, not once per retry
 
