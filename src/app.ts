@@ -59,7 +59,9 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   // Start reading the network data now: its file reads and PGlite's WebAssembly compilation overlap.
   const networkLoad = opts.network ? Promise.resolve(opts.network) : loadNetworkData(networkOptions(config));
   networkLoad.catch(() => {}); // awaited below; never an unhandled rejection meanwhile
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, inMemory: opts.inMemoryDatabase ?? false });
+  const db = await openDatabase({
+    databaseUrl: config.databaseUrl, dataDir: config.dataDir, inMemory: opts.inMemoryDatabase ?? false, preparedStatements: config.databasePreparedStatements,
+  });
   let counters: CounterStore;
   try {
     const migrated = await db.migrate();

@@ -11,6 +11,7 @@ const envSchema = z.object({
   BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   DATA_DIR: z.string().min(1).default('./data'),
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL').optional(),
+  DATABASE_PREPARED_STATEMENTS: z.enum(['true', 'false'], { error: 'must be true or false' }).default('true').transform((v) => v === 'true'),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
   REDIS_KEY_PREFIX: z.string().regex(/^[A-Za-z0-9:_.-]{1,32}$/, 'must be 1-32 characters of A-Z a-z 0-9 : _ . -').default('risk'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
@@ -64,6 +65,7 @@ export type Config = {
   baseUrl: string;
   dataDir: string;
   databaseUrl: string | undefined;
+  databasePreparedStatements: boolean;
   redisUrl: string | undefined;
   redisKeyPrefix: string;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -115,6 +117,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     baseUrl: (e.BASE_URL ?? `http://${shownHost}:${e.PORT}`).replace(/\/+$/, ''),
     dataDir: path.resolve(e.DATA_DIR),
     databaseUrl: e.DATABASE_URL,
+    databasePreparedStatements: e.DATABASE_PREPARED_STATEMENTS,
     redisUrl: e.REDIS_URL,
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
     logLevel: e.LOG_LEVEL,

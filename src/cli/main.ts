@@ -43,7 +43,7 @@ async function execute(command: string, args: Record<string, unknown>): Promise<
     if (!reply.ok) throw Object.assign(new Error(reply.message), { code: reply.error });
     return reply.result;
   }
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, preparedStatements: config.databasePreparedStatements });
   try {
     if (command !== 'db migrate') await db.migrate();
     return await runCommand(command, args, {

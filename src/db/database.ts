@@ -3,6 +3,7 @@ import { PrismaClient } from '../generated/prisma/client.ts';
 import { migrate, type MigrationResult } from './migrate.ts';
 import { pgliteRunner, postgresRunner } from './sql.ts';
 import { acquireOwnership } from './embedded-lock.ts';
+import { statementNames } from './statement-names.ts';
 
 export type Database = {
   prisma: PrismaClient;
@@ -18,15 +19,17 @@ export type DatabaseOptions = {
   dataDir: string;
   /** In-memory PGlite (tests): nothing on disk, no ownership lock. */
   inMemory?: boolean;
+  /** PostgreSQL: run the statements marked `-- prepared` as named prepared statements (statement-names.ts; default true). */
+  preparedStatements?: boolean;
 };
 
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
-  return opts.databaseUrl ? openPostgres(opts.databaseUrl) : openPglite(opts);
+  return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.preparedStatements ?? true) : openPglite(opts);
 }
 
 // Each backend's driver is imported only when that backend is opened: a process never loads the other
 // (measured: ~10-16 MB of RSS and ~50 ms of start-up each).
-async function openPostgres(url: string): Promise<Database> {
+async function openPostgres(url: string, preparedStatements: boolean): Promise<Database> {
   const [{ default: pg }, { PrismaPg }] = await Promise.all([import('pg'), import('@prisma/adapter-pg')]);
   const pool = new pg.Pool({ connectionString: url, max: 10 });
   // A connection PostgreSQL drops (restart, failover, pg_terminate_backend) reports an 'error' event.
@@ -36,7 +39,7 @@ async function openPostgres(url: string): Promise<Database> {
   // error (the query fails with it, the broken connection is discarded on release).
   pool.on('connect', (client) => client.on('error', () => {}));
   pool.on('error', () => {}); // an idle connection dropped: pg-pool already removed it
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool, preparedStatements ? { statementNameGenerator: statementNames() } : {}) });
   return {
     prisma,
     kind: 'postgresql',

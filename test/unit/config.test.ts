@@ -4,18 +4,23 @@ import { loadConfig, ConfigError } from '../../src/config.ts';
 describe('configuration', () => {
   it('has working defaults for the embedded mode', () => {
     const c = loadConfig({});
-    expect(c).toMatchObject({ port: 8080, host: '127.0.0.1', baseUrl: 'http://127.0.0.1:8080', databaseUrl: undefined, redisUrl: undefined, logLevel: 'info', heapGrowthPercent: 50 });
+    expect(c).toMatchObject({ port: 8080, host: '127.0.0.1', baseUrl: 'http://127.0.0.1:8080', databaseUrl: undefined, databasePreparedStatements: true, redisUrl: undefined, logLevel: 'info', heapGrowthPercent: 50 });
     expect(c.dataDir).toMatch(/\/data$/);
   });
 
   it('reports every problem at once', () => {
     let error: unknown;
     try {
-      loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', REDIS_URL: 'http://x', LOG_LEVEL: 'loud', HEAP_GROWTH_PERCENT: '-5' });
+      loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', REDIS_URL: 'http://x', LOG_LEVEL: 'loud', HEAP_GROWTH_PERCENT: '-5', DATABASE_PREPARED_STATEMENTS: 'no' });
     } catch (e) { error = e; }
     expect(error).toBeInstanceOf(ConfigError);
     const problems = (error as ConfigError).problems.join('\n');
-    for (const name of ['PORT', 'DATABASE_URL', 'REDIS_URL', 'LOG_LEVEL', 'HEAP_GROWTH_PERCENT']) expect(problems).toContain(name);
+    for (const name of ['PORT', 'DATABASE_URL', 'REDIS_URL', 'LOG_LEVEL', 'HEAP_GROWTH_PERCENT', 'DATABASE_PREPARED_STATEMENTS']) expect(problems).toContain(name);
+  });
+
+  it('turns prepared statements off only when told so in words', () => {
+    expect(loadConfig({ DATABASE_PREPARED_STATEMENTS: 'false' }).databasePreparedStatements).toBe(false);
+    expect(loadConfig({ DATABASE_PREPARED_STATEMENTS: 'true' }).databasePreparedStatements).toBe(true);
   });
 
   it('treats empty variables as unset and trims a trailing slash from BASE_URL', () => {

@@ -70,7 +70,7 @@ export class IpMemoryCache {
   }
 
   private async load(workspaceId: number, ip: string): Promise<IpMemory> {
-    const rows = await this.prisma.$queryRaw<Array<{ good: number; neutral: number; bad: number; reports: number; last_rating: number | null; last_note: string | null; last_at: Date | null }>>`
+    const rows = await this.prisma.$queryRaw<Array<{ good: number; neutral: number; bad: number; reports: number; last_rating: number | null; last_note: string | null; last_at: Date | null }>>`-- prepared
       SELECT
         (SELECT count(*)::int FROM "Rating" r WHERE r."subjectId" = s.id AND r.rating = 1) AS good,
         (SELECT count(*)::int FROM "Rating" r WHERE r."subjectId" = s.id AND r.rating = 0) AS neutral,

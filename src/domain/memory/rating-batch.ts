@@ -21,7 +21,7 @@ const identity = (r: { workspaceId: number; apiKeyId: number | null; rating: num
  */
 async function storeRatings(prisma: Pick<PrismaClient, '$queryRaw'>, inputs: readonly RatingInput[]): Promise<Stored[]> {
   const col = <T>(f: (r: RatingInput) => T): T[] => inputs.map(f);
-  return prisma.$queryRaw<Stored[]>`
+  return prisma.$queryRaw<Stored[]>`-- prepared
     WITH input AS (
       SELECT * FROM unnest(${col((r) => r.workspaceId)}::int[], ${col((r) => r.ip)}::text[], ${col((r) => r.apiKeyId)}::int[],
                            ${col((r) => r.rating)}::int[], ${col((r) => r.note)}::text[])

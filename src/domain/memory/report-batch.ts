@@ -44,7 +44,7 @@ async function storeReports(prisma: Pick<PrismaClient, '$queryRaw'>, inputs: rea
   const refs = referencesOf(inputs);
   const ref = <T>(f: (r: (typeof refs)[number]) => T): T[] => refs.map(f);
   const tags = inputs.flatMap((r, ord) => r.tags.map((tag, index) => ({ ord, index, tag })));
-  return prisma.$queryRaw<Stored[]>`
+  return prisma.$queryRaw<Stored[]>`-- prepared
     WITH
     -- Each report's id is drawn here, in input order: PostgreSQL computes output expressions such
     -- as nextval after ORDER BY (documented under SELECT), here and in numbered below.
