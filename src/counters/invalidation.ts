@@ -1,5 +1,6 @@
 import { createClient } from 'redis';
 import type { Logger } from '../log.ts';
+import { closeClient } from './redis-connection.ts';
 
 /**
  * Cache invalidation across processes over Redis pub/sub: when a key is revoked or a
@@ -19,12 +20,7 @@ export async function subscribeInvalidations(url: string, prefix: string, onMess
   await subscriber.subscribe(channel(prefix), onMessage);
   return {
     publish: (message) => publishInvalidation(url, prefix, message),
-    // quit() waits for a reply, which never comes while the subscriber is reconnecting: destroy then.
-    close: async () => {
-      if (!subscriber.isOpen) return;
-      if (subscriber.isReady) await subscriber.quit().catch(() => subscriber.destroy());
-      else subscriber.destroy();
-    },
+    close: () => closeClient(subscriber),
   };
 }
 
