@@ -66,6 +66,11 @@ export function nextUtcMidnightMs(nowMs: number): number {
   return Math.floor(nowMs / DAY_MS) * DAY_MS + DAY_MS;
 }
 
+/** A Retry-After in whole seconds until a counter window resets at `resetAtMs`: at least 1, never "retry now". */
+export function retryAfterSeconds(resetAtMs: number, nowMs: number): number {
+  return Math.max(1, Math.ceil((resetAtMs - nowMs) / 1000));
+}
+
 /** Redis Cluster hash tag of a key (the whole key when it has none), used to group multi-key reads by slot. */
 export function hashTag(key: string): string {
   const open = key.indexOf('{');

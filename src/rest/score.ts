@@ -1,5 +1,6 @@
 import { defineOperation } from './operation.ts';
 import { rateLimitHeaders, type QuotaPosture } from '../domain/metering/meter.ts';
+import { retryAfterSeconds } from '../counters/keys.ts';
 
 /**
  * POST /risk_api/score/: the metered score, executed as one fixed query on the shared schema. Its aliases are the
@@ -47,7 +48,7 @@ type ScoreData = { score: {
 export function shapeScore(data: ScoreData) {
   const s = data.score;
   const { resetsAt, ...quota } = s.quota;
-  const posture: QuotaPosture = { ...quota, resets_at: resetsAt, retry_after_s: Math.max(1, Math.ceil((Date.parse(resetsAt) - Date.now()) / 1000)) };
+  const posture: QuotaPosture = { ...quota, resets_at: resetsAt, retry_after_s: retryAfterSeconds(Date.parse(resetsAt), Date.now()) };
   const c = s.communitySignal;
   const dimensionLinks: Record<string, string> = {};
   for (const l of s.dimensionLinks) dimensionLinks[l.code] = l.url;

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { PrismaClient } from '../../generated/prisma/client.ts';
 import type { CounterStore } from '../../counters/types.ts';
+import { retryAfterSeconds } from '../../counters/keys.ts';
 import type { Logger } from '../../log.ts';
 import type { Mailer } from '../mail/outbox.ts';
 import type { AccountView } from '../accounts/accounts.ts';
@@ -69,7 +70,7 @@ export async function resendApproval(deps: BillingDeps, account: AccountView) {
   const nowMs = Date.now();
   const hit = await deps.counters.hitWindow(`rl:{mail:ws:${account.workspaceId}}`, 1, RESEND_WINDOW_MS, nowMs);
   if (!hit.allowed) {
-    const s = Math.max(1, Math.ceil((hit.resetAtMs - nowMs) / 1000));
+    const s = retryAfterSeconds(hit.resetAtMs, nowMs);
     throw new AppError('rate_limited', `The e-mail was sent moments ago; you can send it again in ${s} seconds.`, undefined, undefined, { 'retry-after': String(s) });
   }
   await sendApproval(deps, account, r.id);

@@ -1,7 +1,7 @@
 import { AppError } from '../../errors.ts';
 import type { CounterStore } from '../../counters/types.ts';
 import { CounterUnavailableError } from '../../counters/types.ts';
-import { burstKey, nextUtcMidnightMs, quotaKey, utcDay } from '../../counters/keys.ts';
+import { burstKey, nextUtcMidnightMs, quotaKey, retryAfterSeconds, utcDay } from '../../counters/keys.ts';
 import type { Viewer } from '../access/verifier.ts';
 import type { Tier } from './tiers.ts';
 
@@ -37,7 +37,7 @@ function resetIso(resetMs: number): string {
 
 function posture(limit: number, used: number, nowMs: number): QuotaPosture {
   const reset = nextUtcMidnightMs(nowMs);
-  return { ...quotaState(limit, used), resets_at: resetIso(reset), retry_after_s: Math.max(1, Math.ceil((reset - nowMs) / 1000)) };
+  return { ...quotaState(limit, used), resets_at: resetIso(reset), retry_after_s: retryAfterSeconds(reset, nowMs) };
 }
 
 /** Standard RateLimit-* headers (draft-ietf-httpapi-ratelimit-headers) for the daily quota. */
@@ -82,7 +82,7 @@ export class ScoreMeter {
     }));
     const quota = posture(tier.dailyLimit, result.used, nowMs);
     if (result.outcome === 'burst_limited') {
-      const retry = Math.max(1, Math.ceil((result.burstResetAtMs - nowMs) / 1000));
+      const retry = retryAfterSeconds(result.burstResetAtMs, nowMs);
       throw new AppError('rate_limited', `More than ${tier.burstPerSecond} score calls per second with this key; slow down (this is not the daily quota).`,
         undefined, { burst: { limit: tier.burstPerSecond, window_s: 1 } }, { ...rateLimitHeaders(quota), 'retry-after': String(retry) });
     }
