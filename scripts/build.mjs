@@ -1,7 +1,9 @@
-// Bundles the server's TypeScript sources into one ES module, dist/server/main.mjs, which
-// `npm start` runs with plain node. Running the sources through tsx instead cost, measured on the
-// bench's PostgreSQL + Redis set-up: ~2 s more to ready and ~170 MB more RSS (tsx's loader thread
-// and its transformed module copies). Packages stay external: node loads them from node_modules.
+// Bundles the server's TypeScript sources into dist/server/main.mjs, which `npm start` runs with
+// plain node, and the network data worker (src/domain/network/load-worker.ts) into
+// dist/server/network-worker.mjs beside it, where load-in-worker.ts looks for it. Running the
+// sources through tsx instead cost, measured on the bench's PostgreSQL + Redis set-up: ~2 s more
+// to ready and ~170 MB more RSS (tsx's loader thread and its transformed module copies). Packages
+// stay external: node loads them from node_modules.
 //
 // The bundle sits two directories below the package root, as src/db/migrate.ts does, so the paths
 // that module resolves from its own location (prisma/migrations) are the same in both.
@@ -12,8 +14,16 @@ import { fileURLToPath } from 'node:url';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 await build({
-  entryPoints: [path.join(ROOT, 'src', 'main.ts')],
-  outfile: path.join(ROOT, 'dist', 'server', 'main.mjs'),
+  entryPoints: {
+    main: path.join(ROOT, 'src', 'main.ts'),
+    'network-worker': path.join(ROOT, 'src', 'domain', 'network', 'load-worker.ts'),
+  },
+  outdir: path.join(ROOT, 'dist', 'server'),
+  outExtension: { '.js': '.mjs' },
+  // src/main.ts imports the server dynamically, after starting the network worker: with splitting, the server and the
+  // packages it imports are a chunk of their own (dist/server/chunk-*.mjs) that node loads only then.
+  splitting: true,
+  chunkNames: 'chunk-[hash]',
   bundle: true,
   platform: 'node',
   format: 'esm',

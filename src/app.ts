@@ -15,7 +15,8 @@ import { serveAdmin, type AdminServer } from './cli/admin-socket.ts';
 import { runCommand } from './cli/commands.ts';
 import { openCounterStore } from './counters/open.ts';
 import type { CounterStore } from './counters/types.ts';
-import { loadNetworkData, type NetworkIndex } from './domain/network/index.ts';
+import type { NetworkIndex } from './domain/network/index.ts';
+import { loadNetworkDataInWorker } from './domain/network/load-in-worker.ts';
 import { PublicationCache, startPublishSchedule } from './domain/publishing/index.ts';
 import type { Services } from './services.ts';
 import { TierCatalog } from './domain/metering/tiers.ts';
@@ -29,8 +30,9 @@ import { createWorkspaceServer } from './web/wire.ts';
 export type AppOptions = {
   log?: Logger;
   inMemoryDatabase?: boolean;
-  /** An already loaded network index (tests share one per file; loading costs ~2.5 s). */
-  network?: NetworkIndex;
+  /** The network index, loaded or loading (tests share one per file; main.ts starts it before loading this module).
+   *  Without it, createApp starts building one in a worker thread. */
+  network?: NetworkIndex | Promise<NetworkIndex>;
 };
 export type App = {
   server: Server;
@@ -56,8 +58,9 @@ const COMMUNITY_SETTLE_MS = 1_000;
 /** Builds the whole service without binding a port; only main.ts (or a test) listens. */
 export async function createApp(config: Config, opts: AppOptions = {}): Promise<App> {
   const log = opts.log ?? createLogger(config.logLevel);
-  // Start reading the network data now: its file reads and PGlite's WebAssembly compilation overlap.
-  const networkLoad = opts.network ? Promise.resolve(opts.network) : loadNetworkData(networkOptions(config));
+  // The network index is built in a worker thread: ~2.3 s of CPU beside opening and migrating the database and
+  // loading the latest publication, which is CPU work on this thread.
+  const networkLoad = Promise.resolve(opts.network ?? loadNetworkDataInWorker(networkOptions(config)));
   networkLoad.catch(() => {}); // awaited below; never an unhandled rejection meanwhile
   const db = await openDatabase({
     databaseUrl: config.databaseUrl, dataDir: config.dataDir, inMemory: opts.inMemoryDatabase ?? false, preparedStatements: config.databasePreparedStatements,

@@ -21,7 +21,8 @@ import { createHash } from 'node:crypto';
  */
 const MARKED = /^\s*-- prepared\n/;
 
-/** DATABASE_PREPARED_STATEMENTS=false names nothing: for a pooler that cannot carry prepared statements (PgBouncer in transaction mode before 1.21). */
+/** The adapter's name generator. database.ts leaves it out with DATABASE_PREPARED_STATEMENTS=false, for a pooler that cannot
+ *  carry prepared statements (PgBouncer in transaction mode before 1.21). */
 export function statementNames(): (query: { sql: string }) => string {
   const names = new Map<string, string>();
   return ({ sql }) => {

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadNetworkData, type NetworkIndex } from '../../src/domain/network/index.ts';
+import { loadNetworkDataInWorker } from '../../src/domain/network/load-in-worker.ts';
 
 type Value = string | number | Value[] | { [k: string]: Value };
 
@@ -106,4 +107,9 @@ describe('operator MaxMind ISP and ASN databases', () => {
   it('falls back to the announced ranges elsewhere', () => {
     expect(dims('1.1.1.1')).toMatchObject({ asn: { key: 'AS13335' }, subnet: { key: '1.1.1.0/24' } });
   });
+
+  it('answers the same when the index is built in a worker thread (as the server builds it)', async () => {
+    const fromWorker = await loadNetworkDataInWorker({ maxmindIspMmdb: join(dir, 'isp.mmdb'), maxmindAsnMmdb: join(dir, 'asn.mmdb') });
+    for (const ip of ['73.15.2.3', '8.8.8.8', '1.1.1.1', '2606:4700:4700::1111']) expect(fromWorker.resolve(ip)).toEqual(index.resolve(ip));
+  }, 60_000);
 });

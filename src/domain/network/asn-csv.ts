@@ -8,6 +8,7 @@
 import { parseV4, parseV6Into } from './address-words.ts';
 import type { RangeTable } from './range-table.ts';
 import { normaliseRows } from './range-table.ts';
+import { revive } from './revive.ts';
 
 /** Interned organisation names: rows refer to them by index. */
 export class OrgTable {
@@ -28,6 +29,11 @@ export class OrgTable {
   /** Forget the name → id map once loading is over (only ids are looked up afterwards). */
   seal(): void {
     this.ids = new Map();
+  }
+
+  /** A sealed table from a worker's clone. */
+  static revive(clone: OrgTable): OrgTable {
+    return revive(OrgTable, clone);
   }
 }
 

@@ -5,11 +5,12 @@
  * one tree descent and two array reads; no record is decoded.
  */
 import type { Words } from './address-words.ts';
-import type { MmdbTree } from './mmdb-tree.ts';
-import type { PointerTable } from './pointer-table.ts';
+import { MmdbTree } from './mmdb-tree.ts';
+import { PointerTable } from './pointer-table.ts';
 import { cityKey, countryKey, placeFromRecord, regionKey, type Place } from './place.ts';
 import { FamilyTotals, KeyNumbers } from './sizes.ts';
 import type { DimensionEntity } from './types.ts';
+import { revive } from './revive.ts';
 
 type Family = 4 | 6;
 export type PlaceEntities = { city: DimensionEntity | null; region: DimensionEntity | null; country: DimensionEntity };
@@ -37,6 +38,20 @@ export class GeoIndex {
     this.placeNumbers.forget();
     this.names = new Map();
     for (const column of Object.values(this.keys)) column.numbers.forget();
+  }
+
+  /** A built index from a worker's clone (see revive.ts). */
+  static revive(clone: GeoIndex): GeoIndex {
+    const families: GeoIndex['families'] = {};
+    for (const version of [4, 6] as const) {
+      const family = clone.families[version];
+      if (family) families[version] = { tree: MmdbTree.revive(family.tree), placeOf: PointerTable.revive(family.placeOf), entities: [] };
+    }
+    const column = ({ ids, totals }: KeyColumn): KeyColumn => ({ ids, numbers: new KeyNumbers(), totals: FamilyTotals.revive(totals) });
+    return revive(GeoIndex, clone, {
+      placeNumbers: new KeyNumbers(), families,
+      keys: { city: column(clone.keys.city), region: column(clone.keys.region), country: column(clone.keys.country) },
+    });
   }
 
   get placeCount(): number {

@@ -46,8 +46,12 @@ class LoadedNetworkIndex implements NetworkIndex {
   }
 }
 
+/** What building the index produces: plain data and class instances whose records were released, so it can
+ *  cross from a worker thread as a structured clone (load-in-worker.ts). */
+export type NetworkParts = { owners: OwnerIndex; geo: GeoIndex; info: NetworkStats };
+
 /** Load every source and build the in-memory index. Missing or unreadable files reject. */
-export async function loadNetworkData(opts: NetworkDataOptions = {}): Promise<NetworkIndex> {
+export async function buildNetworkParts(opts: NetworkDataOptions = {}): Promise<NetworkParts> {
   const started = performance.now();
   const files = { ...defaultDataFiles(), ...opts };
   const owners = new OwnerIndex();
@@ -73,10 +77,22 @@ export async function loadNetworkData(opts: NetworkDataOptions = {}): Promise<Ne
   for (const tree of trees) tree.releaseRecords();
   owners.seal();
   const counts = owners.rangeCounts;
-  return new LoadedNetworkIndex(owners, geo, {
-    loadMs: Math.round(performance.now() - started),
-    v4Ranges: counts.v4,
-    v6Ranges: counts.v6,
-    orgs: owners.orgs.names.length,
-  });
+  return {
+    owners, geo,
+    info: { loadMs: Math.round(performance.now() - started), v4Ranges: counts.v4, v6Ranges: counts.v6, orgs: owners.orgs.names.length },
+  };
+}
+
+/** Parts built in a worker thread, from the structured clone this thread received (revive.ts). */
+export function reviveNetworkParts(clone: NetworkParts): NetworkParts {
+  return { owners: OwnerIndex.revive(clone.owners), geo: GeoIndex.revive(clone.geo), info: clone.info };
+}
+
+export function networkIndexOf(parts: NetworkParts): NetworkIndex {
+  return new LoadedNetworkIndex(parts.owners, parts.geo, parts.info);
+}
+
+/** Load every source and build the in-memory index in this thread. Missing or unreadable files reject. */
+export async function loadNetworkData(opts: NetworkDataOptions = {}): Promise<NetworkIndex> {
+  return networkIndexOf(await buildNetworkParts(opts));
 }

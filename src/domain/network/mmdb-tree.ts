@@ -11,6 +11,7 @@
 import type { Reader, Response } from 'maxmind';
 import type { Words } from './address-words.ts';
 import { PointerTable } from './pointer-table.ts';
+import { revive } from './revive.ts';
 
 
 export class MmdbTree {
@@ -130,5 +131,11 @@ export class MmdbTree {
     const treeBytes = this.reader.metadata.searchTreeSize;
     this.db = Buffer.from(this.db.subarray(0, treeBytes));
     this.reader = null;
+  }
+
+  /** A released tree from a worker's clone: its search tree arrived as a Uint8Array over the same bytes. */
+  static revive(clone: MmdbTree): MmdbTree {
+    if (clone.reader !== null) throw new Error('only a tree whose records were released can cross threads');
+    return revive(MmdbTree, clone, { db: Buffer.from(clone.db.buffer, clone.db.byteOffset, clone.db.byteLength) });
   }
 }

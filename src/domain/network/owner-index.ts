@@ -9,10 +9,11 @@ import type { Words } from './address-words.ts';
 import { OrgTable } from './asn-csv.ts';
 import { cidrText, prefixInsideRange, prefixSize } from './cidr.ts';
 import { ispBrandName, orgKeyOf } from './isp-brand.ts';
-import type { MmdbTree } from './mmdb-tree.ts';
-import type { PointerTable } from './pointer-table.ts';
+import { MmdbTree } from './mmdb-tree.ts';
+import { PointerTable } from './pointer-table.ts';
 import { findRow, rowEnd, rowSize, rowStart, type RangeTable } from './range-table.ts';
 import { FamilyTotals, KeyNumbers } from './sizes.ts';
+import { revive } from './revive.ts';
 import type { DimensionEntity } from './types.ts';
 
 type Family = 4 | 6;
@@ -123,6 +124,18 @@ export class OwnerIndex {
     this.orgs.seal();
     this.brandNumbers.forget();
     this.orgKeyNumbers.forget();
+  }
+
+  /** A sealed index from a worker's clone (see revive.ts). */
+  static revive(clone: OwnerIndex): OwnerIndex {
+    return revive(OwnerIndex, clone, {
+      orgs: OrgTable.revive(clone.orgs),
+      orgKeyNumbers: new KeyNumbers(), brandNumbers: new KeyNumbers(),
+      mmdbs: clone.mmdbs.map(({ tree, ownerOf }) => ({
+        tree: MmdbTree.revive(tree), ownerOf: { 4: PointerTable.revive(ownerOf[4]), 6: PointerTable.revive(ownerOf[6]) },
+      })),
+      orgTotals: FamilyTotals.revive(clone.orgTotals), ispTotals: FamilyTotals.revive(clone.ispTotals),
+    });
   }
 
   get rangeCounts(): { v4: number; v6: number } {

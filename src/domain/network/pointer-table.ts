@@ -5,6 +5,8 @@
  * far smaller. Each slot also keeps an Int32 `tag` the owner of the table sets per slot (place
  * id, owner id) for request-time reads.
  */
+import { revive } from './revive.ts';
+
 export class PointerTable {
   private keys: Uint32Array;
   private sums: Float64Array;
@@ -79,6 +81,10 @@ export class PointerTable {
   tagOf(pointer: number): number {
     const slot = this.slotOf(pointer);
     return slot === -1 ? -1 : this.tags[slot]!;
+  }
+
+  static revive(clone: PointerTable): PointerTable {
+    return revive(PointerTable, clone);
   }
 
   /** Drop the per-load column once tags are set: only keys and tags serve requests. */

@@ -12,6 +12,8 @@
  * per value), a quarter of the whole network index. Keys are numbered while loading
  * (`KeyNumbers`, dropped afterwards) and rebuilt only for the entities a request meets.
  */
+import { revive } from './revive.ts';
+
 type Family = 4 | 6;
 
 /** Addresses per entity number, per family. */
@@ -27,6 +29,10 @@ export class FamilyTotals {
 
   get(version: Family, id: number): number {
     return this.totals[version][id] ?? 0;
+  }
+
+  static revive(clone: FamilyTotals): FamilyTotals {
+    return revive(FamilyTotals, clone);
   }
 }
 
