@@ -10,6 +10,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],
+    setupFiles: ['test/setup-fast-check.ts'],
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 120_000, // server start-up (network data, database) on a loaded 2-core CI machine
