@@ -5,8 +5,9 @@
  */
 import type { Measured } from './load.ts';
 import type { Scenario, ScenarioName } from './scenarios.ts';
+import type { CpuUse } from './cpu.ts';
 
-export type LoadRow = { target: string; scenario: Scenario; connections: number; result: Measured | { skipped: string } };
+export type LoadRow = { target: string; scenario: Scenario; connections: number; result: Measured | { skipped: string }; cpu: CpuUse | null };
 export type ServiceRow = { name: string; readyMs: number; rssReadyMb: number | null; rssLoadMb: number | null; peakMb: number | null };
 
 export const TARGET_CONNECTIONS = 32;
@@ -36,19 +37,21 @@ export function loadTable(rows: LoadRow[]): string {
   const floorOf = (floor: string, connections: number) =>
     rows.find((r) => r.scenario.name === floor && r.connections === connections && isMeasured(r.result))?.result as Measured | undefined;
   const lines = [
-    '| server | scenario | conns | req/s | p50 ms | p99 ms | failed | vs floor | target | result |',
-    '|---|---|--:|--:|--:|--:|--:|--:|---|---|',
+    '| server | scenario | conns | req/s | p50 ms | p99 ms | failed | server CPU | server µs/req | Redis+PG µs/req | vs floor | target | result |',
+    '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|---|',
   ];
   for (const row of rows) {
     const r = row.result;
     if (!isMeasured(r)) {
-      lines.push(`| ${row.target} | ${row.scenario.label} | ${row.connections} | — | — | — | — | — | — | ${r.skipped} |`);
+      lines.push(`| ${row.target} | ${row.scenario.label} | ${row.connections} | — | — | — | — | — | — | — | — | — | ${r.skipped} |`);
       continue;
     }
     const floor = row.scenario.floor ? floorOf(row.scenario.floor, row.connections) : undefined;
     const ratio = floor ? r.rps / floor.rps : null;
     const c = check(row, ratio);
+    const cpu = row.cpu;
     lines.push(`| ${row.target} | ${row.scenario.label} | ${row.connections} | ${fmt(r.rps)} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${fmt(r.failed)} | `
+      + `${cpu ? `${fmt(cpu.serverPct)}%` : '—'} | ${cpu ? fmt(cpu.serverUsPerRequest) : '—'} | ${cpu ? fmt(cpu.storesUsPerRequest) : '—'} | `
       + `${ratio === null ? '—' : pct(ratio)} | ${c?.text ?? '—'} | ${c ? (c.pass ? 'PASS' : 'FAIL') : '—'} |`);
   }
   return lines.join('\n');

@@ -21,6 +21,7 @@ import { seed, type Seeded } from './seed.ts';
 import { embeddedBackend, postgresBackend, serviceEnv, type Backend } from './backends.ts';
 import { buildService, freePort, memoryOf, startNode, startScriptEnv, stop, stopAll, waitReady, type Child } from './children.ts';
 import { measure, probe } from './load.ts';
+import { cpuWindow } from './cpu.ts';
 import { requestLists, scenarios, type Scenario, type ScenarioName } from './scenarios.ts';
 import { loadTable, serviceTable, type LoadRow, type ServiceRow } from './report.ts';
 import { scoreGraphQLQuery } from './graphql-score.ts';
@@ -62,7 +63,9 @@ const FLOOR_PLAN: Plan = [['floor-http', 1], ['floor-http', 8], ['floor-http', 3
 const SERVICE_PLAN: Plan = ([['score-rest', 1], ['score-rest', 8], ['score-rest', 32], ['score-graphql', 32], ['dimensions', 32], ['rate', 32], ['report', 32]] as Plan)
   .filter(([name]) => scenarioWanted(name));
 
-async function runPlan(target: string, baseUrl: string, plan: Plan, all: Record<ScenarioName, Scenario>, ips: string[], keys: string[]): Promise<LoadRow[]> {
+async function runPlan(
+  target: string, server: Child, baseUrl: string, plan: Plan, all: Record<ScenarioName, Scenario>, ips: string[], keys: string[],
+): Promise<LoadRow[]> {
   const rows: LoadRow[] = [];
   for (const [name, connections] of plan) {
     const s = all[name];
@@ -70,14 +73,17 @@ async function runPlan(target: string, baseUrl: string, plan: Plan, all: Record<
     const p = await probe(baseUrl, lists[0]![0]!, s.graphql);
     if (!p.ok) {
       log(`${target} ${s.label}: ${p.reason}`);
-      rows.push({ target, scenario: s, connections, result: { skipped: p.reason } });
+      rows.push({ target, scenario: s, connections, result: { skipped: p.reason }, cpu: null });
       continue;
     }
     const durationS = connections === 32 ? DURATION_S : SWEEP_S;
     await measure(baseUrl, lists, { connections, durationS: WARMUP_S, graphql: s.graphql, record: false });
+    const cpuUse = cpuWindow(server.proc.pid);
     const result = await measure(baseUrl, lists, { connections, durationS, graphql: s.graphql, record: true });
-    log(`${target} ${s.label} c=${connections}: ${result.rps} req/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, failed ${result.failed} ${JSON.stringify(result.statuses)}`);
-    rows.push({ target, scenario: s, connections, result });
+    const cpu = cpuUse(result.requests);
+    log(`${target} ${s.label} c=${connections}: ${result.rps} req/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, failed ${result.failed} ${JSON.stringify(result.statuses)}`
+      + (cpu ? `, server CPU ${cpu.serverPct.toFixed(0)}% = ${cpu.serverUsPerRequest.toFixed(0)} µs/req, Redis+PostgreSQL ${cpu.storesUsPerRequest.toFixed(0)} µs/req` : ''));
+    rows.push({ target, scenario: s, connections, result, cpu });
   }
   return rows;
 }
@@ -129,10 +135,10 @@ async function main() {
   let all = scenarios('');
   const floorEnv = serviceEnv({});
   const floorHttp = await startChild('floor-http', 'bench/floor-http.ts', floorEnv, '/');
-  rows.push(...await runPlan('floor', floorHttp.baseUrl, FLOOR_PLAN.filter(([n]) => n === 'floor-http'), all, ips, []));
+  rows.push(...await runPlan('floor', floorHttp.child, floorHttp.baseUrl, FLOOR_PLAN.filter(([n]) => n === 'floor-http'), all, ips, []));
   await stop(floorHttp.child);
   const floorYoga = await startChild('floor-yoga', 'bench/floor-yoga.ts', floorEnv, '/graphql?query=%7Bhello%7D');
-  rows.push(...await runPlan('floor', floorYoga.baseUrl, FLOOR_PLAN.filter(([n]) => n === 'floor-yoga'), all, ips, []));
+  rows.push(...await runPlan('floor', floorYoga.child, floorYoga.baseUrl, FLOOR_PLAN.filter(([n]) => n === 'floor-yoga'), all, ips, []));
   await stop(floorYoga.child);
 
   const serviceBundle = buildService(ROOT);
@@ -153,7 +159,7 @@ async function main() {
       log(`score GraphQL document (${q.source}): ${q.query.replace(/\s+/g, ' ')}`);
     }
     const rssUnderLoad = sampleRss(svc.child);
-    rows.push(...await runPlan(backend.name, svc.baseUrl, SERVICE_PLAN, all, ips, s.keys));
+    rows.push(...await runPlan(backend.name, svc.child, svc.baseUrl, SERVICE_PLAN, all, ips, s.keys));
     const rssLoad = rssUnderLoad();
     const peak = memoryOf(svc.child.proc.pid)?.peakMb ?? null;
     services.push({ name: backend.name, readyMs: svc.readyMs, rssReadyMb: rssReady, rssLoadMb: rssLoad, peakMb: peak });
@@ -176,6 +182,8 @@ async function main() {
     serviceTable(services),
     '',
     'Ratios compare servers measured in this one run on the same machine (the load generator shares its CPU); absolute figures move 10–25% between runs.',
+    '"server CPU": the server process (all threads) over the measured window, in % of one core; "µs/req" divides it by the requests answered. '
+      + '"Redis+PG µs/req": every redis-server and postgres process on the machine, per request (idle ones add little).',
   ].join('\n');
   console.log(md);
   // A profiled run is slower: it must not replace the figures of a plain one.
