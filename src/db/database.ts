@@ -2,6 +2,7 @@ import path from 'node:path';
 import { PrismaClient } from '../generated/prisma/client.ts';
 import { migrate, type MigrationResult } from './migrate.ts';
 import { pgliteRunner, postgresRunner } from './sql.ts';
+import { withFaithfulTextDecoding } from './pglite-text.ts';
 import { acquireOwnership } from './embedded-lock.ts';
 import { statementNames } from './statement-names.ts';
 
@@ -68,7 +69,7 @@ async function openPglite(opts: DatabaseOptions): Promise<Database> {
   try {
     const [{ PGlite }, { PrismaPGlite }] = await Promise.all([import('@electric-sql/pglite'), import('pglite-prisma-adapter')]);
     const settings = { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`] };
-    const pglite = opts.inMemory ? new PGlite(settings) : new PGlite(path.join(opts.dataDir, 'pglite'), settings);
+    const pglite = withFaithfulTextDecoding(() => (opts.inMemory ? new PGlite(settings) : new PGlite(path.join(opts.dataDir, 'pglite'), settings)));
     await pglite.waitReady;
     const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
     return {
