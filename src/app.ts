@@ -9,6 +9,7 @@ import { resolvePepper } from './domain/access/pepper.ts';
 import { sweepIdempotency } from './domain/memory/idempotency.ts';
 import { createGraphQLServer, serveGraphQL } from './graphql/yoga.ts';
 import { graphqlCors } from './graphql/cors.ts';
+import { GRAPHIQL_ASSETS, serveGraphiqlAsset } from './graphql/graphiql.ts';
 import { createRestRouter } from './rest/router.ts';
 import { sendError, sendJson } from './rest/respond.ts';
 import { AppError } from './errors.ts';
@@ -133,6 +134,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     }
     if (path === '/risk_api' || path.startsWith('/risk_api/')) return rest(req, res, path, requestId);
     if (path === '/graphql') return serveGraphQL(yoga, req, res, config.maxBodyBytes, cors);
+    if (path.startsWith(GRAPHIQL_ASSETS) && await serveGraphiqlAsset(req, res, path)) return;
     if (path === '/workspace' || path.startsWith('/workspace/') || path === '/webhooks/paypal') return workspace.handle(req, res, path);
     if (path === '/healthz') return sendJson(res, 200, { ok: true });
     if (path === '/readyz') return ready(res);

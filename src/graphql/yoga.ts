@@ -19,6 +19,7 @@ import { sendJson } from '../rest/respond.ts';
 import { errorFields, type Logger } from '../log.ts';
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../db/unavailable.ts';
 import type { GraphQLCors } from './cors.ts';
+import { sendGraphiqlPage, wantsGraphiql } from './graphiql.ts';
 
 /** Maps resolver errors to GraphQL errors carrying the same code as REST in extensions.code. */
 function toGraphQLError(error: unknown, log: Logger): GraphQLError {
@@ -70,7 +71,7 @@ export function createGraphQLServer(deps: { services: Services; verifier: KeyVer
   return createYoga<{ req: IncomingMessage }, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
-    graphiql: { title: 'IP risk API — GraphiQL', headers: JSON.stringify({ 'X-API-Key': '<API_KEY>' }) },
+    graphiql: false, // served by graphiql.ts from bundled assets (yoga's page loads its scripts from a public CDN)
     landingPage: false,
     cors: false, // graphqlCors (cors.ts) answers for CORS: yoga's default grants every Origin, with credentials
     // graphql-jit compiles each distinct operation once (cached by yoga's document cache), so large
@@ -99,6 +100,7 @@ type Yoga = ReturnType<typeof createGraphQLServer>;
  */
 export async function serveGraphQL(yoga: Yoga, req: IncomingMessage & { body?: unknown }, res: ServerResponse, maxBytes: number, cors: GraphQLCors): Promise<void> {
   if (cors.handle(req, res)) return;
+  if (wantsGraphiql(req)) return sendGraphiqlPage(res);
   if (req.method === 'POST') {
     try {
       // JSON only, as on the REST facade: yoga would also take form and multipart bodies, and answer
