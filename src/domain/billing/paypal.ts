@@ -17,7 +17,16 @@ export type PayPalSettings = {
 
 /** A PayPal answer other than 2xx: retried by callers, except where the status says retrying is useless. */
 class PayPalHttpError extends ProviderUnavailable {
-  constructor(message: string, readonly status: number, readonly issues: string[]) { super(message); }
+  constructor(message: string, readonly status: number, readonly issues: string[], retryAfterS: number | undefined) {
+    // Only a timeout, throttling or a server-side failure passes by itself; any other refusal needs the operator.
+    super(message, { transient: status === 408 || status === 429 || status >= 500, ...(retryAfterS ? { retryAfterS } : {}) });
+  }
+}
+
+/** PayPal's Retry-After in seconds, when it is a sane number of them (HTTP dates and hours-long waits are ignored). */
+function retryAfterOf(res: Response): number | undefined {
+  const s = Number(res.headers.get('retry-after'));
+  return Number.isInteger(s) && s >= 1 && s <= 3600 ? s : undefined;
 }
 
 const KINDS: Record<string, SubscriptionEventKind> = {
@@ -31,6 +40,8 @@ const KINDS: Record<string, SubscriptionEventKind> = {
 export class PayPalProvider implements PaymentProvider {
   readonly name = 'PayPal';
   private token: { value: string; until: number } | null = null;
+  /** The token request in flight: concurrent calls share it rather than each asking PayPal for a token. */
+  private tokenRequest: Promise<string> | null = null;
   private certs: CertificateCache;
   private anchors: TrustAnchors;
 
@@ -47,8 +58,13 @@ export class PayPalProvider implements PaymentProvider {
 
   planFor(tier: string) { return this.s.plans[tier]; }
 
-  private async accessToken(): Promise<string> {
-    if (this.token && this.token.until > this.now()) return this.token.value;
+  private accessToken(): Promise<string> {
+    if (this.token && this.token.until > this.now()) return Promise.resolve(this.token.value);
+    this.tokenRequest ??= this.requestToken().finally(() => { this.tokenRequest = null; });
+    return this.tokenRequest;
+  }
+
+  private async requestToken(): Promise<string> {
     const res = await this.call('/v1/oauth2/token', {
       method: 'POST', body: 'grant_type=client_credentials',
       headers: { authorization: `Basic ${Buffer.from(`${this.s.clientId}:${this.s.clientSecret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
@@ -59,11 +75,28 @@ export class PayPalProvider implements PaymentProvider {
     return body.access_token;
   }
 
-  async createSubscription(input: { planId: string; orderCode: string; email: string; returnUrl: string; cancelUrl: string }) {
+  /**
+   * A REST call with the cached access token. PayPal may stop accepting a token before the expiry it
+   * announced (revoked, rotated credentials): on 401 the token is replaced and the call retried once.
+   * A 401 from the token request itself (wrong client credentials) is not retried.
+   */
+  private async authorized(path: string, init: RequestInit & { headers: Record<string, string> }): Promise<unknown> {
+    const send = (token: string) => this.call(path, { ...init, headers: { ...init.headers, authorization: `Bearer ${token}` } });
     const token = await this.accessToken();
-    const body = await this.call('/v1/billing/subscriptions', {
+    try {
+      return await send(token);
+    } catch (e) {
+      if (!(e instanceof PayPalHttpError && e.status === 401)) throw e;
+      if (this.token?.value === token) this.token = null; // unless a concurrent call has replaced it already
+      return send(await this.accessToken());
+    }
+  }
+
+  async createSubscription(input: { planId: string; orderCode: string; email: string; returnUrl: string; cancelUrl: string }) {
+    // PayPal-Request-Id makes the retry after a 401 safe: PayPal creates one subscription per order code.
+    const body = await this.authorized('/v1/billing/subscriptions', {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'paypal-request-id': input.orderCode, prefer: 'return=representation' },
+      headers: { 'content-type': 'application/json', 'paypal-request-id': input.orderCode, prefer: 'return=representation' },
       body: JSON.stringify({
         plan_id: input.planId, custom_id: input.orderCode, subscriber: { email_address: input.email },
         application_context: { user_action: 'SUBSCRIBE_NOW', return_url: input.returnUrl, cancel_url: input.cancelUrl },
@@ -93,11 +126,10 @@ export class PayPalProvider implements PaymentProvider {
   }
 
   async cancelSubscription(providerId: string, reason: string): Promise<'cancelled' | 'inactive'> {
-    const token = await this.accessToken();
     try {
-      await this.call(`/v1/billing/subscriptions/${encodeURIComponent(providerId)}/cancel`, {
+      await this.authorized(`/v1/billing/subscriptions/${encodeURIComponent(providerId)}/cancel`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ reason: reason.slice(0, 128) || 'Cancelled' }),
       });
       return 'cancelled';
@@ -111,17 +143,18 @@ export class PayPalProvider implements PaymentProvider {
 
   private async call(path: string, init: RequestInit): Promise<unknown> {
     let res: Response;
+    let text: string;
     try {
       res = await fetch(this.s.apiBase + path, { ...init, signal: AbortSignal.timeout(15_000) });
+      text = await res.text(); // the connection may also drop, or the timeout strike, while the body arrives
     } catch (e) {
-      throw new ProviderUnavailable(`PayPal unreachable: ${String(e)}`);
+      const cause = (e as { cause?: unknown }).cause;
+      throw new ProviderUnavailable(`PayPal unreachable: ${String(e)}${cause ? ` (${String(cause)})` : ''}`);
     }
-    const text = await res.text();
     if (!res.ok) {
-      if (res.status === 401) this.token = null; // a revoked or expired token: the next attempt gets a new one
       let issues: string[] = [];
       try { issues = ((JSON.parse(text) as { details?: Array<{ issue?: unknown }> }).details ?? []).map((d) => String(d.issue)); } catch { /* not JSON */ }
-      throw new PayPalHttpError(`PayPal ${path} answered ${res.status}: ${text.slice(0, 300)}`, res.status, issues);
+      throw new PayPalHttpError(`PayPal ${path} answered ${res.status}: ${text.slice(0, 300)}`, res.status, issues, retryAfterOf(res));
     }
     if (res.status === 204 || text === '') return null;
     try { return JSON.parse(text); } catch { throw new ProviderUnavailable(`PayPal ${path} answered non-JSON`); }
