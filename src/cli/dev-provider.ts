@@ -60,8 +60,13 @@ export type DevProvider = {
   refuseTokens(on: boolean): void;
   /** Serves a PEM document at /v1/notifications/certs/<name> (for deliveries signed with other chains). */
   serveCertificate(name: string, pem: string): void;
-  /** Sends a signed webhook for a subscription; `tweak` lets tests forge, age or alter a delivery, or sign with another served chain (`cert`). */
-  sendEvent(subId: string, eventType: string, tweak?: { id?: string; createTime?: string; transmissionTime?: string; planId?: string; customId?: string; signWith?: string; tamper?: boolean; cert?: string }): Promise<{ status: number; body: any; eventId: string }>;
+  /** A new signing key and certificate behind the same URL (CERT-dev), as when PayPal rotates its certificate; later deliveries are signed with it. */
+  rotateCertificate(): void;
+  /**
+   * Sends a signed webhook for a subscription; `tweak` lets tests forge, age or alter a delivery, sign with another
+   * served chain (`cert`), or name any PAYPAL-CERT-URL (`certUrl`).
+   */
+  sendEvent(subId: string, eventType: string, tweak?: { id?: string; createTime?: string; transmissionTime?: string; planId?: string; customId?: string; signWith?: string; tamper?: boolean; cert?: string; certUrl?: string }): Promise<{ status: number; body: any; eventId: string }>;
   /** Resolves when the webhooks the double sends by itself (after a cancel) have been answered. */
   idle(): Promise<void>;
   close(): Promise<void>;
@@ -72,7 +77,8 @@ export async function startDevProvider(o: DevProviderOptions): Promise<DevProvid
   const caDir = o.caDir ?? tempDir!;
   const ca = rootCa(caDir);
   const intermediate = ca.issue({ cn: 'risk-api dev provider intermediate CA (test double)', ca: true, notAfter: new Date(Date.now() + 90 * DAY) });
-  const leaf = intermediate.issue({ cn: SIGNING_CERT_NAMES[0], dns: [SIGNING_CERT_NAMES[0]] });
+  const newLeaf = () => intermediate.issue({ cn: SIGNING_CERT_NAMES[0], dns: [SIGNING_CERT_NAMES[0]] });
+  let leaf = newLeaf();
   const certs = new Map<string, string>([['CERT-dev', leaf.cert + intermediate.cert]]);
   const subs = new Map<string, Sub>();
   const tokens = new Set<string>();
@@ -101,7 +107,7 @@ export async function startDevProvider(o: DevProviderOptions): Promise<DevProvid
       method: 'POST', body: sent,
       headers: {
         'content-type': 'application/json', 'paypal-transmission-id': transmissionId, 'paypal-transmission-time': transmissionTime,
-        'paypal-transmission-sig': signature, 'paypal-auth-algo': 'SHA256withRSA', 'paypal-cert-url': `${url}/v1/notifications/certs/${t.cert ?? 'CERT-dev'}`,
+        'paypal-transmission-sig': signature, 'paypal-auth-algo': 'SHA256withRSA', 'paypal-cert-url': t.certUrl ?? `${url}/v1/notifications/certs/${t.cert ?? 'CERT-dev'}`,
       },
     });
     const text = await res.text();
@@ -187,6 +193,10 @@ export async function startDevProvider(o: DevProviderOptions): Promise<DevProvid
     revokeTokens() { tokens.clear(); },
     refuseTokens(on) { refuseAllTokens = on; },
     serveCertificate(name, pem) { certs.set(name, pem); },
+    rotateCertificate() {
+      leaf = newLeaf();
+      certs.set('CERT-dev', leaf.cert + intermediate.cert);
+    },
     async idle() { while (inFlight.size) await Promise.all([...inFlight]); },
     close: async () => {
       await new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); });

@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
+import type { X509Certificate } from 'node:crypto';
 import type { PaymentProvider, VerifiedEvent, SubscriptionEventKind } from './provider.ts';
 import { ProviderUnavailable, WebhookRejected } from './provider.ts';
-import { CertificateCache, checkFreshness, readSignatureHeaders, signedString, TrustAnchors, verifyChain, verifySignature } from './paypal-signature.ts';
+import { checkFreshness, readSignatureHeaders, signedString, TrustAnchors, verifyChain, verifySignature } from './paypal-signature.ts';
+import { CertificateCache, certUrlTrusted } from './paypal-certificates.ts';
 
 /**
  * PayPal Subscriptions (REST v1): OAuth client-credentials token, POST /v1/billing/subscriptions
@@ -52,8 +54,7 @@ export class PayPalProvider implements PaymentProvider {
       try { extra = readFileSync(s.certCaFile, 'utf8'); } catch (e) { throw new Error(`PAYPAL_CERT_CA_FILE: cannot read ${s.certCaFile}: ${(e as Error).message}`); }
     }
     try { this.anchors = new TrustAnchors(extra); } catch (e) { throw new Error(`PAYPAL_CERT_CA_FILE: ${s.certCaFile} ${(e as Error).message}`); }
-    // The certificate must come from PayPal itself (https, a configured host) or from the configured API origin.
-    this.certs = new CertificateCache((u) => u.origin === apiOrigin || (u.protocol === 'https:' && s.certHosts.includes(u.hostname)));
+    this.certs = new CertificateCache((u) => certUrlTrusted(u, apiOrigin, s.certHosts));
   }
 
   planFor(tier: string) { return this.s.plans[tier]; }
@@ -111,9 +112,19 @@ export class PayPalProvider implements PaymentProvider {
     const h = readSignatureHeaders(headers);
     checkFreshness(h.transmissionTime, this.now());
     if (h.authAlgo !== 'SHA256withRSA') throw new WebhookRejected(`unsupported PAYPAL-AUTH-ALGO ${h.authAlgo}`);
-    const chain = await this.certs.get(h.certUrl).catch((e) => { throw e instanceof WebhookRejected ? e : new WebhookRejected(`certificate unavailable: ${String(e)}`); });
-    const leaf = verifyChain(chain, this.anchors, this.now());
-    verifySignature(leaf, signedString(h.transmissionId, h.transmissionTime, this.s.webhookId, rawBody), h.signature, h.authAlgo);
+    const signed = signedString(h.transmissionId, h.transmissionTime, this.s.webhookId, rawBody);
+    const verifyWith = async (chain: Promise<X509Certificate[]>) => verifySignature(verifyChain(await chain, this.anchors, this.now()), signed, h.signature, h.authAlgo);
+    const cached = this.certs.get(h.certUrl);
+    await cached; // a certificate that cannot be fetched (or is not trusted) refuses the delivery as it is
+    try {
+      await verifyWith(cached);
+    } catch (e) {
+      // PayPal may have rotated the certificate behind the same URL, or the cached one expired: fetch it
+      // again (rate-limited per URL, so forged deliveries cannot make us hammer PayPal) and check once more.
+      const fresh = e instanceof WebhookRejected ? this.certs.refetch(h.certUrl, cached) : null;
+      if (!fresh) throw e;
+      await verifyWith(fresh);
+    }
     let event: { id?: unknown; event_type?: unknown; create_time?: unknown; resource?: { id?: unknown; plan_id?: unknown; custom_id?: unknown } };
     try { event = JSON.parse(rawBody.toString('utf8')); } catch { throw new WebhookRejected('body is not JSON'); }
     const str = (v: unknown) => (typeof v === 'string' && v.length > 0 ? v : null);
