@@ -8,9 +8,9 @@ import { WebhookRejected } from './provider.ts';
  * the signed string is `<PAYPAL-TRANSMISSION-ID>|<PAYPAL-TRANSMISSION-TIME>|<webhook id>|<CRC32 of the raw body, decimal>`,
  * signed SHA256withRSA by the key of the certificate at PAYPAL-CERT-URL, the signature in
  * PAYPAL-TRANSMISSION-SIG (base64). The certificate is fetched only from trusted origins
- * (paypal-certificates.ts), and it is believed only when it names PayPal's message-verification host and chains, through the
- * intermediates served with it, to a trust anchor (Node's bundled roots plus PAYPAL_CERT_CA_FILE),
- * every certificate of the path valid now.
+ * (paypal-certificates.ts), and it is believed only when it names PayPal's message-verification
+ * host and chains, through the intermediates served with it, to a trust anchor (Node's bundled
+ * roots plus PAYPAL_CERT_CA_FILE), every certificate of the path valid now.
  */
 export const TOLERANCE_MS = 5 * 60_000;
 

@@ -21,7 +21,7 @@ export type PayPalSettings = {
 class PayPalHttpError extends ProviderUnavailable {
   constructor(message: string, readonly status: number, readonly issues: string[], retryAfterS: number | undefined) {
     // Only a timeout, throttling or a server-side failure passes by itself; any other refusal needs the operator.
-    super(message, { transient: status === 408 || status === 429 || status >= 500, ...(retryAfterS ? { retryAfterS } : {}) });
+    super(message, status === 408 || status === 429 || status >= 500, retryAfterS);
   }
 }
 
@@ -54,7 +54,7 @@ export class PayPalProvider implements PaymentProvider {
       try { extra = readFileSync(s.certCaFile, 'utf8'); } catch (e) { throw new Error(`PAYPAL_CERT_CA_FILE: cannot read ${s.certCaFile}: ${(e as Error).message}`); }
     }
     try { this.anchors = new TrustAnchors(extra); } catch (e) { throw new Error(`PAYPAL_CERT_CA_FILE: ${s.certCaFile} ${(e as Error).message}`); }
-    this.certs = new CertificateCache((u) => certUrlTrusted(u, apiOrigin, s.certHosts));
+    this.certs = new CertificateCache((u) => certUrlTrusted(u, apiOrigin, s.certHosts), { now });
   }
 
   planFor(tier: string) { return this.s.plans[tier]; }

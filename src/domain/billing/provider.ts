@@ -44,11 +44,9 @@ export class ProviderUnavailable extends Error {
   override readonly name = 'ProviderUnavailable';
   constructor(
     message: string,
-    readonly o: {
-      /** False when waiting will not help (e.g. PayPal refuses our request as invalid): the operator must act. */
-      transient?: boolean;
-      /** The provider's own Retry-After, in seconds, when it gave one. */
-      retryAfterS?: number;
-    } = {},
+    /** False when waiting will not help (e.g. PayPal refuses our request as invalid): the operator must act. */
+    readonly transient = true,
+    /** The provider's own Retry-After, in seconds, when it gave one. */
+    readonly retryAfterS?: number,
   ) { super(message); }
 }

@@ -72,9 +72,8 @@ const PROVIDER_RETRY_AFTER_S = 60;
  * down, an error when it refuses us, which the operator must fix).
  */
 function providerDown(log: Logger, provider: string, e: ProviderUnavailable, orderCode: string): AppError {
-  const transient = e.o.transient ?? true;
-  log[transient ? 'warn' : 'error']('payment provider unavailable; subscription not requested', { orderCode, transient, err: e.message });
-  const wait = e.o.retryAfterS ?? PROVIDER_RETRY_AFTER_S;
+  log[e.transient ? 'warn' : 'error']('payment provider unavailable; subscription not requested', { orderCode, transient: e.transient, err: e.message });
+  const wait = e.retryAfterS ?? PROVIDER_RETRY_AFTER_S;
   return new AppError('service_unavailable',
     `The payment provider (${provider}) is unavailable right now, so no subscription was requested and nothing was charged. Try again in ${wait} seconds.`,
     undefined, undefined, { 'retry-after': String(wait) });
