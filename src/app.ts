@@ -8,6 +8,8 @@ import { KeyVerifier } from './domain/access/verifier.ts';
 import { resolvePepper } from './domain/access/pepper.ts';
 import { sweepIdempotency } from './domain/memory/idempotency.ts';
 import { createGraphQLServer, serveGraphQL } from './graphql/yoga.ts';
+import { graphqlCors } from './graphql/cors.ts';
+import { GRAPHIQL_ASSETS, serveGraphiqlAsset } from './graphql/graphiql.ts';
 import { createRestRouter } from './rest/router.ts';
 import { sendError, sendJson } from './rest/respond.ts';
 import { AppError } from './errors.ts';
@@ -103,6 +105,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     : null;
   const announce = bus ? (m: string) => bus.publish(m) : undefined;
   const yoga = createGraphQLServer({ services, verifier, log, proxies });
+  const cors = graphqlCors(config.corsOrigins);
   const rest = createRestRouter({ services, verifier, config, log, proxies });
   const workspace = createWorkspaceServer({ services, config, verifier, pepper, log, proxies, announce });
   let draining = false;
@@ -130,7 +133,8 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       return;
     }
     if (path === '/risk_api' || path.startsWith('/risk_api/')) return rest(req, res, path, requestId);
-    if (path === '/graphql') return serveGraphQL(yoga, req, res, config.maxBodyBytes);
+    if (path === '/graphql') return serveGraphQL(yoga, req, res, config.maxBodyBytes, cors);
+    if (path.startsWith(GRAPHIQL_ASSETS) && await serveGraphiqlAsset(req, res, path)) return;
     if (path === '/workspace' || path.startsWith('/workspace/') || path === '/webhooks/paypal') return workspace.handle(req, res, path);
     if (path === '/healthz') return sendJson(res, 200, { ok: true });
     if (path === '/readyz') return ready(res);

@@ -39,7 +39,16 @@ const envSchema = z.object({
   PAYPAL_PLANS: z.string().regex(/^\s*[a-z0-9_-]+=[A-Za-z0-9_-]+\s*(,\s*[a-z0-9_-]+=[A-Za-z0-9_-]+\s*)*$/, 'must be tier=PLAN_ID pairs separated by commas').optional(),
   PAYPAL_CERT_HOSTS: z.string().default('api.paypal.com,api.sandbox.paypal.com'),
   PAYPAL_CERT_CA_FILE: z.string().min(1).optional(),
+  // Browser origins granted (non-credentialed) CORS on /graphql; none by default.
+  CORS_ORIGINS: z.string().default('').transform((v) => v.split(',').map((x) => x.trim()).filter(Boolean)).pipe(z.array(z.string().refine(isOrigin, { error: 'must be a comma-separated list of origins such as https://app.example.com (scheme, host and port only: no path, no *)' })).transform((list) => list.map((o) => new URL(o).origin))),
 });
+
+/** An exact web origin (http/https, host, optional port; a trailing slash allowed), nothing more. */
+function isOrigin(v: string): boolean {
+  let u: URL;
+  try { u = new URL(v); } catch { return false; }
+  return (u.protocol === 'https:' || u.protocol === 'http:') && !u.username && !u.password && u.pathname === '/' && !u.search && !u.hash && !v.endsWith('?') && !v.endsWith('#');
+}
 
 const PAYPAL_VARS = ['PAYPAL_API_BASE', 'PAYPAL_CLIENT_ID', 'PAYPAL_CLIENT_SECRET', 'PAYPAL_WEBHOOK_ID', 'PAYPAL_PLANS'] as const;
 
@@ -78,6 +87,8 @@ export type Config = {
   /** How far the JavaScript heap may grow past its live size before a full collection (0 = V8's own rule). */
   heapGrowthPercent: number;
   trustedProxies: string[];
+  /** Origins granted CORS on /graphql (normalised, e.g. https://app.example.com); empty: no grant to any origin. */
+  corsOrigins: string[];
   /** Operator-supplied MaxMind files replacing the packaged data (see README). */
   maxmind: { city?: string; asn?: string; isp?: string };
   publicationRefreshMs: number;
@@ -128,6 +139,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     heapGrowthPercent: e.HEAP_GROWTH_PERCENT,
     trustedProxies: e.TRUSTED_PROXIES,
+    corsOrigins: e.CORS_ORIGINS,
     maxmind: {
       ...(e.MAXMIND_CITY_MMDB ? { city: path.resolve(e.MAXMIND_CITY_MMDB) } : {}),
       ...(e.MAXMIND_ASN_MMDB ? { asn: path.resolve(e.MAXMIND_ASN_MMDB) } : {}),

@@ -47,12 +47,26 @@ export type DevProvider = {
   caFile: string; ca: Issued;
   /** Every cancel call received, in order, with the status answered. */
   cancelCalls: Array<{ id: string; reason: string; status: number }>;
-  /** While on, the REST API (token, subscriptions, cancel) answers 503 as PayPal does in an outage. */
-  setOutage(on: boolean): void;
+  /** Every request the double answered, in order (the REST API, certificate fetches, approvals). */
+  requests: Array<{ method: string; path: string; status: number }>;
+  /**
+   * While on, the REST API (token, subscriptions, cancel) is down: it answers 503 as PayPal does in an
+   * outage (`status`, the default), or drops each connection unanswered, as an unreachable host does (`reset`).
+   */
+  setOutage(on: boolean, how?: 'status' | 'reset'): void;
+  /** Forgets every access token issued: the next call with one gets 401, as with a token PayPal revoked or expired early. */
+  revokeTokens(): void;
+  /** While on, every access token is refused with 401, even a fresh one. */
+  refuseTokens(on: boolean): void;
   /** Serves a PEM document at /v1/notifications/certs/<name> (for deliveries signed with other chains). */
   serveCertificate(name: string, pem: string): void;
-  /** Sends a signed webhook for a subscription; `tweak` lets tests forge, age or alter a delivery, or sign with another served chain (`cert`). */
-  sendEvent(subId: string, eventType: string, tweak?: { id?: string; createTime?: string; transmissionTime?: string; planId?: string; customId?: string; signWith?: string; tamper?: boolean; cert?: string }): Promise<{ status: number; body: any; eventId: string }>;
+  /** A new signing key and certificate behind the same URL (CERT-dev), as when PayPal rotates its certificate; later deliveries are signed with it. */
+  rotateCertificate(): void;
+  /**
+   * Sends a signed webhook for a subscription; `tweak` lets tests forge, age or alter a delivery, sign with another
+   * served chain (`cert`), or name any PAYPAL-CERT-URL (`certUrl`).
+   */
+  sendEvent(subId: string, eventType: string, tweak?: { id?: string; createTime?: string; transmissionTime?: string; planId?: string; customId?: string; signWith?: string; tamper?: boolean; cert?: string; certUrl?: string }): Promise<{ status: number; body: any; eventId: string }>;
   /** Resolves when the webhooks the double sends by itself (after a cancel) have been answered. */
   idle(): Promise<void>;
   close(): Promise<void>;
@@ -63,16 +77,19 @@ export async function startDevProvider(o: DevProviderOptions): Promise<DevProvid
   const caDir = o.caDir ?? tempDir!;
   const ca = rootCa(caDir);
   const intermediate = ca.issue({ cn: 'risk-api dev provider intermediate CA (test double)', ca: true, notAfter: new Date(Date.now() + 90 * DAY) });
-  const leaf = intermediate.issue({ cn: SIGNING_CERT_NAMES[0], dns: [SIGNING_CERT_NAMES[0]] });
+  const newLeaf = () => intermediate.issue({ cn: SIGNING_CERT_NAMES[0], dns: [SIGNING_CERT_NAMES[0]] });
+  let leaf = newLeaf();
   const certs = new Map<string, string>([['CERT-dev', leaf.cert + intermediate.cert]]);
   const subs = new Map<string, Sub>();
   const tokens = new Set<string>();
   const cancelCalls: DevProvider['cancelCalls'] = [];
   const inFlight = new Set<Promise<unknown>>();
-  let outage = false;
+  const requests: DevProvider['requests'] = [];
+  let outage: false | 'status' | 'reset' = false;
+  let refuseAllTokens = false;
   let url = '';
   const json = (res: ServerResponse, status: number, body: unknown) => { res.writeHead(status, { 'content-type': 'application/json' }); res.end(JSON.stringify(body)); };
-  const authorized = (h: string | undefined) => tokens.has((h ?? '').replace(/^Bearer /, ''));
+  const authorized = (h: string | undefined) => !refuseAllTokens && tokens.has((h ?? '').replace(/^Bearer /, ''));
 
   async function sendEvent(subId: string, eventType: string, t: Parameters<DevProvider['sendEvent']>[2] = {}) {
     const sub = subs.get(subId);
@@ -90,7 +107,7 @@ export async function startDevProvider(o: DevProviderOptions): Promise<DevProvid
       method: 'POST', body: sent,
       headers: {
         'content-type': 'application/json', 'paypal-transmission-id': transmissionId, 'paypal-transmission-time': transmissionTime,
-        'paypal-transmission-sig': signature, 'paypal-auth-algo': 'SHA256withRSA', 'paypal-cert-url': `${url}/v1/notifications/certs/${t.cert ?? 'CERT-dev'}`,
+        'paypal-transmission-sig': signature, 'paypal-auth-algo': 'SHA256withRSA', 'paypal-cert-url': t.certUrl ?? `${url}/v1/notifications/certs/${t.cert ?? 'CERT-dev'}`,
       },
     });
     const text = await res.text();
@@ -107,10 +124,12 @@ export async function startDevProvider(o: DevProviderOptions): Promise<DevProvid
 
   const server = createServer(async (req, res) => {
     const u = new URL(req.url ?? '/', 'http://x');
+    res.on('finish', () => requests.push({ method: req.method ?? '', path: u.pathname, status: res.statusCode }));
     const chunks: Buffer[] = [];
     for await (const c of req as AsyncIterable<Buffer>) chunks.push(c);
     const raw = Buffer.concat(chunks).toString('utf8');
     const api = u.pathname === '/v1/oauth2/token' || u.pathname.startsWith('/v1/billing/');
+    if (api && outage === 'reset') return void req.socket.destroy();
     if (api && outage) return json(res, 503, { name: 'SERVICE_UNAVAILABLE', message: 'Service Unavailable (dev provider outage)' });
     if (req.method === 'POST' && u.pathname === '/v1/oauth2/token') {
       const expected = `Basic ${Buffer.from(`${o.clientId}:${o.clientSecret}`).toString('base64')}`;
@@ -169,9 +188,15 @@ export async function startDevProvider(o: DevProviderOptions): Promise<DevProvid
   await new Promise<void>((resolve) => server.listen(o.port ?? 0, o.host ?? '127.0.0.1', resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    url, server, subscriptions: subs, caFile: path.join(caDir, 'ca.pem'), ca, cancelCalls, sendEvent,
-    setOutage(on) { outage = on; },
+    url, server, subscriptions: subs, caFile: path.join(caDir, 'ca.pem'), ca, cancelCalls, requests, sendEvent,
+    setOutage(on, how = 'status') { outage = on ? how : false; },
+    revokeTokens() { tokens.clear(); },
+    refuseTokens(on) { refuseAllTokens = on; },
     serveCertificate(name, pem) { certs.set(name, pem); },
+    rotateCertificate() {
+      leaf = newLeaf();
+      certs.set('CERT-dev', leaf.cert + intermediate.cert);
+    },
     async idle() { while (inFlight.size) await Promise.all([...inFlight]); },
     close: async () => {
       await new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); });

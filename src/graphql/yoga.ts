@@ -18,6 +18,8 @@ import { readBody } from '../http/body.ts';
 import { sendJson } from '../rest/respond.ts';
 import { errorFields, type Logger } from '../log.ts';
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../db/unavailable.ts';
+import type { GraphQLCors } from './cors.ts';
+import { sendGraphiqlPage, wantsGraphiql } from './graphiql.ts';
 
 /** Maps resolver errors to GraphQL errors carrying the same code as REST in extensions.code. */
 function toGraphQLError(error: unknown, log: Logger): GraphQLError {
@@ -69,8 +71,9 @@ export function createGraphQLServer(deps: { services: Services; verifier: KeyVer
   return createYoga<{ req: IncomingMessage }, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
-    graphiql: { title: 'IP risk API — GraphiQL', headers: JSON.stringify({ 'X-API-Key': '<API_KEY>' }) },
+    graphiql: false, // served by graphiql.ts from bundled assets (yoga's page loads its scripts from a public CDN)
     landingPage: false,
+    cors: false, // graphqlCors (cors.ts) answers for CORS: yoga's default grants every Origin, with credentials
     // graphql-jit compiles each distinct operation once (cached by yoga's document cache), so large
     // selections such as the score query skip graphql-js's generic executor on every call.
     plugins: [useQueryLimits(), useGraphQlJit({}, { enableIf: (args) => jitCompatible(args.schema, args.document) })],
@@ -92,9 +95,12 @@ type Yoga = ReturnType<typeof createGraphQLServer>;
  * Serves /graphql. yoga itself reads a POST body of any size into memory; here the body is read
  * first, at most `maxBytes` (MAX_BODY_BYTES, as on the REST facade), and handed to yoga as a
  * buffer. Over the limit: 413 with a GraphQL-shaped error (code payload_too_large), connection
- * closed; another content type: 415 unsupported_media_type.
+ * closed; another content type: 415 unsupported_media_type. CORS headers (cors.ts) come first, so a granted
+ * origin can read these refusals too.
  */
-export async function serveGraphQL(yoga: Yoga, req: IncomingMessage & { body?: unknown }, res: ServerResponse, maxBytes: number): Promise<void> {
+export async function serveGraphQL(yoga: Yoga, req: IncomingMessage & { body?: unknown }, res: ServerResponse, maxBytes: number, cors: GraphQLCors): Promise<void> {
+  if (cors.handle(req, res)) return;
+  if (wantsGraphiql(req)) return sendGraphiqlPage(res);
   if (req.method === 'POST') {
     try {
       // JSON only, as on the REST facade: yoga would also take form and multipart bodies, and answer

@@ -26,4 +26,13 @@ describe('configuration', () => {
   it('treats empty variables as unset and trims a trailing slash from BASE_URL', () => {
     expect(loadConfig({ DATABASE_URL: '', BASE_URL: 'https://risk.example.com/' })).toMatchObject({ databaseUrl: undefined, baseUrl: 'https://risk.example.com' });
   });
+
+  it('reads CORS_ORIGINS as a list of exact origins and refuses anything else (a path, "*", "null", another scheme)', () => {
+    expect(loadConfig({}).corsOrigins).toEqual([]);
+    expect(loadConfig({ CORS_ORIGINS: 'https://App.Example.com/, http://localhost:3000,https://a.example:443' }).corsOrigins)
+      .toEqual(['https://app.example.com', 'http://localhost:3000', 'https://a.example']);
+    for (const bad of ['*', 'null', 'https://a.example/app', 'ftp://a.example', 'a.example', 'https://user@a.example', 'https://a.example?x=1']) {
+      expect(() => loadConfig({ CORS_ORIGINS: bad }), bad).toThrow(/CORS_ORIGINS/);
+    }
+  });
 });

@@ -7,10 +7,10 @@ import { WebhookRejected } from './provider.ts';
  * PayPal webhook signature, verified locally as PayPal documents it ("Verify the signature"):
  * the signed string is `<PAYPAL-TRANSMISSION-ID>|<PAYPAL-TRANSMISSION-TIME>|<webhook id>|<CRC32 of the raw body, decimal>`,
  * signed SHA256withRSA by the key of the certificate at PAYPAL-CERT-URL, the signature in
- * PAYPAL-TRANSMISSION-SIG (base64). The certificate is fetched only from trusted origins, and it
- * is believed only when it names PayPal's message-verification host and chains, through the
- * intermediates served with it, to a trust anchor (Node's bundled roots plus PAYPAL_CERT_CA_FILE),
- * every certificate of the path valid now.
+ * PAYPAL-TRANSMISSION-SIG (base64). The certificate is fetched only from trusted origins
+ * (paypal-certificates.ts), and it is believed only when it names PayPal's message-verification
+ * host and chains, through the intermediates served with it, to a trust anchor (Node's bundled
+ * roots plus PAYPAL_CERT_CA_FILE), every certificate of the path valid now.
  */
 export const TOLERANCE_MS = 5 * 60_000;
 
@@ -18,7 +18,6 @@ export const TOLERANCE_MS = 5 * 60_000;
 export const SIGNING_CERT_NAMES = ['messageverificationcerts.paypal.com', 'messageverificationcerts.sandbox.paypal.com'] as const;
 
 const MAX_CHAIN = 10;
-const MAX_CERT_BYTES = 64 * 1024;
 
 export function signedString(transmissionId: string, transmissionTime: string, webhookId: string, rawBody: Buffer): string {
   return `${transmissionId}|${transmissionTime}|${webhookId}|${crc32(rawBody) >>> 0}`;
@@ -112,29 +111,4 @@ export function verifySignature(leaf: X509Certificate, signed: string, signature
   if (authAlgo !== 'SHA256withRSA') throw new WebhookRejected(`unsupported PAYPAL-AUTH-ALGO ${authAlgo}`);
   const ok = createVerify('RSA-SHA256').update(signed).verify(leaf.publicKey, Buffer.from(signatureB64, 'base64'));
   if (!ok) throw new WebhookRejected('forged: signature does not verify');
-}
-
-/** Certificate chains by URL: fetched once from a trusted origin, parsed, then reused (checked again at every use). */
-export class CertificateCache {
-  private certs = new Map<string, Promise<X509Certificate[]>>();
-  constructor(private trusted: (url: URL) => boolean) {}
-
-  get(certUrl: string): Promise<X509Certificate[]> {
-    let url: URL;
-    try { url = new URL(certUrl); } catch { return Promise.reject(new WebhookRejected('PAYPAL-CERT-URL is not a URL')); }
-    if (!this.trusted(url)) return Promise.reject(new WebhookRejected(`PAYPAL-CERT-URL host ${url.host} is not trusted`));
-    let pending = this.certs.get(url.href);
-    if (!pending) {
-      pending = fetch(url, { signal: AbortSignal.timeout(10_000) }).then(async (r) => {
-        if (!r.ok) throw new WebhookRejected(`certificate fetch answered ${r.status}`);
-        const body = Buffer.from(await r.arrayBuffer());
-        if (body.length > MAX_CERT_BYTES) throw new WebhookRejected('certificate document too large');
-        return parsePemChain(body.toString('utf8'));
-      });
-      pending.catch(() => this.certs.delete(url.href));
-      if (this.certs.size > 100) this.certs.clear();
-      this.certs.set(url.href, pending);
-    }
-    return pending;
-  }
 }

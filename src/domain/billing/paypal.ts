@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
+import type { X509Certificate } from 'node:crypto';
 import type { PaymentProvider, VerifiedEvent, SubscriptionEventKind } from './provider.ts';
 import { ProviderUnavailable, WebhookRejected } from './provider.ts';
-import { CertificateCache, checkFreshness, readSignatureHeaders, signedString, TrustAnchors, verifyChain, verifySignature } from './paypal-signature.ts';
+import { checkFreshness, readSignatureHeaders, signedString, TrustAnchors, verifyChain, verifySignature } from './paypal-signature.ts';
+import { CertificateCache, certUrlTrusted } from './paypal-certificates.ts';
 
 /**
  * PayPal Subscriptions (REST v1): OAuth client-credentials token, POST /v1/billing/subscriptions
@@ -17,7 +19,16 @@ export type PayPalSettings = {
 
 /** A PayPal answer other than 2xx: retried by callers, except where the status says retrying is useless. */
 class PayPalHttpError extends ProviderUnavailable {
-  constructor(message: string, readonly status: number, readonly issues: string[]) { super(message); }
+  constructor(message: string, readonly status: number, readonly issues: string[], retryAfterS: number | undefined) {
+    // Only a timeout, throttling or a server-side failure passes by itself; any other refusal needs the operator.
+    super(message, status === 408 || status === 429 || status >= 500, retryAfterS);
+  }
+}
+
+/** PayPal's Retry-After in seconds, when it is a sane number of them (HTTP dates and hours-long waits are ignored). */
+function retryAfterOf(res: Response): number | undefined {
+  const s = Number(res.headers.get('retry-after'));
+  return Number.isInteger(s) && s >= 1 && s <= 3600 ? s : undefined;
 }
 
 const KINDS: Record<string, SubscriptionEventKind> = {
@@ -31,6 +42,8 @@ const KINDS: Record<string, SubscriptionEventKind> = {
 export class PayPalProvider implements PaymentProvider {
   readonly name = 'PayPal';
   private token: { value: string; until: number } | null = null;
+  /** The token request in flight: concurrent calls share it rather than each asking PayPal for a token. */
+  private tokenRequest: Promise<string> | null = null;
   private certs: CertificateCache;
   private anchors: TrustAnchors;
 
@@ -41,14 +54,18 @@ export class PayPalProvider implements PaymentProvider {
       try { extra = readFileSync(s.certCaFile, 'utf8'); } catch (e) { throw new Error(`PAYPAL_CERT_CA_FILE: cannot read ${s.certCaFile}: ${(e as Error).message}`); }
     }
     try { this.anchors = new TrustAnchors(extra); } catch (e) { throw new Error(`PAYPAL_CERT_CA_FILE: ${s.certCaFile} ${(e as Error).message}`); }
-    // The certificate must come from PayPal itself (https, a configured host) or from the configured API origin.
-    this.certs = new CertificateCache((u) => u.origin === apiOrigin || (u.protocol === 'https:' && s.certHosts.includes(u.hostname)));
+    this.certs = new CertificateCache((u) => certUrlTrusted(u, apiOrigin, s.certHosts), { now });
   }
 
   planFor(tier: string) { return this.s.plans[tier]; }
 
-  private async accessToken(): Promise<string> {
-    if (this.token && this.token.until > this.now()) return this.token.value;
+  private accessToken(): Promise<string> {
+    if (this.token && this.token.until > this.now()) return Promise.resolve(this.token.value);
+    this.tokenRequest ??= this.requestToken().finally(() => { this.tokenRequest = null; });
+    return this.tokenRequest;
+  }
+
+  private async requestToken(): Promise<string> {
     const res = await this.call('/v1/oauth2/token', {
       method: 'POST', body: 'grant_type=client_credentials',
       headers: { authorization: `Basic ${Buffer.from(`${this.s.clientId}:${this.s.clientSecret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
@@ -59,11 +76,28 @@ export class PayPalProvider implements PaymentProvider {
     return body.access_token;
   }
 
-  async createSubscription(input: { planId: string; orderCode: string; email: string; returnUrl: string; cancelUrl: string }) {
+  /**
+   * A REST call with the cached access token. PayPal may stop accepting a token before the expiry it
+   * announced (revoked, rotated credentials): on 401 the token is replaced and the call retried once.
+   * A 401 from the token request itself (wrong client credentials) is not retried.
+   */
+  private async authorized(path: string, init: RequestInit & { headers: Record<string, string> }): Promise<unknown> {
+    const send = (token: string) => this.call(path, { ...init, headers: { ...init.headers, authorization: `Bearer ${token}` } });
     const token = await this.accessToken();
-    const body = await this.call('/v1/billing/subscriptions', {
+    try {
+      return await send(token);
+    } catch (e) {
+      if (!(e instanceof PayPalHttpError && e.status === 401)) throw e;
+      if (this.token?.value === token) this.token = null; // unless a concurrent call has replaced it already
+      return send(await this.accessToken());
+    }
+  }
+
+  async createSubscription(input: { planId: string; orderCode: string; email: string; returnUrl: string; cancelUrl: string }) {
+    // PayPal-Request-Id makes the retry after a 401 safe: PayPal creates one subscription per order code.
+    const body = await this.authorized('/v1/billing/subscriptions', {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'paypal-request-id': input.orderCode, prefer: 'return=representation' },
+      headers: { 'content-type': 'application/json', 'paypal-request-id': input.orderCode, prefer: 'return=representation' },
       body: JSON.stringify({
         plan_id: input.planId, custom_id: input.orderCode, subscriber: { email_address: input.email },
         application_context: { user_action: 'SUBSCRIBE_NOW', return_url: input.returnUrl, cancel_url: input.cancelUrl },
@@ -78,9 +112,19 @@ export class PayPalProvider implements PaymentProvider {
     const h = readSignatureHeaders(headers);
     checkFreshness(h.transmissionTime, this.now());
     if (h.authAlgo !== 'SHA256withRSA') throw new WebhookRejected(`unsupported PAYPAL-AUTH-ALGO ${h.authAlgo}`);
-    const chain = await this.certs.get(h.certUrl).catch((e) => { throw e instanceof WebhookRejected ? e : new WebhookRejected(`certificate unavailable: ${String(e)}`); });
-    const leaf = verifyChain(chain, this.anchors, this.now());
-    verifySignature(leaf, signedString(h.transmissionId, h.transmissionTime, this.s.webhookId, rawBody), h.signature, h.authAlgo);
+    const signed = signedString(h.transmissionId, h.transmissionTime, this.s.webhookId, rawBody);
+    const verifyWith = async (chain: Promise<X509Certificate[]>) => verifySignature(verifyChain(await chain, this.anchors, this.now()), signed, h.signature, h.authAlgo);
+    const cached = this.certs.get(h.certUrl);
+    await cached; // a certificate that cannot be fetched (or is not trusted) refuses the delivery as it is
+    try {
+      await verifyWith(cached);
+    } catch (e) {
+      // PayPal may have rotated the certificate behind the same URL, or the cached one expired: fetch it
+      // again (rate-limited per URL, so forged deliveries cannot make us hammer PayPal) and check once more.
+      const fresh = e instanceof WebhookRejected ? this.certs.refetch(h.certUrl, cached) : null;
+      if (!fresh) throw e;
+      await verifyWith(fresh);
+    }
     let event: { id?: unknown; event_type?: unknown; create_time?: unknown; resource?: { id?: unknown; plan_id?: unknown; custom_id?: unknown } };
     try { event = JSON.parse(rawBody.toString('utf8')); } catch { throw new WebhookRejected('body is not JSON'); }
     const str = (v: unknown) => (typeof v === 'string' && v.length > 0 ? v : null);
@@ -93,11 +137,10 @@ export class PayPalProvider implements PaymentProvider {
   }
 
   async cancelSubscription(providerId: string, reason: string): Promise<'cancelled' | 'inactive'> {
-    const token = await this.accessToken();
     try {
-      await this.call(`/v1/billing/subscriptions/${encodeURIComponent(providerId)}/cancel`, {
+      await this.authorized(`/v1/billing/subscriptions/${encodeURIComponent(providerId)}/cancel`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ reason: reason.slice(0, 128) || 'Cancelled' }),
       });
       return 'cancelled';
@@ -111,17 +154,18 @@ export class PayPalProvider implements PaymentProvider {
 
   private async call(path: string, init: RequestInit): Promise<unknown> {
     let res: Response;
+    let text: string;
     try {
       res = await fetch(this.s.apiBase + path, { ...init, signal: AbortSignal.timeout(15_000) });
+      text = await res.text(); // the connection may also drop, or the timeout strike, while the body arrives
     } catch (e) {
-      throw new ProviderUnavailable(`PayPal unreachable: ${String(e)}`);
+      const cause = (e as { cause?: unknown }).cause;
+      throw new ProviderUnavailable(`PayPal unreachable: ${String(e)}${cause ? ` (${String(cause)})` : ''}`);
     }
-    const text = await res.text();
     if (!res.ok) {
-      if (res.status === 401) this.token = null; // a revoked or expired token: the next attempt gets a new one
       let issues: string[] = [];
       try { issues = ((JSON.parse(text) as { details?: Array<{ issue?: unknown }> }).details ?? []).map((d) => String(d.issue)); } catch { /* not JSON */ }
-      throw new PayPalHttpError(`PayPal ${path} answered ${res.status}: ${text.slice(0, 300)}`, res.status, issues);
+      throw new PayPalHttpError(`PayPal ${path} answered ${res.status}: ${text.slice(0, 300)}`, res.status, issues, retryAfterOf(res));
     }
     if (res.status === 204 || text === '') return null;
     try { return JSON.parse(text); } catch { throw new ProviderUnavailable(`PayPal ${path} answered non-JSON`); }

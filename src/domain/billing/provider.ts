@@ -39,6 +39,14 @@ export class WebhookRejected extends Error {
   override readonly name = 'WebhookRejected';
 }
 
+/** The provider did not do what was asked (unreachable, timed out, refused, answered nonsense): the caller may retry later. */
 export class ProviderUnavailable extends Error {
   override readonly name = 'ProviderUnavailable';
+  constructor(
+    message: string,
+    /** False when waiting will not help (e.g. PayPal refuses our request as invalid): the operator must act. */
+    readonly transient = true,
+    /** The provider's own Retry-After, in seconds, when it gave one. */
+    readonly retryAfterS?: number,
+  ) { super(message); }
 }

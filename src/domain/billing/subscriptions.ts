@@ -6,7 +6,7 @@ import type { Logger } from '../../log.ts';
 import type { Mailer } from '../mail/outbox.ts';
 import type { AccountView } from '../accounts/accounts.ts';
 import type { TierCatalog } from '../metering/tiers.ts';
-import type { PaymentProvider } from './provider.ts';
+import { ProviderUnavailable, type PaymentProvider } from './provider.ts';
 import type { ProviderCancellations } from './cancellations.ts';
 import { AppError } from '../../errors.ts';
 import { approvalMail } from './approval-mail.ts';
@@ -55,12 +55,28 @@ export async function requestSubscription(deps: BillingDeps, account: AccountVie
   const created = await deps.provider.createSubscription({
     planId, orderCode, email: account.email,
     returnUrl: `${deps.baseUrl}/workspace/subscription`, cancelUrl: `${deps.baseUrl}/workspace/subscription`,
-  });
+  }).catch((e) => { throw e instanceof ProviderUnavailable ? providerDown(deps.log, deps.provider!.name, e, orderCode) : e; });
   const row = await deps.prisma.subscriptionRequest.create({
     data: { workspaceId: account.workspaceId, accountId: account.id, tier: tier.code, planId, orderCode, providerId: created.providerId, approvalUrl: created.approvalUrl, status: 'pending' },
   });
   await sendApproval(deps, account, row.id);
   return { orderCode, tier: tier.code, approvalUrl: created.approvalUrl };
+}
+
+/** Seconds a user is asked to wait after a provider failure, unless the provider named its own wait. */
+const PROVIDER_RETRY_AFTER_S = 60;
+
+/**
+ * The provider failed a request: not our bug, and nothing was recorded, so the user may simply try again.
+ * 503 service_unavailable with Retry-After; the log keeps the provider's own answer (a warning while it is
+ * down, an error when it refuses us, which the operator must fix).
+ */
+function providerDown(log: Logger, provider: string, e: ProviderUnavailable, orderCode: string): AppError {
+  log[e.transient ? 'warn' : 'error']('payment provider unavailable; subscription not requested', { orderCode, transient: e.transient, err: e.message });
+  const wait = e.retryAfterS ?? PROVIDER_RETRY_AFTER_S;
+  return new AppError('service_unavailable',
+    `The payment provider (${provider}) is unavailable right now, so no subscription was requested and nothing was charged. Try again in ${wait} seconds.`,
+    undefined, undefined, { 'retry-after': String(wait) });
 }
 
 /** Re-sends the approval e-mail of the workspace's latest pending request: at most one per minute. */

@@ -1,0 +1,120 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/**
+ * GraphiQL at GET /graphql (a browser asking for HTML), served entirely from this server: the
+ * prebuilt bundle of @graphql-yoga/graphiql (the same GraphiQL yoga renders, which it loads from a
+ * public CDN) out of node_modules, with its Monaco editor workers, under /graphiql/<version>/. So it
+ * works without internet, and the page runs under a Content-Security-Policy that lets it load
+ * scripts, workers and styles from this origin only: a compromised CDN cannot run script on the
+ * origin that also serves /workspace. No inline script: the options travel as JSON data.
+ */
+const require = createRequire(import.meta.url);
+const PACKAGE = '@graphql-yoga/graphiql';
+const DIST = path.join(path.dirname(require.resolve(`${PACKAGE}/package.json`)), 'dist');
+const PACKAGE_VERSION = (require(`${PACKAGE}/package.json`) as { version: string }).version;
+
+/** Sets Monaco's worker URLs (same origin, so no blob: workers), then renders once the bundle has loaded. */
+const START_JS = `(() => {
+  const base = document.currentScript.src.replace(/[^/]*$/, '');
+  const options = JSON.parse(document.getElementById('graphiql-options').textContent);
+  const workers = { editorWorkerService: 'editor.worker.js', json: 'json.worker.js', graphql: 'graphql.worker.js' };
+  self.MonacoEnvironment = { globalAPI: false, getWorkerUrl: (_id, label) => base + (workers[label] || workers.editorWorkerService) };
+  addEventListener('DOMContentLoaded', () => YogaGraphiQL.renderYogaGraphiQL(document.getElementById('root'), options));
+})();
+`;
+
+const JS = 'text/javascript; charset=utf-8';
+const FILES: Record<string, { type: string; file?: string; text?: string }> = {
+  'start.js': { type: JS, text: START_JS },
+  'graphiql.js': { type: JS, file: 'yoga-graphiql.umd.js' },
+  'graphiql.css': { type: 'text/css; charset=utf-8', file: 'graphiql.css' },
+  'editor.worker.js': { type: JS, file: 'monacoeditorwork/editor.worker.bundle.js' },
+  'json.worker.js': { type: JS, file: 'monacoeditorwork/json.worker.bundle.js' },
+  'graphql.worker.js': { type: JS, file: 'monacoeditorwork/graphql.worker..bundle.js' }, // sic: the package's file name
+};
+
+/** The assets' path changes with the package and with START_JS, so browsers may cache them for good. */
+export const GRAPHIQL_ASSETS = `/graphiql/${createHash('sha256').update(`${PACKAGE_VERSION}\n${START_JS}`).digest('hex').slice(0, 12)}/`;
+
+/**
+ * Scripts, workers and fetches from this origin only; styles from this origin plus inline ones
+ * (Monaco and React set style attributes and add <style> elements at run time); fonts and icons are
+ * data: URLs inside the stylesheet. Never framed; forms and <base> disabled.
+ */
+const PAGE_HEADERS = {
+  'content-type': 'text/html; charset=utf-8',
+  'content-security-policy': "default-src 'none'; script-src 'self'; worker-src 'self'; connect-src 'self'; style-src 'self' 'unsafe-inline'; font-src data:; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cross-origin-opener-policy': 'same-origin',
+  'cache-control': 'no-cache',
+};
+
+const OPTIONS = {
+  title: 'IP risk API — GraphiQL',
+  endpoint: '/graphql',
+  headers: JSON.stringify({ 'X-API-Key': '<API_KEY>' }, null, 2),
+  // The key stays in the page, not in localStorage, where any script of this origin could read it later.
+  shouldPersistHeaders: false,
+};
+
+const PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${OPTIONS.title}</title><link rel="icon" href="data:,"><link rel="stylesheet" href="${GRAPHIQL_ASSETS}graphiql.css">
+</head><body class="no-focus-outline"><noscript>GraphiQL needs JavaScript. Without it, POST queries to /graphql as JSON.</noscript>
+<div id="root">Loading GraphiQL…</div>
+<script type="application/json" id="graphiql-options">${JSON.stringify(OPTIONS).replace(/</g, '\\u003c')}</script>
+<script src="${GRAPHIQL_ASSETS}start.js"></script><script src="${GRAPHIQL_ASSETS}graphiql.js"></script>
+</body></html>
+`;
+
+/** yoga's rule: a GET whose Accept names text/html is a browser opening /graphql. */
+export function wantsGraphiql(req: IncomingMessage): boolean {
+  return req.method === 'GET' && (req.headers.accept ?? '').includes('text/html');
+}
+
+export function sendGraphiqlPage(res: ServerResponse): void {
+  res.writeHead(200, { ...PAGE_HEADERS, 'content-length': Buffer.byteLength(PAGE) });
+  res.end(PAGE);
+}
+
+type Loaded = { body: Buffer; gzipped: Buffer; etag: string };
+const loaded = new Map<string, Promise<Loaded>>();
+
+/** Read and compressed once, on first use (the bundle is ~5 MB, ~1.4 MB gzipped). */
+function load(name: string): Promise<Loaded> {
+  let p = loaded.get(name);
+  if (!p) {
+    const f = FILES[name]!;
+    p = (f.text !== undefined ? Promise.resolve(Buffer.from(f.text)) : readFile(path.join(DIST, f.file!))).then(async (body) => ({
+      body, gzipped: await promisify(gzip)(body), etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`,
+    }));
+    p.catch(() => loaded.delete(name));
+    loaded.set(name, p);
+  }
+  return p;
+}
+
+/** Serves GET/HEAD /graphiql/<version>/<file>; false when `path` names no asset (the caller answers 404). */
+export async function serveGraphiqlAsset(req: IncomingMessage, res: ServerResponse, urlPath: string): Promise<boolean> {
+  const name = urlPath.startsWith(GRAPHIQL_ASSETS) ? urlPath.slice(GRAPHIQL_ASSETS.length) : '';
+  if (!Object.hasOwn(FILES, name) || (req.method !== 'GET' && req.method !== 'HEAD')) return false;
+  const a = await load(name);
+  const headers: Record<string, string | number> = {
+    'content-type': FILES[name]!.type, etag: a.etag, vary: 'accept-encoding',
+    'cache-control': 'public, max-age=31536000, immutable', 'x-content-type-options': 'nosniff', 'cross-origin-resource-policy': 'same-origin',
+  };
+  if (req.headers['if-none-match'] === a.etag) { res.writeHead(304, headers); res.end(); return true; }
+  const gz = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
+  const body = gz ? a.gzipped : a.body;
+  res.writeHead(200, { ...headers, ...(gz ? { 'content-encoding': 'gzip' } : {}), 'content-length': body.length });
+  res.end(req.method === 'HEAD' ? undefined : body);
+  return true;
+}
