@@ -6,6 +6,9 @@ import { createApp, type App } from '../../src/app.ts';
 import { createLogger } from '../../src/log.ts';
 import { startDevProvider, type DevProvider } from '../../src/cli/dev-provider.ts';
 import { freshEnvironment, type TestEnv } from '../helpers/backend.ts';
+import { issueConfirmation } from '../../src/domain/accounts/email-confirmation.ts';
+import { confirmAddress } from '../../src/domain/accounts/registration.ts';
+import { hashPassword } from '../../src/domain/accounts/password.ts';
 
 /** A server with the control plane wired to the dev provider (PayPal test double) and a real in-process SMTP server. */
 export type Received = { to: string; raw: string; text: string };
@@ -159,6 +162,14 @@ export class Browserish {
     return signedIn;
   }
   async csrfOf(path: string) { return Browserish.csrf((await this.request(path)).text); }
+}
+
+/** An account made earlier, without mail (none sent to it in the last minute); `confirmed: false` is one from before confirmation existed. */
+export async function seedAccount(app: App, email: string, password = 'correct horse battery', opts: { confirmed?: boolean } = {}) {
+  const prisma = app.db.prisma;
+  const outcome = await confirmAddress(prisma, await issueConfirmation(prisma, email, await hashPassword(password)));
+  if (outcome !== 'created') throw new Error(`seeding ${email}: ${outcome}`);
+  if (opts.confirmed === false) await prisma.account.update({ where: { email }, data: { emailVerifiedAt: null } });
 }
 
 /** The confirmation link of the first confirmation message to `to`. */
