@@ -33,7 +33,7 @@ export async function register(deps: RegistrationDeps, emailInput: string, passw
   if (weak) return { ok: false, field: 'password', message: weak };
   await throttle(deps.counters, `rl:{register:ip:${clientKey(ip)}}`, REGISTRATIONS_PER_CLIENT, HOUR_MS,
     (s) => `Too many registrations from your network address; try again in ${inWords(s)}.`, nowMs);
-  await admitMail(deps.counters, email, 'confirmation', nowMs);
+  await admitMail(deps.counters, email, 'confirmation', '', nowMs);
   // Hashed whether or not the address has an account, so both answers take the same time.
   const passwordHash = await hashPassword(password);
   const existing = await deps.prisma.account.findUnique({ where: { email } });
@@ -50,7 +50,7 @@ export async function register(deps: RegistrationDeps, emailInput: string, passw
 /** A signed-in account with an unconfirmed address (made before confirmation existed) asks for its link. */
 export async function sendAddressConfirmation(deps: RegistrationDeps, account: AccountView, nowMs = Date.now()): Promise<void> {
   if (account.emailVerified) throw new AppError('invalid_request', 'This e-mail address is confirmed already.');
-  await admitMail(deps.counters, account.email, 'confirmation', nowMs);
+  await admitMail(deps.counters, account.email, 'confirmation', '', nowMs);
   const token = await issueConfirmation(deps.prisma, account.email, null, nowMs);
   await deps.mailer.enqueue(confirmAddressMail(account.email, deps.baseUrl, token, CONFIRMATION_TTL_MS));
 }

@@ -51,8 +51,8 @@ export async function subscriptionOf(deps: Pick<BillingDeps, 'prisma' | 'tiers'>
 
 /**
  * Creates a subscription at the provider and e-mails its approval link. Only to a confirmed address, and
- * throttled before the provider is called: REQUESTS_PER_ACCOUNT_PER_DAY per account, and the approval
- * mail's own limits per address (mail-limit.ts: one a minute, which a resend shares).
+ * throttled before the provider is called: REQUESTS_PER_ACCOUNT_PER_DAY per account, and the address's
+ * daily mail budget (mail-limit.ts). The request's e-mail starts its order's minute: a resend waits for it.
  */
 export async function requestSubscription(deps: BillingDeps, account: AccountView, tierCode: string, nowMs = Date.now()) {
   if (!deps.provider) throw new AppError('service_unavailable', 'No payment provider is configured on this server (PAYPAL_* settings).');
@@ -62,8 +62,8 @@ export async function requestSubscription(deps: BillingDeps, account: AccountVie
   requireConfirmedAddress(account);
   await throttle(deps.counters, `rl:{subreq:acct:${account.id}}`, REQUESTS_PER_ACCOUNT_PER_DAY, DAY_MS,
     (s) => `This account has made ${REQUESTS_PER_ACCOUNT_PER_DAY} subscription requests today, the most in one day; try again in ${inWords(s)}.`, nowMs);
-  await admitMail(deps.counters, account.email, 'approval', nowMs);
   const orderCode = `RK-${randomBytes(5).toString('hex').toUpperCase()}`;
+  await admitMail(deps.counters, account.email, 'approval', orderCode, nowMs);
   const created = await deps.provider.createSubscription({
     planId, orderCode, email: account.email,
     returnUrl: `${deps.baseUrl}/workspace/subscription`, cancelUrl: `${deps.baseUrl}/workspace/subscription`,
@@ -80,7 +80,7 @@ export async function resendApproval(deps: BillingDeps, account: AccountView, no
   const r = await deps.prisma.subscriptionRequest.findFirst({ where: { workspaceId: account.workspaceId }, orderBy: { id: 'desc' } });
   if (!r || r.status !== 'pending') throw new AppError('invalid_request', 'There is no pending subscription request to send again.');
   requireConfirmedAddress(account);
-  await admitMail(deps.counters, account.email, 'approval', nowMs);
+  await admitMail(deps.counters, account.email, 'approval', r.orderCode, nowMs);
   await sendApproval(deps, account, r.id);
 }
 
