@@ -71,7 +71,7 @@ describe.each(STORES)('CounterStore contract: %s', (_name, open) => {
     expect(later.claimed).toBe(false);
     expect(later.retryAfterMs).toBeLessThanOrEqual(Math.min(...results.map((r) => r.retryAfterMs)));
     // Another key is free; a short claim frees itself (waiting longer than its TTL always suffices). The TTL is a
-    // second so that the claim right after the first still falls inside it on a loaded machine (30 ms did not).
+    // second so that the claim right after the first still falls inside it on a loaded machine.
     expect(await store.claimCooldown(`${key}:other`, 60_000)).toMatchObject({ claimed: true });
     const short = `${key}:short`;
     expect((await store.claimCooldown(short, 1_000)).claimed).toBe(true);
