@@ -12,8 +12,8 @@ import { addressKey, clientKey } from '../throttle.ts';
  * many addresses reaches the account-wide ceiling. Every attempt counts, successful or not (a guesser
  * gains nothing from a lucky hit); a refused one counts only in the budgets checked before the one that
  * refused it, so one client adds at most SIGN_IN_PER_ACCOUNT_AND_IP to an account's ceiling per window
- * (reaching it takes ten clients). "Account" is the e-mail typed,
- * whether or not it has an account, so a refusal tells nothing about which addresses exist.
+ * (reaching it takes ten clients). "Account" is the e-mail typed, whether or not it has an account, so
+ * a refusal tells nothing about which addresses exist.
  */
 export const SIGN_IN_WINDOW_MS = 15 * 60_000;
 export const SIGN_IN_PER_IP = 50;

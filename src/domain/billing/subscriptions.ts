@@ -86,7 +86,7 @@ export async function resendApproval(deps: BillingDeps, account: AccountView, no
 
 function requireConfirmedAddress(account: AccountView) {
   if (!account.emailVerified) {
-    throw new AppError('email_unverified', `Confirm your e-mail address (${account.email}) first: approval links are sent only to confirmed addresses. Ask for the confirmation link on the subscription page.`);
+    throw new AppError('email_unverified', `Confirm your e-mail address (${account.email}) first: approval links are sent only to confirmed addresses. Ask for the confirmation link on the subscription page (or with the sendEmailConfirmation mutation).`);
   }
 }
 

@@ -7,6 +7,7 @@ import {
   type Me, type SubscriptionState, type WorkspaceUsage,
 } from '../workspace-actions.ts';
 import { REQUESTS_PER_ACCOUNT_PER_DAY } from '../../domain/billing/subscriptions.ts';
+import { MAIL_PER_ADDRESS_PER_DAY } from '../../domain/mail/mail-limit.ts';
 
 /**
  * Types and resolvers of /workspace/graphql. Every resolver calls the same function of
@@ -141,7 +142,7 @@ builder.mutationFields((t) => ({
   }),
   requestSubscription: t.field({
     type: SubscriptionStateType,
-    description: `Requests a tier: creates the subscription at the payment provider and e-mails the approval link to the account's address. The tier applies once the provider confirms. Needs a confirmed address (email_unverified otherwise); at most ${REQUESTS_PER_ACCOUNT_PER_DAY} a day per account, and one approval e-mail a minute per address (rate_limited with Retry-After otherwise).`,
+    description: `Requests a tier: creates the subscription at the payment provider and e-mails the approval link to the account's address. The tier applies once the provider confirms. Needs a confirmed address (email_unverified otherwise); at most ${REQUESTS_PER_ACCOUNT_PER_DAY} a day per account and ${MAIL_PER_ADDRESS_PER_DAY} e-mails a day per address (rate_limited with Retry-After otherwise).`,
     args: { tier: t.arg.string({ required: true, description: 'Code of a tier whose `requestable` is true.' }) },
     resolve: async (_r, args, ctx) => {
       await requestTier(ctx.deps, ctx.session.account, args.tier);
@@ -150,7 +151,7 @@ builder.mutationFields((t) => ({
   }),
   resendApprovalMail: t.field({
     type: SubscriptionStateType,
-    description: 'Sends the approval e-mail of the pending request again; at most once a minute, counted from the last approval e-mail (rate_limited with Retry-After otherwise).',
+    description: 'Sends the approval e-mail of the pending request again; at most once a minute, counted from that request\'s last approval e-mail, its first included (rate_limited with Retry-After otherwise).',
     resolve: async (_r, _a, ctx) => {
       await resendApprovalMail(ctx.deps, ctx.session.account);
       return subscriptionState(ctx.deps, ctx.session.account);
