@@ -4,8 +4,8 @@ import { cookie, readForm, redirect, sendHtml } from './http.ts';
 import { checkOrigin, checkPreSessionToken, preSessionToken } from './csrf.ts';
 import { PRE_CSRF_COOKIE, SESSION_COOKIE, secureCookies, type WebDeps, type WebRequest } from './context.ts';
 import { checkCredentials, normalizeEmail, PASSWORD_MIN } from '../domain/accounts/accounts.ts';
-import { confirmAddress, register, type ConfirmOutcome } from '../domain/accounts/registration.ts';
-import { CONFIRMATION_TTL_MS } from '../domain/accounts/email-confirmation.ts';
+import { confirmAddress, register } from '../domain/accounts/registration.ts';
+import { CONFIRMATION_TTL_MS, findConfirmation } from '../domain/accounts/email-confirmation.ts';
 import { createSession, destroySession } from '../domain/accounts/sessions.ts';
 import { admitSignIn, type SignInScope } from '../domain/accounts/sign-in-limit.ts';
 import { inWords } from '../domain/throttle.ts';
@@ -40,9 +40,9 @@ function show(deps: WebDeps, w: WebRequest, kind: Kind, s: Shown = {}) {
   showPublic(deps, w, kind === 'register' ? 'Create an account' : 'Sign in', s.status ?? 200, (csrf) => form(kind, csrf, s), s.headers);
 }
 
-async function startSession(deps: WebDeps, res: ServerResponse, accountId: number) {
+async function startSession(deps: WebDeps, res: ServerResponse, accountId: number, to = '/workspace/keys') {
   const s = await createSession(deps.services.prisma, accountId, deps.config.sessionTtlMs);
-  redirect(res, '/workspace/keys', { 'set-cookie': cookie(SESSION_COOKIE, s.token, { maxAgeS: Math.floor(deps.config.sessionTtlMs / 1000), secure: secureCookies(deps.config) }) });
+  redirect(res, to, { 'set-cookie': cookie(SESSION_COOKIE, s.token, { maxAgeS: Math.floor(deps.config.sessionTtlMs / 1000), secure: secureCookies(deps.config) }) });
 }
 
 async function readPublicForm(deps: WebDeps, w: WebRequest) {
@@ -72,27 +72,42 @@ export async function registerPage(deps: WebDeps, w: WebRequest) {
 }
 
 /**
- * GET shows a button only (a mail scanner fetching the link must not use it up); the POST, from this
- * site with the form's token, uses the link. A new account is not signed in here: its owner signs in
- * with the password chosen at registration, so a link alone never opens an account.
+ * The e-mailed link. GET only shows the form (a mail scanner fetching the link uses nothing); its POST,
+ * from this site with the form's token, takes the account's password with the link (registration.ts:
+ * confirmAddress) and signs the account in.
  */
 export async function confirmPage(deps: WebDeps, w: WebRequest) {
-  if (w.method !== 'POST') {
-    const token = w.query.get('token') ?? '';
-    return showPublic(deps, w, 'Confirm your e-mail address', 200, (csrf) => html`<form method="post" action="/workspace/confirm">${csrfField(csrf)}
-<input type="hidden" name="token" value="${token}"><p>Confirm the e-mail address this link was sent to.</p><button type="submit" id="confirm">Confirm</button></form>`);
+  const post = w.method === 'POST';
+  const f = post ? await readPublicForm(deps, w) : null;
+  const token = (post ? f!.get('token') : w.query.get('token')) ?? '';
+  const link = await findConfirmation(deps.services.prisma, token);
+  if (!link) return linkDoesNotWork(deps, w);
+  const confirmForm = (s: Shown) => showPublic(deps, w, 'Confirm your e-mail address', s.status ?? 200, (csrf) => html`${s.error ? html`<p class="notice error" role="alert">${s.error}</p>` : ''}
+<form method="post" action="/workspace/confirm">${csrfField(csrf)}<input type="hidden" name="token" value="${token}">
+<p>Confirm <strong>${link.email}</strong> with ${link.passwordHash ? 'the password you chose when you registered' : 'your account\'s password'}.</p>
+<label>Password <input type="password" name="password" required autocomplete="current-password"></label>
+<button type="submit" id="confirm">Confirm</button></form>`, s.headers);
+  if (!post) return confirmForm({});
+  let done;
+  try {
+    done = await confirmAddress(accountDeps(deps), token, f!.get('password') ?? '', w.ip);
+  } catch (e) {
+    if (!isAppError(e) || e.code !== 'rate_limited') throw e;
+    return confirmForm({ status: 429, error: e.message, headers: e.headers ?? {} });
   }
-  const f = await readPublicForm(deps, w);
-  const outcome = await confirmAddress(deps.services.prisma, f.get('token') ?? '');
-  deps.log.info('confirmation link used', { outcome });
-  const signIn: Record<Exclude<ConfirmOutcome, 'invalid'>, string> = {
-    created: 'Your address is confirmed and your account is created. Sign in with the password you chose.',
-    confirmed: 'Your address is confirmed. Sign in to continue.',
-    exists: 'This address already has an account. Sign in with its password.',
-  };
-  if (outcome !== 'invalid') return show(deps, w, 'sign-in', { notice: signIn[outcome] });
+  deps.log.info('confirmation link used', { outcome: done.outcome });
+  if (done.outcome === 'created' || done.outcome === 'confirmed') return startSession(deps, w.res, done.accountId, done.outcome === 'created' ? '/workspace/keys' : '/workspace/subscription');
+  if (done.outcome === 'wrong_password') {
+    const why = link.passwordHash ? ' If you did not register with this link, it is someone else\'s: register again to get your own.' : '';
+    return confirmForm({ status: 401, error: `That is not the password for this link.${why}` });
+  }
+  if (done.outcome === 'exists') return show(deps, w, 'sign-in', { notice: 'This address already has an account. Sign in with its password.' });
+  linkDoesNotWork(deps, w);
+}
+
+function linkDoesNotWork(deps: WebDeps, w: WebRequest) {
   showPublic(deps, w, 'This link does not work', 400, () => html`<p class="notice error" role="alert">This link is unknown, was used already, or has expired
-(a link lasts ${inWords(CONFIRMATION_TTL_MS / 1000)}, and only the newest one sent to an address works).</p>
+(a link lasts ${inWords(CONFIRMATION_TTL_MS / 1000)}).</p>
 <p><a href="/workspace/register">Register again</a> to get a new link, or <a href="/workspace/sign-in">sign in</a>.</p>`);
 }
 

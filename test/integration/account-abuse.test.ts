@@ -62,7 +62,9 @@ describe(`abuse of accounts, mail and report pages (${backendName})`, () => {
 
     expect((await u.request('/workspace/subscription/confirm-email', { form: { _csrf: Browserish.csrf(page.text) } })).status).toBe(303);
     const link = /(http:\/\/\S+\/workspace\/confirm\?token=[A-Za-z0-9_-]+)/.exec((await h.mailTo('legacy@example.com', /Confirm this e-mail address/)).text)![1]!;
-    expect((await u.confirm(link)).text).toContain('Your address is confirmed');
+    const confirmed = await u.confirm(link);
+    expect([confirmed.status, confirmed.headers.get('location')], confirmed.text).toEqual([303, '/workspace/subscription']);
+    expect((await u.request('/workspace/subscription')).text).not.toContain('id="unconfirmed"');
     expect((await requestTier(u)).status).toBe(303);
     expect((await h.mailTo('legacy@example.com', /checkoutnow/)).text).toContain('Approve the subscription');
   });

@@ -2,11 +2,14 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startControlPlane, confirmationLink, seedAccount, type ControlPlaneHarness } from '../web/harness.ts';
 import { backendName } from '../helpers/backend.ts';
+import { issueConfirmation } from '../../src/domain/accounts/email-confirmation.ts';
+import { hashPassword } from '../../src/domain/accounts/password.ts';
 
 /**
  * Registration confirms the address before an account exists (a single-use, expiring link, stored
- * hashed), answers the same whether or not the address has an account, and is throttled per client and
- * per address; confirmation mail goes through a real SMTP conversation (the harness's server).
+ * hashed, used together with the password), answers the same whether or not the address has an account,
+ * and is throttled per client and per address; confirmation mail goes through a real SMTP conversation
+ * (the harness's server).
  */
 describe(`registration with a confirmed address (${backendName})`, () => {
   let h: ControlPlaneHarness;
@@ -18,7 +21,7 @@ describe(`registration with a confirmed address (${backendName})`, () => {
     status: r.status, body: r.text.replaceAll(email, '<email>').replace(/name="_csrf" value="[^"]+"/g, '_csrf'), cookies: r.headers.getSetCookie().map((c) => c.split('=')[0]),
   });
 
-  it('creates no account and no session until the e-mailed link is confirmed; the link works once', async () => {
+  it('creates no account and no session until the e-mailed link is used with the password; the link works once', async () => {
     const u = h.client();
     const r = await u.register('new@example.com');
     expect(r.status, r.text).toBe(200);
@@ -31,19 +34,34 @@ describe(`registration with a confirmed address (${backendName})`, () => {
     const stored = await h.app.db.prisma.emailVerification.findMany({ where: { email: 'new@example.com' } });
     expect(stored.map((s) => s.id)).toEqual([createHash('sha256').update(token).digest('hex')]); // only its hash is kept
     expect((await u.request(new URL(link).pathname + new URL(link).search)).status).toBe(200); // GET (a mail scanner) uses nothing
-    expect(await h.app.db.prisma.emailVerification.count({ where: { email: 'new@example.com' } })).toBe(1);
+    expect((await u.confirm(link, 'not the password')).status).toBe(401); // the link alone opens nothing
+    expect(await accounts('new@example.com')).toBe(0);
 
     const confirmed = await u.confirm(link);
-    expect(confirmed.status, confirmed.text).toBe(200);
-    expect(confirmed.text).toContain('account is created');
-    expect(u.cookies.has('rk_session')).toBe(false); // the link alone opens nothing: the owner signs in
+    expect(confirmed.status, confirmed.text).toBe(303);
+    expect(u.cookies.has('rk_session')).toBe(true);
     expect(await h.app.db.prisma.account.findUniqueOrThrow({ where: { email: 'new@example.com' } })).toMatchObject({ emailVerifiedAt: expect.any(Date) });
-    expect((await u.signIn('new@example.com')).status).toBe(303);
+    expect((await u.request('/workspace/keys')).status).toBe(200);
 
     const again = await h.client().confirm(link);
     expect(again.status).toBe(400);
     expect(again.text).toContain('was used already');
     expect(await accounts('new@example.com')).toBe(1);
+  });
+
+  it('makes a link someone else registered with your address useless to both of you', async () => {
+    const prisma = h.app.db.prisma;
+    // Someone registered victim@ first, with a password of their own (its link went to the victim's inbox).
+    const planted = `${h.url}/workspace/confirm?token=${await issueConfirmation(prisma, 'victim@example.com', await hashPassword('the intruder password'))}`;
+    const victim = h.client();
+    expect((await victim.register('victim@example.com', 'the victim password')).status).toBe(200);
+    const own = await confirmationLink(h.mailTo, 'victim@example.com');
+    expect((await victim.confirm(planted, 'the victim password')).status).toBe(401);
+    expect((await h.client().confirm(own, 'the intruder password')).status).toBe(401);
+    expect((await victim.confirm(own, 'the victim password')).status).toBe(303);
+    const late = await h.client().confirm(planted, 'the intruder password');
+    expect(late.text).toContain('already has an account'); // the planted link changes nothing now
+    expect((await h.client().signIn('victim@example.com', 'the intruder password')).status).toBe(401);
   });
 
   it('refuses an expired link and a made-up one', async () => {

@@ -3,11 +3,12 @@ import type { PrismaClient } from '../../generated/prisma/client.ts';
 import type { CounterStore } from '../../counters/types.ts';
 import type { Mailer } from '../mail/outbox.ts';
 import { admitMail } from '../mail/mail-limit.ts';
-import { clientKey, inWords, throttle } from '../throttle.ts';
+import { clientKey, inWords, rateLimited, throttle } from '../throttle.ts';
 import { AppError } from '../../errors.ts';
 import { checkPassword, isAccountEmail, normalizeEmail, type AccountView } from './accounts.ts';
-import { hashPassword } from './password.ts';
-import { CONFIRMATION_TTL_MS, issueConfirmation, useConfirmation } from './email-confirmation.ts';
+import { hashPassword, verifyPassword } from './password.ts';
+import { admitSignIn } from './sign-in-limit.ts';
+import { CONFIRMATION_TTL_MS, consumeConfirmation, findConfirmation, issueConfirmation } from './email-confirmation.ts';
 import { alreadyRegisteredMail, confirmAddressMail, registrationMail } from './account-mail.ts';
 
 /**
@@ -16,9 +17,10 @@ import { alreadyRegisteredMail, confirmAddressMail, registrationMail } from './a
  * mail, which only the address's owner reads:
  *   new address       a link that creates the account (with the password chosen now) when used
  *   existing address  a notice that someone tried, with a confirmation link if the address is unconfirmed
- * No account exists before its link is used, so nobody can hold an account at an address they cannot
- * read, nor set its password for its owner to adopt. Throttled per client (REGISTRATIONS_PER_CLIENT an
- * hour) and per address (mail-limit.ts); refusals are 429 rate_limited, the same for either kind of address.
+ * No account exists before its link is used with its password (confirmAddress), so nobody can hold an
+ * account at an address they cannot read, nor make its owner adopt a password they chose. Throttled per
+ * client (REGISTRATIONS_PER_CLIENT an hour) and per address (mail-limit.ts); refusals are 429
+ * rate_limited, the same for either kind of address.
  */
 export type RegistrationDeps = { prisma: PrismaClient; counters: CounterStore; mailer: Mailer; baseUrl: string };
 export const REGISTRATIONS_PER_CLIENT = 10;
@@ -56,30 +58,42 @@ export async function sendAddressConfirmation(deps: RegistrationDeps, account: A
 }
 
 /**
- * created: the link made a new account (its owner signs in next, with the password chosen then);
- * confirmed: an existing account's address is confirmed; exists: the address got an account some other
- * way meanwhile (the link changed nothing); invalid: unknown, used or expired.
+ * Using a link takes the account's password too (the one chosen at registration, or the existing
+ * account's), so neither a link alone nor a password alone confirms anything: a link someone else
+ * registered with your address is useless to you and to them. Attempts count as sign-in attempts
+ * (sign-in-limit.ts). created / confirmed: done, sign the account in; exists: a registration link for an
+ * address that has an account by now (nothing changed); wrong_password: the link stays usable; invalid:
+ * unknown, used or expired.
  */
-export type ConfirmOutcome = 'created' | 'confirmed' | 'exists' | 'invalid';
+export type Confirmation =
+  | { outcome: 'created' | 'confirmed'; accountId: number }
+  | { outcome: 'exists' | 'wrong_password' | 'invalid' };
 
-export async function confirmAddress(prisma: PrismaClient, token: string, nowMs = Date.now()): Promise<ConfirmOutcome> {
+export async function confirmAddress(deps: Pick<RegistrationDeps, 'prisma' | 'counters'>, token: string, password: string, ip: string, nowMs = Date.now()): Promise<Confirmation> {
+  const { prisma } = deps;
+  const link = await findConfirmation(prisma, token, nowMs);
+  if (!link) return { outcome: 'invalid' };
+  const verdict = await admitSignIn(deps.counters, link.email, ip, nowMs);
+  if (!verdict.allowed) throw rateLimited(`Too many attempts for this address. Try again in ${inWords(verdict.retryAfterS)}.`, verdict.retryAfterS);
+  const account = await prisma.account.findUnique({ where: { email: link.email } });
+  if (account && link.passwordHash !== null) return { outcome: 'exists' }; // a registration link never touches an existing account
+  if (!account && link.passwordHash === null) return { outcome: 'invalid' }; // the account it was for is gone
+  if (!(await verifyPassword(password, link.passwordHash ?? account!.passwordHash)).ok) return { outcome: 'wrong_password' };
+  const now = new Date(nowMs);
   try {
-    const outcome = await useConfirmation(prisma, token, async (tx, link): Promise<ConfirmOutcome> => {
-      const account = await tx.account.findUnique({ where: { email: link.email } });
+    const done = await consumeConfirmation(prisma, link, async (tx): Promise<Confirmation> => {
       if (account) {
-        if (link.passwordHash !== null) return 'exists'; // a registration link never touches an existing account
-        if (!account.emailVerifiedAt) await tx.account.update({ where: { id: account.id }, data: { emailVerifiedAt: new Date(nowMs) } });
-        return 'confirmed';
+        await tx.account.update({ where: { id: account.id }, data: { emailVerifiedAt: account.emailVerifiedAt ?? now } });
+        return { outcome: 'confirmed', accountId: account.id };
       }
-      if (link.passwordHash === null) return 'invalid'; // the account it was for is gone
       const workspace = await tx.workspace.create({ data: { name: workspaceName(link.email) } });
-      await tx.account.create({ data: { email: link.email, passwordHash: link.passwordHash, workspaceId: workspace.id, emailVerifiedAt: new Date(nowMs) } });
-      return 'created';
-    }, nowMs);
-    return outcome ?? 'invalid';
+      const created = await tx.account.create({ data: { email: link.email, passwordHash: link.passwordHash, workspaceId: workspace.id, emailVerifiedAt: now } });
+      return { outcome: 'created', accountId: created.id };
+    });
+    return done ?? { outcome: 'invalid' };
   } catch (e) {
-    // Two registration links of one address used at the same moment: one created the account.
-    if ((e as { code?: string }).code === 'P2002') return 'exists';
+    // Two registration links of one address used at the same moment: the other one created the account.
+    if ((e as { code?: string }).code === 'P2002') return { outcome: 'exists' };
     throw e;
   }
 }
