@@ -13,11 +13,10 @@ export function registrationMail(to: string, baseUrl: string, token: string, ttl
     text: [
       'Someone, probably you, asked to create a risk-api account with this e-mail address.',
       '',
-      `To create it, open this link within ${HOURS(ttlMs)} hours and confirm:`,
+      `To create it, open this link within ${HOURS(ttlMs)} hours and confirm with the password you chose:`,
       confirmUrl(baseUrl, token),
       '',
-      'Then sign in with the password chosen at registration.',
-      'If you did not ask for this, ignore this message: no account is created without the link.',
+      'If you did not ask for this, ignore this message: no account is created without the link and that password.',
     ].join('\n'),
   };
 }
@@ -32,7 +31,7 @@ export function alreadyRegisteredMail(to: string, baseUrl: string, confirmToken:
       'Nothing was changed: your account, password and keys are as they were.',
       '',
       `To use your account, sign in at ${baseUrl}/workspace/sign-in`,
-      ...(confirmToken ? ['', `Your address is not confirmed yet. To confirm it, open this link within ${HOURS(ttlMs)} hours:`, confirmUrl(baseUrl, confirmToken)] : []),
+      ...(confirmToken ? ['', `Your address is not confirmed yet. To confirm it, open this link within ${HOURS(ttlMs)} hours and enter your account's password:`, confirmUrl(baseUrl, confirmToken)] : []),
       '',
       'If this was not you, you can ignore this message.',
     ].join('\n'),
@@ -47,7 +46,7 @@ export function confirmAddressMail(to: string, baseUrl: string, token: string, t
     text: [
       'Confirm this e-mail address for your risk-api account, so that approval links and other messages can be sent to it.',
       '',
-      `Open this link within ${HOURS(ttlMs)} hours and confirm:`,
+      `Open this link within ${HOURS(ttlMs)} hours and confirm with your account's password:`,
       confirmUrl(baseUrl, token),
       '',
       'If you did not ask for this, ignore this message.',
