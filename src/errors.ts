@@ -13,6 +13,7 @@ export const ERROR_STATUS = {
   method_not_allowed: 405,
   not_found: 404,
   tier_not_eligible: 403,
+  email_unverified: 403,
   idempotency_key_reused: 409,
   rate_limited: 429,
   quota_exceeded: 429,

@@ -159,6 +159,16 @@ export async function createEmbeddedCounterStore(opts: EmbeddedCounterStoreOptio
       return hit(key, limit, windowMs, nowMs, open());
     },
 
+    async claimCooldown(key, ttlMs) {
+      // Held in the quota map, so a cooldown is journaled like a quota and outlives a restart.
+      const t = open();
+      const held = quotas.get(key);
+      if (held && held.exp > t) return { claimed: false, retryAfterMs: held.exp - t };
+      const exp = t + Math.max(1, Math.ceil(ttlMs));
+      commit([['q', key, exp]], () => quotas.set(key, { v: 1, exp }));
+      return { claimed: true, retryAfterMs: exp - t };
+    },
+
     async meterCall(call) {
       const t = open();
       const used = liveQuota(call.quotaKey, t);

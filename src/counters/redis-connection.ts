@@ -4,7 +4,7 @@
  */
 import { createClient, ErrorReply } from 'redis';
 import { CounterUnavailableError } from './types.ts';
-import { consumeScript, hitScript, meterScript, readActivityScript, recordScript } from './redis-scripts.ts';
+import { consumeScript, cooldownScript, hitScript, meterScript, readActivityScript, recordScript } from './redis-scripts.ts';
 
 /** Server replies that mean "Redis is there but can't serve now", as opposed to a bug in our command. */
 const UNAVAILABLE_REPLY = /^(LOADING|BUSY|MASTERDOWN|READONLY|TRYAGAIN|CLUSTERDOWN|NOREPLICAS)\b/;
@@ -42,7 +42,7 @@ function responsiveDeadline(ms: number, tickMs = 50): { expired: Promise<void>; 
   return { expired, cancel: () => clearInterval(timer) };
 }
 
-const SCRIPTS = { consume: consumeScript, hit: hitScript, meter: meterScript, record: recordScript, readActivity: readActivityScript };
+const SCRIPTS = { consume: consumeScript, cooldown: cooldownScript, hit: hitScript, meter: meterScript, record: recordScript, readActivity: readActivityScript };
 export type RedisClient = ReturnType<typeof newClient>;
 
 function newClient(url: string, connectTimeout: number, maxDelay: number) {

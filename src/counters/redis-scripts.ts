@@ -48,6 +48,22 @@ return {1, v}`,
   transformReply: (reply: unknown) => reply as Pair,
 });
 
+/** Cooldown: SET NX PX, or the holder's remaining PTTL, in one step. Reply {claimed 0|1, ms left}. The TTL is
+ *  Redis's own, so no clock skew between app processes can shorten or stretch a cooldown. */
+export const cooldownScript = defineScript({
+  NUMBER_OF_KEYS: 1,
+  SCRIPT: `
+if redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[1]) then
+  return {1, tonumber(ARGV[1])}
+end
+return {0, redis.call('PTTL', KEYS[1])}`,
+  parseCommand(parser: CommandParser, key: string, ttlMs: number) {
+    parser.pushKey(key);
+    parser.push(String(Math.max(1, Math.ceil(ttlMs))));
+  },
+  transformReply: (reply: unknown) => reply as Pair,
+});
+
 /**
  * A metered call: the burst window (KEYS[1]) as hitScript, then the daily quota (KEYS[2]) as consumeScript, in
  * one step and one round trip; both keys carry the workspace's hash tag. A burst refusal leaves both counts

@@ -9,6 +9,7 @@
  *   rl:{ws:<id>}:k:<apiKeyPrefix>:<start>  burst counter of one fixed window (caller's key + window start);
  *                                          PEXPIRE (time left in the window + one window) at creation; it
  *                                          shares the quota's tag, so meterCall checks both in one script
+ *   rl:{<who>}:…                          cooldowns (claimCooldown): SET NX PX, the caller's key as it is
  *   cs:{<entityKey>}:hist                  hash: window start → community hits of one entity, only windows
  *                                          that had lookups
  *   cs:{<entityKey>}:r:<windowStart>       HyperLogLog of the distinct requesters of one 10-minute window
@@ -116,6 +117,13 @@ export async function createRedisCounterStore(url: string, opts: RedisCounterSto
       try {
         const [allowed, count] = await client.hit(`${k(key)}:${start}`, limit, resetAtMs - nowMs + windowMs);
         return { allowed: allowed === 1, count: Number(count), resetAtMs };
+      } catch (err) { throw unavailable(err); }
+    },
+
+    async claimCooldown(key, ttlMs) {
+      try {
+        const [claimed, left] = await client.cooldown(k(key), ttlMs);
+        return { claimed: claimed === 1, retryAfterMs: Math.max(1, Number(left)) };
       } catch (err) { throw unavailable(err); }
     },
 

@@ -15,6 +15,10 @@ export interface CounterStore {
    *  after the increment is <= limit; rejected hits do not count (a client that backs off recovers at the next
    *  window), and then `count` is the stored count of the window. Atomic. */
   hitWindow(key: string, limit: number, windowMs: number, nowMs: number): Promise<{ allowed: boolean; count: number; resetAtMs: number }>;
+  /** Cooldown: claims `key` for `ttlMs` when nobody holds it, in one atomic step (Redis SET NX PX). A refused
+   *  claim changes nothing and answers how long the current claim still lasts (at least 1 ms), so "once per
+   *  ttlMs" holds exactly, counted from the claim that succeeded, not from a clock-aligned window. */
+  claimCooldown(key: string, ttlMs: number): Promise<{ claimed: boolean; retryAfterMs: number }>;
   /** A metered call in ONE atomic step: first the burst window of `burstKey` (as hitWindow: a refused hit counts
    *  nowhere), then the daily quota at `quotaKey` (as consumeIfBelow, expiry set in the same step). A call
    *  refused by the burst limit leaves the quota alone. `used` is the quota's value after the call, counted or

@@ -6,7 +6,7 @@ import { html, page } from './html.ts';
 import { SESSION_COOKIE, type SignedIn, type WebDeps, type WebRequest } from './context.ts';
 import { checkOrigin, checkSessionToken } from './csrf.ts';
 import { WebError } from './web-error.ts';
-import { registerPage, signInPage, signOut } from './auth-pages.ts';
+import { confirmPage, registerPage, signInPage, signOut } from './auth-pages.ts';
 import { keysPage, revokePage } from './keys-page.ts';
 import { subscriptionPage } from './subscription-page.ts';
 import { usagePage } from './usage-page.ts';
@@ -39,7 +39,8 @@ export function createControlPlane(deps: WebDeps): ControlPlane {
       if (status === 500) deps.log.error('control plane error', { path, ...errorFields(e) });
       const message = status === 500 ? 'Something went wrong on our side; try again.' : (e as Error).message;
       const chrome = w.session ? { email: w.session.account.email, csrf: w.session.csrfToken } : null;
-      if (!res.headersSent) sendHtml(res, status, page('Something is not right', chrome, html`<p class="notice error" role="alert">${message}</p><p><a href="javascript:history.back()">Back</a></p>`), e instanceof WebError ? e.headers : {});
+      const headers = e instanceof WebError ? e.headers : isAppError(e) ? e.headers ?? {} : {}; // e.g. Retry-After
+      if (!res.headersSent) sendHtml(res, status, page('Something is not right', chrome, html`<p class="notice error" role="alert">${message}</p><p><a href="javascript:history.back()">Back</a></p>`), headers);
     }
   };
 }
@@ -56,6 +57,7 @@ async function route(deps: WebDeps, w: WebRequest) {
   }
   w.session = await readSession(deps.services.prisma, readCookies(w.req).get(SESSION_COOKIE));
   if (path === '/workspace/register') return registerPage(deps, w);
+  if (path === '/workspace/confirm') return confirmPage(deps, w);
   if (path === '/workspace/sign-in') return w.session && method === 'GET' ? redirect(w.res, '/workspace/keys') : signInPage(deps, w);
   if (!w.session) {
     if (method === 'GET') return redirect(w.res, '/workspace/sign-in');
@@ -73,8 +75,9 @@ async function route(deps: WebDeps, w: WebRequest) {
   if (revoke) return revokePage(deps, s, revoke[1]!);
   if (path === '/workspace/subscription') return subscriptionPage(deps, s, method === 'POST' ? 'request' : 'show');
   if (path === '/workspace/subscription/resend' && method === 'POST') return subscriptionPage(deps, s, 'resend');
+  if (path === '/workspace/subscription/confirm-email' && method === 'POST') return subscriptionPage(deps, s, 'confirm-email');
   if (path === '/workspace/usage') return usagePage(deps, s);
   const report = /^\/workspace\/reports\/([a-z]+)\/([^/]+)$/.exec(path);
-  if (report && method === 'GET') return reportPage(deps, s, report[1]!, report[2]!);
+  if (report && method !== 'HEAD') return reportPage(deps, s, report[1]!, report[2]!);
   throw new WebError(404, `Nothing at ${path}.`);
 }

@@ -1,4 +1,4 @@
-import { html, page, when, type Html } from './html.ts';
+import { csrfField, html, page, when, type Html } from './html.ts';
 import { sendHtml } from './http.ts';
 import type { SignedIn, WebDeps } from './context.ts';
 import { DIMENSION_CODES, type DimensionCode } from '../domain/network/types.ts';
@@ -12,6 +12,10 @@ import { WebError } from './web-error.ts';
  * summary, the workspace's own layer, its own ratings and reports (IP, subnet and AS map to
  * subject kinds), and the community signal. Each view counts against the workspace's separate
  * daily direct-report quota (counter surface `direct_report`), never against `score`.
+ *
+ * Only a POST from this site (the router checks Origin and the session's CSRF token) shows the report and
+ * counts. A GET (the link itself, which any site can make the browser follow: the session cookie is
+ * SameSite=Lax) shows a confirm button and counts nothing.
  */
 const SUBJECT_KIND: Partial<Record<DimensionCode, string>> = { ip: 'ipaddress', subnet: 'cidr', asn: 'asn' };
 const COMMUNITY_CODES = new Set<DimensionCode>(['ip', 'subnet', 'asn']);
@@ -37,11 +41,18 @@ export async function reportPage(deps: WebDeps, w: SignedIn, code: string, rawKe
   const a = w.session.account;
   const tier = deps.services.tiers.get(a.tier);
   const nowMs = Date.now();
-  const quota = await deps.services.counters.consumeIfBelow(quotaKey(String(a.workspaceId), 'direct_report', utcDay(nowMs)), tier.directReportLimit, nextUtcMidnightMs(nowMs) + HISTORY_MS);
-  const quotaLine = html`<p id="report-quota">Direct report pages today: ${quota.used} / ${tier.directReportLimit} (separate from the API's score quota; resets 00:00 UTC).</p>`;
+  const counter = quotaKey(String(a.workspaceId), 'direct_report', utcDay(nowMs));
   const chrome = { email: a.email, csrf: w.session.csrfToken };
+  const quotaLine = (used: number) => html`<p id="report-quota">Direct report pages today: ${used} / ${tier.directReportLimit} (separate from the API's score quota; resets 00:00 UTC).</p>`;
+  if (w.method !== 'POST') {
+    const used = await deps.services.counters.peek(counter);
+    return sendHtml(w.res, 200, page(`${dim} ${key}`, chrome, html`${quotaLine(used)}
+<form method="post" action="/workspace/reports/${dim}/${encodeURIComponent(key)}">${csrfField(w.session.csrfToken)}
+<p>Opening this report uses one of your ${tier.directReportLimit} direct report pages today.</p><button type="submit" id="open-report">Open the report</button></form>`));
+  }
+  const quota = await deps.services.counters.consumeIfBelow(counter, tier.directReportLimit, nextUtcMidnightMs(nowMs) + HISTORY_MS);
   if (!quota.counted) {
-    return sendHtml(w.res, 429, page('Daily report page limit reached', chrome, html`${quotaLine}<p class="notice error">The ${tier.name} tier allows ${tier.directReportLimit} report pages per day. Upgrade on the <a href="/workspace/subscription">subscription page</a>.</p>`));
+    return sendHtml(w.res, 429, page('Daily report page limit reached', chrome, html`${quotaLine(quota.used)}<p class="notice error">The ${tier.name} tier allows ${tier.directReportLimit} report pages per day. Upgrade on the <a href="/workspace/subscription">subscription page</a>.</p>`));
   }
   const snapshot = deps.services.publications.current();
   const published = snapshot.global(dim, key);
@@ -52,7 +63,7 @@ export async function reportPage(deps: WebDeps, w: SignedIn, code: string, rawKe
     include: { ratings: { orderBy: { id: 'desc' }, take: 20 }, reports: { orderBy: { id: 'desc' }, take: 20 } },
   }) : null;
   const community = COMMUNITY_CODES.has(dim) ? await deps.services.community.read(`${dim}:${key}`, nowMs) : null;
-  const body = html`${quotaLine}
+  const body = html`${quotaLine(quota.used)}
 ${summary('Published summary (all workspaces, shareable evidence)', published)}
 ${summary('Your workspace’s own layer', own)}
 <h2>Your ratings</h2>${subject?.ratings.length ? html`<ul>${subject.ratings.map((r) => html`<li>${when(r.createdAt)}: ${r.rating > 0 ? 'good' : r.rating < 0 ? 'bad' : 'neutral'} ${r.note}</li>`)}</ul>` : html`<p>None.</p>`}

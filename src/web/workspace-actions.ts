@@ -2,6 +2,7 @@ import type { WebDeps } from './context.ts';
 import type { AccountView } from '../domain/accounts/accounts.ts';
 import { createApiKey, listApiKeys, revokeApiKey, type KeyListing } from '../domain/access/keys.ts';
 import { requestSubscription, resendApproval, subscriptionOf, type SubscriptionView } from '../domain/billing/subscriptions.ts';
+import { sendAddressConfirmation, type RegistrationDeps } from '../domain/accounts/registration.ts';
 import type { Tier } from '../domain/metering/tiers.ts';
 import { AppError } from '../errors.ts';
 import { readUsage, type Usage } from './usage.ts';
@@ -14,7 +15,7 @@ import { readUsage, type Usage } from './usage.ts';
  */
 
 export type TierOffer = Tier & { /** A payment provider is configured and has a plan for this tier. */ requestable: boolean };
-export type Me = { email: string; workspace: string; tier: Tier };
+export type Me = { email: string; emailVerified: boolean; workspace: string; tier: Tier };
 export type SubscriptionState = SubscriptionView & {
   /** Name of the configured payment provider; null when none is configured. */
   provider: string | null;
@@ -26,7 +27,17 @@ export type WorkspaceUsage = Usage & { tier: Tier };
 const PREFIX = /^rk_[A-Za-z0-9]{8}$/; // the visible part of a key (key-format.ts)
 
 export function me(deps: WebDeps, account: AccountView): Me {
-  return { email: account.email, workspace: account.workspaceName, tier: deps.services.tiers.get(account.tier) };
+  return { email: account.email, emailVerified: account.emailVerified, workspace: account.workspaceName, tier: deps.services.tiers.get(account.tier) };
+}
+
+/** What registration and address confirmation need, from the control plane's dependencies. */
+export function accountDeps(deps: WebDeps): RegistrationDeps {
+  return { prisma: deps.services.prisma, counters: deps.services.counters, mailer: deps.mailer, baseUrl: deps.config.baseUrl };
+}
+
+/** E-mails a confirmation link to the account's unconfirmed address (rate_limited: once a minute). */
+export async function sendConfirmationMail(deps: WebDeps, account: AccountView): Promise<void> {
+  await sendAddressConfirmation(accountDeps(deps), account);
 }
 
 /** The workspace's keys, newest first (never a secret: only hashes are stored). */
@@ -81,12 +92,12 @@ export async function subscriptionState(deps: WebDeps, account: AccountView): Pr
   return { ...view, provider: deps.billing.provider?.name ?? null, mailDelivered: deps.mailer.delivers };
 }
 
-/** Creates a subscription request at the provider and e-mails its approval link. */
+/** Creates a subscription request at the provider and e-mails its approval link (confirmed addresses only; throttled). */
 export async function requestTier(deps: WebDeps, account: AccountView, tier: string): Promise<void> {
   await requestSubscription(deps.billing, account, tier);
 }
 
-/** Sends the approval e-mail of the pending request again (rate_limited: at most once a minute). */
+/** Sends the approval e-mail of the pending request again (rate_limited: once a minute, counted from the last one). */
 export async function resendApprovalMail(deps: WebDeps, account: AccountView): Promise<void> {
   await resendApproval(deps.billing, account);
 }

@@ -2,18 +2,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startControlPlane, Browserish, type ControlPlaneHarness } from '../web/harness.ts';
 import { backendName } from '../helpers/backend.ts';
 
-/** Register → key → score refused on free → request tier → e-mail over SMTP → approve → active tier → score → revoke. */
+/** Register → confirmation link over SMTP → sign in → key → score refused on free → request tier → e-mail → approve → active tier → score → revoke. */
 describe(`control plane flow (${backendName})`, () => {
   let h: ControlPlaneHarness;
-  const b = () => new Browserish(h.url);
+  const b = () => h.client();
   beforeAll(async () => { h = await startControlPlane(); });
   afterAll(() => h?.close());
 
   const score = (key: string) => fetch(`${h.url}/risk_api/score/`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ ip: '8.8.8.8' }) });
 
-  it('sets an HttpOnly, SameSite=Lax, expiring session cookie scoped to /workspace on registration', async () => {
+  it('sets an HttpOnly, SameSite=Lax, expiring session cookie scoped to /workspace on sign-in after registration', async () => {
     const u = b();
-    const r = await u.register('flags@example.com');
+    const r = await u.signUp('flags@example.com');
     expect(r.status, r.text).toBe(303);
     const set = r.headers.getSetCookie().find((c) => c.startsWith('rk_session='));
     expect(set).toMatch(/; HttpOnly/);
@@ -26,7 +26,7 @@ describe(`control plane flow (${backendName})`, () => {
 
   it('refuses a state-changing form without the session CSRF token, and one from another origin', async () => {
     const u = b();
-    await u.register('csrf@example.com');
+    await u.signUp('csrf@example.com');
     const none = await u.request('/workspace/keys', { form: { name: 'x' } });
     expect(none.status, none.text).toBe(403);
     const token = await u.csrfOf('/workspace/keys');
@@ -43,7 +43,7 @@ describe(`control plane flow (${backendName})`, () => {
 
   it('refuses API keys on the control plane and ignores sessions on the API', async () => {
     const u = b();
-    await u.register('sep@example.com');
+    await u.signUp('sep@example.com');
     const page = await u.request('/workspace/keys', { form: { _csrf: await u.csrfOf('/workspace/keys'), name: 'k' } });
     const secret = /id="secret">([^<]+)</.exec(page.text)![1]!;
     expect((await u.request('/workspace/keys', { headers: { 'x-api-key': secret } })).status).toBe(401);
@@ -53,7 +53,7 @@ describe(`control plane flow (${backendName})`, () => {
 
   it('signs out: the old cookie no longer opens pages', async () => {
     const u = b();
-    await u.register('out@example.com');
+    await u.signUp('out@example.com');
     const old = u.cookies.get('rk_session')!;
     await u.request('/workspace/sign-out', { form: { _csrf: await u.csrfOf('/workspace/keys') } });
     const again = await fetch(`${h.url}/workspace/keys`, { headers: { cookie: `rk_session=${old}` }, redirect: 'manual' });
@@ -61,9 +61,9 @@ describe(`control plane flow (${backendName})`, () => {
     expect(again.headers.get('location')).toBe('/workspace/sign-in');
   });
 
-  it('limits sign-in attempts per account with a clear message', async () => {
+  it('limits sign-in attempts per account from one network address with a clear message', async () => {
     const u = b();
-    await u.register('limit@example.com');
+    await u.signUp('limit@example.com');
     const v = b();
     let last = { status: 0, text: '' };
     for (let i = 0; i < 11; i++) {
@@ -76,7 +76,7 @@ describe(`control plane flow (${backendName})`, () => {
 
   it('goes from a key to an active paid tier through the e-mailed approval URL', async () => {
     const u = b();
-    await u.register('buyer@example.com');
+    await u.signUp('buyer@example.com');
     const created = await u.request('/workspace/keys', { form: { _csrf: await u.csrfOf('/workspace/keys'), name: 'pipeline' } });
     expect(created.text).toContain('only time it is shown');
     const secret = /id="secret">([^<]+)</.exec(created.text)![1]!;
@@ -90,7 +90,7 @@ describe(`control plane flow (${backendName})`, () => {
     expect(order, sub.text).toBeDefined();
     expect(sub.text).toContain('id="request-status">pending');
 
-    const message = await h.mailTo('buyer@example.com'); // delivered over SMTP in the background
+    const message = await h.mailTo('buyer@example.com', /checkoutnow/); // delivered over SMTP in the background
     expect(message?.text).toContain(order!);
     const approval = /(http:\/\/127\.0\.0\.1:\d+\/checkoutnow\?ba_token=I-[A-Z0-9]+)/.exec(message!.text)?.[1];
     expect(approval, message!.text).toBeDefined();

@@ -22,8 +22,8 @@ describe(`PayPal webhooks (${backendName})`, () => {
 
   /** A workspace with a pending developer request; returns its provider subscription id and workspace id. */
   async function pending(email: string) {
-    const u = new Browserish(h.url);
-    await u.register(email);
+    const u = h.client();
+    await u.signUp(email);
     const r = await u.request('/workspace/subscription', { form: { _csrf: await u.csrfOf('/workspace/subscription'), tier: 'developer' } });
     expect(r.status, r.text).toBe(303);
     const row = await h.app.db.prisma.subscriptionRequest.findFirstOrThrow({ orderBy: { id: 'desc' } });
@@ -160,8 +160,8 @@ describe(`PayPal webhooks (${backendName})`, () => {
 
     it('two consecutive upgrades: the first subscription is cancelled at the provider, the tier is the second one\'s', async () => {
       const email = 'upgrade@example.com';
-      const u = new Browserish(h.url);
-      await u.register(email);
+      const u = h.client();
+      await u.signUp(email);
       const first = await subscribe(u, email, 'developer');
       await approve(first.approvalUrl);
       expect(await state(first.providerId)).toEqual({ status: 'active', tier: 'developer' });
@@ -182,8 +182,8 @@ describe(`PayPal webhooks (${backendName})`, () => {
 
     it('PayPal down during the cancellation: the webhook is still acknowledged, the cancellation is kept and retried until it is made', async () => {
       const email = 'outage@example.com';
-      const u = new Browserish(h.url);
-      await u.register(email);
+      const u = h.client();
+      await u.signUp(email);
       const first = await subscribe(u, email, 'developer');
       await approve(first.approvalUrl);
       const second = await subscribe(u, email, 'startup');
@@ -216,8 +216,8 @@ describe(`PayPal webhooks (${backendName})`, () => {
 
     it('a superseded subscription PayPal has already stopped is recorded as inactive, not retried', async () => {
       const email = 'stopped@example.com';
-      const u = new Browserish(h.url);
-      await u.register(email);
+      const u = h.client();
+      await u.signUp(email);
       const first = await subscribe(u, email, 'developer');
       await approve(first.approvalUrl);
       h.provider.subscriptions.get(first.providerId)!.status = 'EXPIRED'; // its EXPIRED webhook has not reached us yet
@@ -235,11 +235,10 @@ describe(`PayPal webhooks (${backendName})`, () => {
     const page = await u.request('/workspace/subscription');
     expect(page.text).toContain('MailOutbox');
     const held = await h.app.db.prisma.mailOutbox.findMany({ where: { to: 'nosmtp@example.com' } });
-    expect(held.map((m) => m.status)).toEqual(['held']);
+    expect(held.map((m) => m.status)).toEqual(['held', 'held']); // the confirmation link, then the approval link
     expect(h.logs.some((l) => l.includes('mail held') && l.includes('checkoutnow'))).toBe(true);
-    const first = await u.request('/workspace/subscription/resend', { form: { _csrf: await u.csrfOf('/workspace/subscription') } });
-    const second = await u.request('/workspace/subscription/resend', { form: { _csrf: await u.csrfOf('/workspace/subscription') } });
-    expect([first.status, second.status], second.text).toEqual([303, 429]);
+    const resend = await u.request('/workspace/subscription/resend', { form: { _csrf: await u.csrfOf('/workspace/subscription') } });
+    expect(resend.status, resend.text).toBe(429); // the approval e-mail went out moments ago
     expect(await h.app.db.prisma.mailOutbox.count({ where: { to: 'nosmtp@example.com' } })).toBe(2);
   });
 });

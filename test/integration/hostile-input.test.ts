@@ -97,13 +97,16 @@ describe(`hostile input found by fuzzing (${backendName})`, () => {
 
   it('refuses e-mail addresses with control characters at registration and sign-in, without asking the database', async () => {
     // Found by the control-plane fuzz on PostgreSQL: sign-in with e-mail "\u0000" answered 500 (PostgreSQL refuses NUL in text).
-    const { registerAccount, checkCredentials } = await import('../../src/domain/accounts/accounts.ts');
+    const { checkCredentials } = await import('../../src/domain/accounts/accounts.ts');
+    const { register } = await import('../../src/domain/accounts/registration.ts');
     const prisma = s.app.db.prisma;
+    const deps = { prisma, counters: s.app.services.counters, mailer: { enqueue: () => { throw new Error('no mail for a refused address'); } } as never, baseUrl: s.url };
     for (const email of ['\u0000', 'a\u0000b@example.com', 'a\u007fb@example.com', 'a\u0001@example.com']) {
       expect(await checkCredentials(prisma, email, 'correct horse battery staple'), JSON.stringify(email)).toBeNull();
-      expect(await registerAccount(prisma, email, 'correct horse battery staple'), JSON.stringify(email)).toMatchObject({ ok: false, field: 'email' });
+      expect(await register(deps, email, 'correct horse battery staple', '127.0.0.1'), JSON.stringify(email)).toMatchObject({ ok: false, field: 'email' });
     }
     expect(await prisma.account.count({ where: { email: { contains: 'example.com' } } })).toBe(0);
+    expect(await prisma.emailVerification.count()).toBe(0);
   });
 
   it('ignores a malformed cookie instead of failing the page', async () => {

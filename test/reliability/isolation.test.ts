@@ -8,7 +8,7 @@ import {
 } from 'graphql';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { backendName } from '../helpers/backend.ts';
-import { Browserish } from '../web/harness.ts';
+import { Browserish, heldMail } from '../web/harness.ts';
 import { revokeApiKey, setWorkspaceTier } from '../../src/domain/access/keys.ts';
 import { publish } from '../../src/domain/publishing/index.ts';
 
@@ -80,10 +80,11 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
   beforeAll(async () => {
     s = await startTestServer({ KEY_CACHE_TTL_MS: String(TTL_MS), PUBLISH_INTERVAL_MS: '0' });
     // Two registered accounts, each with its own workspace, on a tier that includes score.
-    ua = new Browserish(s.url);
-    ub = new Browserish(s.url);
-    expect((await ua.register(`iso-a-${SECRET}@example.com`)).status).toBe(303);
-    expect((await ub.register('iso-b@example.com')).status).toBe(303);
+    const inbox = (to: string, match: RegExp) => heldMail(s.app, to, match); // no SMTP here: mail is held in the outbox
+    ua = new Browserish(s.url, { inbox });
+    ub = new Browserish(s.url, { inbox });
+    expect((await ua.signUp(`iso-a-${SECRET}@example.com`)).status).toBe(303);
+    expect((await ub.signUp('iso-b@example.com')).status).toBe(303);
     const accounts = await s.app.db.prisma.account.findMany({ include: { workspace: true }, orderBy: { id: 'asc' } });
     const [wsA, wsB] = [accounts[0]!.workspace.name, accounts[1]!.workspace.name];
     await setWorkspaceTier(s.app.db.prisma, wsA, 'developer');
@@ -283,7 +284,8 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
       ['POST', '/workspace/subscription'], ['POST', '/workspace/subscription/resend'], ['GET', '/workspace/usage'],
       ['GET', `/workspace/keys/${aPrefixes[0]}/revoke`], ['POST', `/workspace/keys/${aPrefixes[0]}/revoke`],
       ['GET', `/workspace/reports/ip/${A_IP}`], ['GET', '/workspace/reports/subnet/8.8.4.0%2F24'], ['GET', '/workspace/reports/asn/AS15169'],
-      ['GET', '/workspace/register'], ['POST', '/workspace/register'], ['GET', '/workspace/sign-in'], ['POST', '/workspace/sign-in'],
+      ['POST', `/workspace/reports/ip/${A_IP}`], ['POST', '/workspace/subscription/confirm-email'],
+      ['GET', '/workspace/register'], ['POST', '/workspace/register'], ['GET', '/workspace/confirm'], ['POST', '/workspace/confirm'], ['GET', '/workspace/sign-in'], ['POST', '/workspace/sign-in'],
       ['POST', '/workspace/sign-out'], ['GET', '/workspace/assets/app.js'], ['POST', '/workspace/graphql'],
     ] as const;
 
@@ -303,10 +305,13 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
       const revoke = await ub.request(`/workspace/keys/${aPrefixes[0]}/revoke`, { form: { _csrf: token } });
       expect(revoke.status, revoke.text).toBe(404);
       expect((await s.app.db.prisma.apiKey.findUniqueOrThrow({ where: { prefix: aPrefixes[0]! } })).revokedAt).toBeNull();
-      for (const page of [`/workspace/reports/ip/${A_IP}`, '/workspace/reports/subnet/8.8.4.0%2F24', '/workspace/reports/asn/AS15169', '/workspace/usage', '/workspace/subscription']) {
-        const r = await ub.request(page);
-        expect(r.status, `${page}: ${r.text.slice(0, 300)}`).toBe(200);
-        expect(r.text, `${page} leaked`).not.toContain(SECRET);
+      const reports = [`/workspace/reports/ip/${A_IP}`, '/workspace/reports/subnet/8.8.4.0%2F24', '/workspace/reports/asn/AS15169'];
+      // A report page shows its content to the confirm POST; its GET shows only the button. Both are checked.
+      const views: Array<[string, 'GET' | 'POST']> = [...[...reports, '/workspace/usage', '/workspace/subscription'].map((p) => [p, 'GET'] as [string, 'GET']), ...reports.map((p) => [p, 'POST'] as [string, 'POST'])];
+      for (const [page, method] of views) {
+        const r = method === 'POST' ? await ub.request(page, { form: { _csrf: token } }) : await ub.request(page);
+        expect(r.status, `${method} ${page}: ${r.text.slice(0, 300)}`).toBe(200);
+        expect(r.text, `${method} ${page} leaked`).not.toContain(SECRET);
       }
     });
 

@@ -57,6 +57,29 @@ describe.each(STORES)('CounterStore contract: %s', (_name, open) => {
     expect(await store.hitWindow(key, 2, windowMs, resetAtMs)).toEqual({ allowed: true, count: 1, resetAtMs: resetAtMs + windowMs });
   });
 
+  it('grants a cooldown to exactly one of 200 concurrent claims, answers how long it still lasts, and frees it after its TTL', async () => {
+    const store = await open();
+    const key = `rl:{mail:${randomUUID()}}:cool:verify`;
+    const results = await Promise.all(Array.from({ length: 200 }, () => store.claimCooldown(key, 60_000)));
+    expect(results.filter((r) => r.claimed)).toEqual([{ claimed: true, retryAfterMs: 60_000 }]);
+    for (const r of results.filter((x) => !x.claimed)) {
+      expect(r.retryAfterMs).toBeGreaterThan(0);
+      expect(r.retryAfterMs).toBeLessThanOrEqual(60_000);
+    }
+    // A refused claim does not extend the holder's: the time left only shrinks.
+    const later = await store.claimCooldown(key, 60_000);
+    expect(later.claimed).toBe(false);
+    expect(later.retryAfterMs).toBeLessThanOrEqual(Math.min(...results.map((r) => r.retryAfterMs)));
+    // Another key is free; a short claim frees itself (waiting longer than its TTL always suffices). The TTL is a
+    // second so that the claim right after the first still falls inside it on a loaded machine.
+    expect(await store.claimCooldown(`${key}:other`, 60_000)).toMatchObject({ claimed: true });
+    const short = `${key}:short`;
+    expect((await store.claimCooldown(short, 1_000)).claimed).toBe(true);
+    expect((await store.claimCooldown(short, 1_000)).claimed).toBe(false);
+    await new Promise((r) => setTimeout(r, 1_100));
+    expect((await store.claimCooldown(short, 1_000)).claimed).toBe(true);
+  });
+
   it('meters a call in one step: burst first (refusals count nowhere), then the daily quota', async () => {
     const store = await open();
     const ws = randomUUID();

@@ -47,6 +47,17 @@ describe('embedded counter store: persistence', () => {
     await b.close();
   });
 
+  it('keeps a cooldown across a crash: a restart does not free a mail cooldown early', async () => {
+    const file = journalFile();
+    const crashed = await createEmbeddedCounterStore({ file });
+    expect((await crashed.claimCooldown('rl:{mail:x}:cool:verify', 60_000)).claimed).toBe(true); // never closed
+    const next = await createEmbeddedCounterStore({ file });
+    const again = await next.claimCooldown('rl:{mail:x}:cool:verify', 60_000);
+    expect(again.claimed).toBe(false);
+    expect(again.retryAfterMs).toBeGreaterThan(0);
+    await next.close();
+  });
+
   it('recovers everything written by an instance that never closed (crash)', async () => {
     const file = journalFile();
     const now = Date.now();

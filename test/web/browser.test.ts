@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { startControlPlane, type ControlPlaneHarness } from './harness.ts';
+import { confirmationLink, startControlPlane, type ControlPlaneHarness } from './harness.ts';
 import { backendName } from '../helpers/backend.ts';
 
 /** The whole API-mode journey in real headless Chromium; screenshots go to test-artifacts/. */
@@ -32,12 +32,20 @@ describe(`control plane in Chromium (${backendName})`, () => {
   });
   const shot = (name: string) => p.screenshot({ path: path.join(ARTIFACTS, `${backendName}-${name}.png`), fullPage: true });
 
-  it('registers, creates a key shown once, buys a tier through the e-mailed approval URL, and revokes the key', { timeout: 300_000 }, async () => {
+  it('registers, confirms the e-mailed link, creates a key shown once, buys a tier through the e-mailed approval URL, and revokes the key', { timeout: 300_000 }, async () => {
     p.setDefaultTimeout(60_000); // a loaded CI machine, not a performance assertion
     await p.goto(`${h.url}/workspace/register`);
     await p.fill('input[name=email]', 'chromium@example.com');
     await p.fill('input[name=password]', 'correct horse battery');
-    await Promise.all([p.waitForURL(`${h.url}/workspace/keys`), p.click('main button[type=submit]')]);
+    await p.click('main button[type=submit]');
+    expect(await p.textContent('#check-inbox')).toContain('chromium@example.com');
+    await shot('registered');
+
+    // The link from the message the SMTP server received: it asks for the password chosen at registration.
+    await p.goto(await confirmationLink(h.mailTo, 'chromium@example.com'));
+    expect(await p.textContent('main form')).toContain('chromium@example.com');
+    await p.fill('input[name=password]', 'correct horse battery');
+    await Promise.all([p.waitForURL(`${h.url}/workspace/keys`), p.click('#confirm')]);
 
     await p.fill('input[name=name]', 'browser key');
     await p.click('main form button:has-text("Create key")');
@@ -59,7 +67,7 @@ describe(`control plane in Chromium (${backendName})`, () => {
     expect(await p.textContent('#request-status')).toBe('pending');
     await shot('subscription-pending');
 
-    const mail = await h.mailTo('chromium@example.com');
+    const mail = await h.mailTo('chromium@example.com', /checkoutnow/);
     const approval = /(http:\/\/127\.0\.0\.1:\d+\/checkoutnow\?ba_token=I-[A-Z0-9]+)/.exec(mail.text)?.[1];
     expect(approval, mail.text).toBeDefined();
     await p.goto(approval!);
@@ -79,7 +87,9 @@ describe(`control plane in Chromium (${backendName})`, () => {
     await shot('usage');
 
     if (body.links?.ip) {
-      await p.goto(body.links.ip);
+      await p.goto(body.links.ip); // as if opened from anywhere: the link alone spends nothing
+      expect(await p.textContent('#report-quota')).toContain('0 / 100');
+      await p.click('#open-report');
       expect(await p.textContent('#report-quota')).toContain('1 / 100');
       await shot('report');
       await p.goto(`${h.url}/workspace/usage`);

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { PrismaClient } from '../../generated/prisma/client.ts';
 import type { CounterStore } from '../../counters/types.ts';
-import { retryAfterSeconds } from '../../counters/keys.ts';
 import type { Logger } from '../../log.ts';
 import type { Mailer } from '../mail/outbox.ts';
 import type { AccountView } from '../accounts/accounts.ts';
@@ -10,6 +9,8 @@ import { ProviderUnavailable, type PaymentProvider } from './provider.ts';
 import type { ProviderCancellations } from './cancellations.ts';
 import { AppError } from '../../errors.ts';
 import { approvalMail } from './approval-mail.ts';
+import { admitMail } from '../mail/mail-limit.ts';
+import { inWords, throttle } from '../throttle.ts';
 
 /**
  * API subscription requests. States (docs/control-plane.md):
@@ -30,7 +31,9 @@ export type BillingDeps = {
   cancellations: Pick<ProviderCancellations, 'kick'> | null;
 };
 
-export const RESEND_WINDOW_MS = 60_000;
+/** Each request creates a subscription at the provider: at most this many per account per UTC day. */
+export const REQUESTS_PER_ACCOUNT_PER_DAY = 5;
+const DAY_MS = 86_400_000;
 
 export type SubscriptionView = {
   tier: string; dailyLimit: number;
@@ -46,12 +49,21 @@ export async function subscriptionOf(deps: Pick<BillingDeps, 'prisma' | 'tiers'>
   };
 }
 
-export async function requestSubscription(deps: BillingDeps, account: AccountView, tierCode: string) {
+/**
+ * Creates a subscription at the provider and e-mails its approval link. Only to a confirmed address, and
+ * throttled before the provider is called: REQUESTS_PER_ACCOUNT_PER_DAY per account, and the address's
+ * daily mail budget (mail-limit.ts). The request's e-mail starts its order's minute: a resend waits for it.
+ */
+export async function requestSubscription(deps: BillingDeps, account: AccountView, tierCode: string, nowMs = Date.now()) {
   if (!deps.provider) throw new AppError('service_unavailable', 'No payment provider is configured on this server (PAYPAL_* settings).');
   const tier = deps.tiers.list().find((t) => t.code === tierCode);
   const planId = tier && deps.provider.planFor(tier.code);
   if (!tier || !planId) throw new AppError('invalid_request', `Tier "${tierCode}" cannot be requested; choose one of: ${deps.tiers.list().filter((t) => deps.provider!.planFor(t.code)).map((t) => t.code).join(', ')}.`);
+  requireConfirmedAddress(account);
+  await throttle(deps.counters, `rl:{subreq:acct:${account.id}}`, REQUESTS_PER_ACCOUNT_PER_DAY, DAY_MS,
+    (s) => `This account has made ${REQUESTS_PER_ACCOUNT_PER_DAY} subscription requests today, the most in one day; try again in ${inWords(s)}.`, nowMs);
   const orderCode = `RK-${randomBytes(5).toString('hex').toUpperCase()}`;
+  await admitMail(deps.counters, account.email, 'approval', orderCode, nowMs);
   const created = await deps.provider.createSubscription({
     planId, orderCode, email: account.email,
     returnUrl: `${deps.baseUrl}/workspace/subscription`, cancelUrl: `${deps.baseUrl}/workspace/subscription`,
@@ -79,17 +91,19 @@ function providerDown(log: Logger, provider: string, e: ProviderUnavailable, ord
     undefined, undefined, { 'retry-after': String(wait) });
 }
 
-/** Re-sends the approval e-mail of the workspace's latest pending request: at most one per minute. */
-export async function resendApproval(deps: BillingDeps, account: AccountView) {
+/** Re-sends the approval e-mail of the workspace's latest pending request: at most one a minute, counted from the last one sent. */
+export async function resendApproval(deps: BillingDeps, account: AccountView, nowMs = Date.now()) {
   const r = await deps.prisma.subscriptionRequest.findFirst({ where: { workspaceId: account.workspaceId }, orderBy: { id: 'desc' } });
   if (!r || r.status !== 'pending') throw new AppError('invalid_request', 'There is no pending subscription request to send again.');
-  const nowMs = Date.now();
-  const hit = await deps.counters.hitWindow(`rl:{mail:ws:${account.workspaceId}}`, 1, RESEND_WINDOW_MS, nowMs);
-  if (!hit.allowed) {
-    const s = retryAfterSeconds(hit.resetAtMs, nowMs);
-    throw new AppError('rate_limited', `The e-mail was sent moments ago; you can send it again in ${s} seconds.`, undefined, undefined, { 'retry-after': String(s) });
-  }
+  requireConfirmedAddress(account);
+  await admitMail(deps.counters, account.email, 'approval', r.orderCode, nowMs);
   await sendApproval(deps, account, r.id);
+}
+
+function requireConfirmedAddress(account: AccountView) {
+  if (!account.emailVerified) {
+    throw new AppError('email_unverified', `Confirm your e-mail address (${account.email}) first: approval links are sent only to confirmed addresses. Ask for the confirmation link on the subscription page (or with the sendEmailConfirmation mutation).`);
+  }
 }
 
 async function sendApproval(deps: BillingDeps, account: AccountView, requestId: number) {

@@ -94,6 +94,14 @@ export type Tier = Prisma.TierModel
  */
 export type WebSession = Prisma.WebSessionModel
 /**
+ * Model EmailVerification
+ * An e-mailed confirmation link, single-use and expiring. `id` is the SHA-256 of the link's token (the
+ * token itself is only in the mail). With `passwordHash`, it completes a registration: the account is
+ * created when the link is used, with the password chosen then. Without, it confirms the address of
+ * the existing account with that e-mail.
+ */
+export type EmailVerification = Prisma.EmailVerificationModel
+/**
  * Model SubscriptionRequest
  * A request for an API subscription tier at the payment provider, and its life afterwards.
  * status: pending → active → cancelled | suspended, or payment_failed (see docs/control-plane.md).

@@ -3,9 +3,11 @@ import { builder } from './builder.ts';
 import type { KeyListing } from '../../domain/access/keys.ts';
 import type { Tier } from '../../domain/metering/tiers.ts';
 import {
-  createKey, isRequestable, listKeys, me, requestTier, resendApprovalMail, revokeKey, subscriptionState, tierOffers, usageOf,
+  createKey, isRequestable, listKeys, me, requestTier, resendApprovalMail, revokeKey, sendConfirmationMail, subscriptionState, tierOffers, usageOf,
   type Me, type SubscriptionState, type WorkspaceUsage,
 } from '../workspace-actions.ts';
+import { REQUESTS_PER_ACCOUNT_PER_DAY } from '../../domain/billing/subscriptions.ts';
+import { MAIL_PER_ADDRESS_PER_DAY } from '../../domain/mail/mail-limit.ts';
 
 /**
  * Types and resolvers of /workspace/graphql. Every resolver calls the same function of
@@ -34,6 +36,7 @@ const MeType = builder.objectRef<Me>('Me').implement({
   description: 'The signed-in account.',
   fields: (t) => ({
     email: t.exposeString('email', { description: 'The account\'s e-mail address (lower-cased).' }),
+    emailVerified: t.exposeBoolean('emailVerified', { description: 'True once the owner confirmed the address through an e-mailed link. Until then only confirmation links are sent to it (`sendEmailConfirmation`); `requestSubscription` answers email_unverified.' }),
     workspace: t.exposeString('workspace', { description: 'Name of the account\'s workspace (the one its keys belong to).' }),
     tier: t.field({ type: TierType, description: 'The workspace\'s current tier.', resolve: (m) => m.tier }),
   }),
@@ -139,7 +142,7 @@ builder.mutationFields((t) => ({
   }),
   requestSubscription: t.field({
     type: SubscriptionStateType,
-    description: 'Requests a tier: creates the subscription at the payment provider and e-mails the approval link to the account\'s address. The tier applies once the provider confirms.',
+    description: `Requests a tier: creates the subscription at the payment provider and e-mails the approval link to the account's address. The tier applies once the provider confirms. Needs a confirmed address (email_unverified otherwise); at most ${REQUESTS_PER_ACCOUNT_PER_DAY} a day per account and ${MAIL_PER_ADDRESS_PER_DAY} e-mails a day per address (rate_limited with Retry-After otherwise).`,
     args: { tier: t.arg.string({ required: true, description: 'Code of a tier whose `requestable` is true.' }) },
     resolve: async (_r, args, ctx) => {
       await requestTier(ctx.deps, ctx.session.account, args.tier);
@@ -148,10 +151,18 @@ builder.mutationFields((t) => ({
   }),
   resendApprovalMail: t.field({
     type: SubscriptionStateType,
-    description: 'Sends the approval e-mail of the pending request again; at most once a minute (rate_limited otherwise).',
+    description: 'Sends the approval e-mail of the pending request again; at most once a minute, counted from that request\'s last approval e-mail, its first included (rate_limited with Retry-After otherwise).',
     resolve: async (_r, _a, ctx) => {
       await resendApprovalMail(ctx.deps, ctx.session.account);
       return subscriptionState(ctx.deps, ctx.session.account);
+    },
+  }),
+  sendEmailConfirmation: t.field({
+    type: MeType,
+    description: 'E-mails a confirmation link to the account\'s unconfirmed address (accounts made before confirmation existed). At most once a minute (rate_limited with Retry-After); invalid_request when the address is confirmed already.',
+    resolve: async (_r, _a, ctx) => {
+      await sendConfirmationMail(ctx.deps, ctx.session.account);
+      return me(ctx.deps, ctx.session.account);
     },
   }),
 }));

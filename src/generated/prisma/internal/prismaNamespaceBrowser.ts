@@ -65,6 +65,7 @@ export const ModelName = {
   PublishedSummary: 'PublishedSummary',
   Tier: 'Tier',
   WebSession: 'WebSession',
+  EmailVerification: 'EmailVerification',
   SubscriptionRequest: 'SubscriptionRequest',
   ProviderCancellation: 'ProviderCancellation',
   ProviderEvent: 'ProviderEvent',
@@ -102,7 +103,8 @@ export const AccountScalarFieldEnum = {
   workspaceId: 'workspaceId',
   email: 'email',
   passwordHash: 'passwordHash',
-  createdAt: 'createdAt'
+  createdAt: 'createdAt',
+  emailVerifiedAt: 'emailVerifiedAt'
 } as const
 
 export type AccountScalarFieldEnum = (typeof AccountScalarFieldEnum)[keyof typeof AccountScalarFieldEnum]
@@ -270,6 +272,17 @@ export const WebSessionScalarFieldEnum = {
 } as const
 
 export type WebSessionScalarFieldEnum = (typeof WebSessionScalarFieldEnum)[keyof typeof WebSessionScalarFieldEnum]
+
+
+export const EmailVerificationScalarFieldEnum = {
+  id: 'id',
+  email: 'email',
+  passwordHash: 'passwordHash',
+  createdAt: 'createdAt',
+  expiresAt: 'expiresAt'
+} as const
+
+export type EmailVerificationScalarFieldEnum = (typeof EmailVerificationScalarFieldEnum)[keyof typeof EmailVerificationScalarFieldEnum]
 
 
 export const SubscriptionRequestScalarFieldEnum = {

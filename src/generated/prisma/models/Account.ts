@@ -42,6 +42,7 @@ export type AccountMinAggregateOutputType = {
   email: string | null
   passwordHash: string | null
   createdAt: Date | null
+  emailVerifiedAt: Date | null
 }
 
 export type AccountMaxAggregateOutputType = {
@@ -50,6 +51,7 @@ export type AccountMaxAggregateOutputType = {
   email: string | null
   passwordHash: string | null
   createdAt: Date | null
+  emailVerifiedAt: Date | null
 }
 
 export type AccountCountAggregateOutputType = {
@@ -58,6 +60,7 @@ export type AccountCountAggregateOutputType = {
   email: number
   passwordHash: number
   createdAt: number
+  emailVerifiedAt: number
   _all: number
 }
 
@@ -78,6 +81,7 @@ export type AccountMinAggregateInputType = {
   email?: true
   passwordHash?: true
   createdAt?: true
+  emailVerifiedAt?: true
 }
 
 export type AccountMaxAggregateInputType = {
@@ -86,6 +90,7 @@ export type AccountMaxAggregateInputType = {
   email?: true
   passwordHash?: true
   createdAt?: true
+  emailVerifiedAt?: true
 }
 
 export type AccountCountAggregateInputType = {
@@ -94,6 +99,7 @@ export type AccountCountAggregateInputType = {
   email?: true
   passwordHash?: true
   createdAt?: true
+  emailVerifiedAt?: true
   _all?: true
 }
 
@@ -189,6 +195,7 @@ export type AccountGroupByOutputType = {
   email: string
   passwordHash: string | null
   createdAt: Date
+  emailVerifiedAt: Date | null
   _count: AccountCountAggregateOutputType | null
   _avg: AccountAvgAggregateOutputType | null
   _sum: AccountSumAggregateOutputType | null
@@ -220,6 +227,7 @@ export type AccountWhereInput = {
   email?: Prisma.StringFilter<"Account"> | string
   passwordHash?: Prisma.StringNullableFilter<"Account"> | string | null
   createdAt?: Prisma.DateTimeFilter<"Account"> | Date | string
+  emailVerifiedAt?: Prisma.DateTimeNullableFilter<"Account"> | Date | string | null
   workspace?: Prisma.XOR<Prisma.WorkspaceScalarRelationFilter, Prisma.WorkspaceWhereInput>
   apiKeys?: Prisma.ApiKeyListRelationFilter
 }
@@ -230,6 +238,7 @@ export type AccountOrderByWithRelationInput = {
   email?: Prisma.SortOrder
   passwordHash?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
+  emailVerifiedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   workspace?: Prisma.WorkspaceOrderByWithRelationInput
   apiKeys?: Prisma.ApiKeyOrderByRelationAggregateInput
 }
@@ -243,6 +252,7 @@ export type AccountWhereUniqueInput = Prisma.AtLeast<{
   workspaceId?: Prisma.IntFilter<"Account"> | number
   passwordHash?: Prisma.StringNullableFilter<"Account"> | string | null
   createdAt?: Prisma.DateTimeFilter<"Account"> | Date | string
+  emailVerifiedAt?: Prisma.DateTimeNullableFilter<"Account"> | Date | string | null
   workspace?: Prisma.XOR<Prisma.WorkspaceScalarRelationFilter, Prisma.WorkspaceWhereInput>
   apiKeys?: Prisma.ApiKeyListRelationFilter
 }, "id" | "email">
@@ -253,6 +263,7 @@ export type AccountOrderByWithAggregationInput = {
   email?: Prisma.SortOrder
   passwordHash?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
+  emailVerifiedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   _count?: Prisma.AccountCountOrderByAggregateInput
   _avg?: Prisma.AccountAvgOrderByAggregateInput
   _max?: Prisma.AccountMaxOrderByAggregateInput
@@ -269,12 +280,14 @@ export type AccountScalarWhereWithAggregatesInput = {
   email?: Prisma.StringWithAggregatesFilter<"Account"> | string
   passwordHash?: Prisma.StringNullableWithAggregatesFilter<"Account"> | string | null
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"Account"> | Date | string
+  emailVerifiedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"Account"> | Date | string | null
 }
 
 export type AccountCreateInput = {
   email: string
   passwordHash?: string | null
   createdAt?: Date | string
+  emailVerifiedAt?: Date | string | null
   workspace: Prisma.WorkspaceCreateNestedOneWithoutAccountsInput
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutAccountInput
 }
@@ -285,6 +298,7 @@ export type AccountUncheckedCreateInput = {
   email: string
   passwordHash?: string | null
   createdAt?: Date | string
+  emailVerifiedAt?: Date | string | null
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutAccountInput
 }
 
@@ -292,6 +306,7 @@ export type AccountUpdateInput = {
   email?: Prisma.StringFieldUpdateOperationsInput | string
   passwordHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  emailVerifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   workspace?: Prisma.WorkspaceUpdateOneRequiredWithoutAccountsNestedInput
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutAccountNestedInput
 }
@@ -302,6 +317,7 @@ export type AccountUncheckedUpdateInput = {
   email?: Prisma.StringFieldUpdateOperationsInput | string
   passwordHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  emailVerifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutAccountNestedInput
 }
 
@@ -311,12 +327,14 @@ export type AccountCreateManyInput = {
   email: string
   passwordHash?: string | null
   createdAt?: Date | string
+  emailVerifiedAt?: Date | string | null
 }
 
 export type AccountUpdateManyMutationInput = {
   email?: Prisma.StringFieldUpdateOperationsInput | string
   passwordHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  emailVerifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 export type AccountUncheckedUpdateManyInput = {
@@ -325,6 +343,7 @@ export type AccountUncheckedUpdateManyInput = {
   email?: Prisma.StringFieldUpdateOperationsInput | string
   passwordHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  emailVerifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 export type AccountListRelationFilter = {
@@ -343,6 +362,7 @@ export type AccountCountOrderByAggregateInput = {
   email?: Prisma.SortOrder
   passwordHash?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
+  emailVerifiedAt?: Prisma.SortOrder
 }
 
 export type AccountAvgOrderByAggregateInput = {
@@ -356,6 +376,7 @@ export type AccountMaxOrderByAggregateInput = {
   email?: Prisma.SortOrder
   passwordHash?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
+  emailVerifiedAt?: Prisma.SortOrder
 }
 
 export type AccountMinOrderByAggregateInput = {
@@ -364,6 +385,7 @@ export type AccountMinOrderByAggregateInput = {
   email?: Prisma.SortOrder
   passwordHash?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
+  emailVerifiedAt?: Prisma.SortOrder
 }
 
 export type AccountSumOrderByAggregateInput = {
@@ -422,6 +444,10 @@ export type NullableStringFieldUpdateOperationsInput = {
   set?: string | null
 }
 
+export type NullableDateTimeFieldUpdateOperationsInput = {
+  set?: Date | string | null
+}
+
 export type AccountCreateNestedOneWithoutApiKeysInput = {
   create?: Prisma.XOR<Prisma.AccountCreateWithoutApiKeysInput, Prisma.AccountUncheckedCreateWithoutApiKeysInput>
   connectOrCreate?: Prisma.AccountCreateOrConnectWithoutApiKeysInput
@@ -442,6 +468,7 @@ export type AccountCreateWithoutWorkspaceInput = {
   email: string
   passwordHash?: string | null
   createdAt?: Date | string
+  emailVerifiedAt?: Date | string | null
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutAccountInput
 }
 
@@ -450,6 +477,7 @@ export type AccountUncheckedCreateWithoutWorkspaceInput = {
   email: string
   passwordHash?: string | null
   createdAt?: Date | string
+  emailVerifiedAt?: Date | string | null
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutAccountInput
 }
 
@@ -488,12 +516,14 @@ export type AccountScalarWhereInput = {
   email?: Prisma.StringFilter<"Account"> | string
   passwordHash?: Prisma.StringNullableFilter<"Account"> | string | null
   createdAt?: Prisma.DateTimeFilter<"Account"> | Date | string
+  emailVerifiedAt?: Prisma.DateTimeNullableFilter<"Account"> | Date | string | null
 }
 
 export type AccountCreateWithoutApiKeysInput = {
   email: string
   passwordHash?: string | null
   createdAt?: Date | string
+  emailVerifiedAt?: Date | string | null
   workspace: Prisma.WorkspaceCreateNestedOneWithoutAccountsInput
 }
 
@@ -503,6 +533,7 @@ export type AccountUncheckedCreateWithoutApiKeysInput = {
   email: string
   passwordHash?: string | null
   createdAt?: Date | string
+  emailVerifiedAt?: Date | string | null
 }
 
 export type AccountCreateOrConnectWithoutApiKeysInput = {
@@ -525,6 +556,7 @@ export type AccountUpdateWithoutApiKeysInput = {
   email?: Prisma.StringFieldUpdateOperationsInput | string
   passwordHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  emailVerifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   workspace?: Prisma.WorkspaceUpdateOneRequiredWithoutAccountsNestedInput
 }
 
@@ -534,6 +566,7 @@ export type AccountUncheckedUpdateWithoutApiKeysInput = {
   email?: Prisma.StringFieldUpdateOperationsInput | string
   passwordHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  emailVerifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 export type AccountCreateManyWorkspaceInput = {
@@ -541,12 +574,14 @@ export type AccountCreateManyWorkspaceInput = {
   email: string
   passwordHash?: string | null
   createdAt?: Date | string
+  emailVerifiedAt?: Date | string | null
 }
 
 export type AccountUpdateWithoutWorkspaceInput = {
   email?: Prisma.StringFieldUpdateOperationsInput | string
   passwordHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  emailVerifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutAccountNestedInput
 }
 
@@ -555,6 +590,7 @@ export type AccountUncheckedUpdateWithoutWorkspaceInput = {
   email?: Prisma.StringFieldUpdateOperationsInput | string
   passwordHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  emailVerifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutAccountNestedInput
 }
 
@@ -563,6 +599,7 @@ export type AccountUncheckedUpdateManyWithoutWorkspaceInput = {
   email?: Prisma.StringFieldUpdateOperationsInput | string
   passwordHash?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  emailVerifiedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 
@@ -602,6 +639,7 @@ export type AccountSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   email?: boolean
   passwordHash?: boolean
   createdAt?: boolean
+  emailVerifiedAt?: boolean
   workspace?: boolean | Prisma.WorkspaceDefaultArgs<ExtArgs>
   apiKeys?: boolean | Prisma.Account$apiKeysArgs<ExtArgs>
   _count?: boolean | Prisma.AccountCountOutputTypeDefaultArgs<ExtArgs>
@@ -613,6 +651,7 @@ export type AccountSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Exten
   email?: boolean
   passwordHash?: boolean
   createdAt?: boolean
+  emailVerifiedAt?: boolean
   workspace?: boolean | Prisma.WorkspaceDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["account"]>
 
@@ -622,6 +661,7 @@ export type AccountSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Exten
   email?: boolean
   passwordHash?: boolean
   createdAt?: boolean
+  emailVerifiedAt?: boolean
   workspace?: boolean | Prisma.WorkspaceDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["account"]>
 
@@ -631,9 +671,10 @@ export type AccountSelectScalar = {
   email?: boolean
   passwordHash?: boolean
   createdAt?: boolean
+  emailVerifiedAt?: boolean
 }
 
-export type AccountOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "email" | "passwordHash" | "createdAt", ExtArgs["result"]["account"]>
+export type AccountOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "email" | "passwordHash" | "createdAt" | "emailVerifiedAt", ExtArgs["result"]["account"]>
 export type AccountInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   workspace?: boolean | Prisma.WorkspaceDefaultArgs<ExtArgs>
   apiKeys?: boolean | Prisma.Account$apiKeysArgs<ExtArgs>
@@ -658,6 +699,11 @@ export type $AccountPayload<ExtArgs extends runtime.Types.Extensions.InternalArg
     email: string
     passwordHash: string | null
     createdAt: Date
+    /**
+     * When the owner proved the address (an e-mailed link). Null on accounts made before verification
+     * existed: they must confirm before any other mail (approval links) is sent to the address.
+     */
+    emailVerifiedAt: Date | null
   }, ExtArgs["result"]["account"]>
   composites: {}
 }
@@ -1088,6 +1134,7 @@ export interface AccountFieldRefs {
   readonly email: Prisma.FieldRef<"Account", 'String'>
   readonly passwordHash: Prisma.FieldRef<"Account", 'String'>
   readonly createdAt: Prisma.FieldRef<"Account", 'DateTime'>
+  readonly emailVerifiedAt: Prisma.FieldRef<"Account", 'DateTime'>
 }
     
 
