@@ -64,6 +64,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   networkLoad.catch(() => {}); // awaited below; never an unhandled rejection meanwhile
   const db = await openDatabase({
     databaseUrl: config.databaseUrl, dataDir: config.dataDir, inMemory: opts.inMemoryDatabase ?? false, preparedStatements: config.databasePreparedStatements,
+    warn: (msg, fields) => log.warn(msg, fields),
   });
   let counters: CounterStore;
   try {

@@ -12,6 +12,9 @@ import { loadNetworkData } from '../domain/network/index.ts';
 import { readFeedFile } from '../domain/feeds/read-file.ts';
 import { createProgressWriter } from '../domain/feeds/progress.ts';
 import path from 'node:path';
+import { restrictUmask } from '../db/data-dir.ts';
+
+restrictUmask(); // before anything is written: DATA_DIR is for this user only (db/data-dir.ts)
 
 const USAGE = `risk-api — operator commands (work whether or not the server is running)
 
@@ -43,7 +46,10 @@ async function execute(command: string, args: Record<string, unknown>): Promise<
     if (!reply.ok) throw Object.assign(new Error(reply.message), { code: reply.error });
     return reply.result;
   }
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, preparedStatements: config.databasePreparedStatements });
+  const db = await openDatabase({
+    databaseUrl: config.databaseUrl, dataDir: config.dataDir, preparedStatements: config.databasePreparedStatements,
+    warn: (msg, fields) => console.error(`warning: ${msg} ${JSON.stringify(fields)}`),
+  });
   try {
     if (command !== 'db migrate') await db.migrate();
     return await runCommand(command, args, {
