@@ -12,8 +12,9 @@ describe(`risk model: feeds, publication and the raw dimensions read (${backendN
   let ctx: CommandContext;
   beforeAll(async () => {
     s = await startTestServer();
-    a = { 'x-api-key': (await s.createKey('model-a')).secret };
-    b = { 'x-api-key': (await s.createKey('model-b')).secret };
+    // The raw dimensions read needs a score-eligible tier (test/integration/dimensions-tier.test.ts).
+    a = { 'x-api-key': (await s.createKey('model-a', { tier: 'developer' })).secret };
+    b = { 'x-api-key': (await s.createKey('model-b', { tier: 'developer' })).secret };
     ctx = { db: s.app.db, pepper: s.app.pepper, network: async () => s.app.services.network, publicationsKept: 3, publications: s.app.services.publications };
   });
   afterAll(() => s?.close());
