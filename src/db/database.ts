@@ -19,7 +19,7 @@ export type DatabaseOptions = {
   databaseUrl?: string | undefined;
   /** Embedded default: PGlite files live in `<dataDir>/pglite`. */
   dataDir: string;
-  /** In-memory PGlite (tests): nothing on disk, no ownership lock. */
+  /** In-memory PGlite (tests): nothing on disk, no ownership lock, DATA_DIR left alone. */
   inMemory?: boolean;
   /** PostgreSQL: run the statements marked `-- prepared` as named prepared statements (statement-names.ts; default true). */
   preparedStatements?: boolean;
@@ -29,7 +29,7 @@ export type DatabaseOptions = {
 
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   // Before anything is written: DATA_DIR also holds the pepper and the counter journal on PostgreSQL.
-  secureDataDir(opts.dataDir, opts.warn ?? (() => {}));
+  if (!opts.inMemory) secureDataDir(opts.dataDir, opts.warn ?? (() => {}));
   return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.preparedStatements ?? true) : openPglite(opts);
 }
 
