@@ -66,6 +66,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   networkLoad.catch(() => {}); // awaited below; never an unhandled rejection meanwhile
   const db = await openDatabase({
     databaseUrl: config.databaseUrl, dataDir: config.dataDir, inMemory: opts.inMemoryDatabase ?? false, preparedStatements: config.databasePreparedStatements,
+    warn: (msg, fields) => log.warn(msg, fields),
   });
   let counters: CounterStore;
   try {
@@ -118,8 +119,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     sendJson(res, ok ? 200 : 503, { ok, checks, draining });
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse) {
-    const requestId = randomUUID();
+  async function handle(req: IncomingMessage, res: ServerResponse, requestId: string) {
     const started = performance.now();
     res.setHeader('x-request-id', requestId);
     const path = (req.url ?? '/').split('?', 1)[0]!;
@@ -150,7 +150,9 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     headersTimeout: Math.min(60_000, config.requestTimeoutMs),
     connectionsCheckingInterval: 1_000,
   }, (req, res) => {
-    handle(req, res).catch((e) => sendError(res, e, 'unknown', log));
+    // The id is made here so that an error escaping a handler (GraphQL's body read) is logged under the id the client sees.
+    const requestId = randomUUID();
+    handle(req, res, requestId).catch((e) => sendError(res, e, requestId, log));
   });
 
   const timers = [

@@ -2,8 +2,10 @@ import v8 from 'node:v8';
 import { loadConfig, ConfigError, networkOptions } from './config.ts';
 import { createLogger } from './log.ts';
 import { loadNetworkDataInWorker } from './domain/network/load-in-worker.ts';
+import { restrictUmask } from './db/data-dir.ts';
 
 /** The only place that binds a port and handles signals. */
+restrictUmask(); // before anything is written: DATA_DIR is for this user only (db/data-dir.ts)
 let config;
 try {
   config = loadConfig();

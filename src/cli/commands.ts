@@ -51,7 +51,8 @@ const commands: Record<string, (args: Args, ctx: CommandContext) => Promise<unkn
   },
   'feeds import': async (a, { db }) => importFeed(db.prisma, {
     name: str(a, 'name')!, format: (str(a, 'format', false) ?? 'plain') as FeedFormat,
-    weight: a.weight === undefined ? 1 : Number(a.weight), source: str(a, 'source')!, parsed: a.parsed as FeedParseResult,
+    weight: a.weight === undefined ? undefined : Number(a.weight), source: str(a, 'source')!, parsed: a.parsed as FeedParseResult,
+    allowPartial: a['allow-partial'] === true, dryRun: a['dry-run'] === true,
   }),
   'feeds list': async (_a, { db }) => listFeeds(db.prisma),
   'feeds remove': async (a, { db }) => removeFeed(db.prisma, str(a, 'name')!),

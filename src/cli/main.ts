@@ -7,11 +7,15 @@ import { isAppError } from '../errors.ts';
 import { callAdmin } from './admin-socket.ts';
 import { publishInvalidation } from '../counters/invalidation.ts';
 import { COMMAND_NAMES, runCommand } from './commands.ts';
-import { printHuman } from './output.ts';
+import { printBadLines, printHuman } from './output.ts';
+import type { FeedParseResult } from '../domain/feeds/parse.ts';
 import { loadNetworkData } from '../domain/network/index.ts';
 import { readFeedFile } from '../domain/feeds/read-file.ts';
 import { createProgressWriter } from '../domain/feeds/progress.ts';
 import path from 'node:path';
+import { restrictUmask } from '../db/data-dir.ts';
+
+restrictUmask(); // before anything is written: DATA_DIR is for this user only (db/data-dir.ts)
 
 const USAGE = `risk-api — operator commands (work whether or not the server is running)
 
@@ -22,7 +26,10 @@ const USAGE = `risk-api — operator commands (work whether or not the server is
   risk-api keys revoke PREFIX [--json]
   risk-api workspaces set-tier NAME TIER [--json]
   risk-api tiers list [--json]
-  risk-api feeds import FILE --name NAME [--format plain|csv] [--column COL] [--weight W] [--json]
+  risk-api feeds import FILE --name NAME [--format plain|csv] [--column COL] [--weight W] [--allow-partial] [--dry-run] [--json]
+                                                   refused (nothing changed, exit 1) when no line is valid or more than
+                                                   10% of the lines holding data are bad (--allow-partial accepts the latter);
+                                                   a re-import keeps the feed's weight unless --weight is given
   risk-api feeds list [--json]
   risk-api feeds remove NAME [--json]
   risk-api publish [--json]                        compute and publish a new set of risk summaries
@@ -43,7 +50,10 @@ async function execute(command: string, args: Record<string, unknown>): Promise<
     if (!reply.ok) throw Object.assign(new Error(reply.message), { code: reply.error });
     return reply.result;
   }
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, preparedStatements: config.databasePreparedStatements });
+  const db = await openDatabase({
+    databaseUrl: config.databaseUrl, dataDir: config.dataDir, preparedStatements: config.databasePreparedStatements,
+    warn: (msg, fields) => console.error(`warning: ${msg} ${JSON.stringify(fields)}`),
+  });
   try {
     if (command !== 'db migrate') await db.migrate();
     return await runCommand(command, args, {
@@ -83,6 +93,7 @@ export async function main(argv: string[]): Promise<number> {
     options: {
       workspace: { type: 'string' }, name: { type: 'string' }, tier: { type: 'string' }, json: { type: 'boolean' },
       format: { type: 'string' }, column: { type: 'string' }, weight: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+      'allow-partial': { type: 'boolean' }, 'dry-run': { type: 'boolean' },
     },
   });
   if (positionals[0] === 'start') { await import('../main.ts'); return -1; }
@@ -94,12 +105,13 @@ export async function main(argv: string[]): Promise<number> {
   const args: Record<string, unknown> = { ...values };
   (POSITIONALS[command] ?? []).forEach((name, i) => { if (positionals[2 + i] !== undefined) args[name] = positionals[2 + i]; });
   if (command === 'feeds import') await parseFeedLocally(args);
-  let result = await execute(command, args);
-  if (command === 'feeds import') {
-    // Bad lines are reported with their numbers, never dropped silently.
-    const parsed = args.parsed as { errors: Array<{ line: number; text: string; reason: string }>; errorsOmitted: number };
-    result = { ...(result as object), bad_lines: parsed.errors, bad_lines_not_listed: parsed.errorsOmitted };
-  }
+  // A feed's bad lines are reported with their numbers, never dropped silently; also when they got the import refused.
+  const parsed = args.parsed as FeedParseResult | undefined;
+  let result = await execute(command, args).catch((e) => {
+    if (parsed) printBadLines(parsed.errors, parsed.errorsOmitted);
+    throw e;
+  });
+  if (parsed) result = { ...(result as object), bad_lines: parsed.errors, bad_lines_not_listed: parsed.errorsOmitted };
   if (values.json) console.log(JSON.stringify(result, null, 2));
   else printHuman(command, result);
   return 0;

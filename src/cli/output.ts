@@ -1,4 +1,6 @@
 import type { CreatedKey, KeyListing } from '../domain/access/keys.ts';
+import type { ImportFeedResult } from '../domain/feeds/store.ts';
+import type { FeedError } from '../domain/feeds/parse.ts';
 
 /** Human-readable output; `--json` prints the raw result instead. */
 export function printHuman(command: string, result: unknown) {
@@ -12,12 +14,19 @@ export function printHuman(command: string, result: unknown) {
     if (rows.length === 0) { console.log('no keys'); return; }
     console.table(rows.map((k) => ({ workspace: k.workspace, name: k.name, prefix: k.prefix, created: k.created_at, 'last used': k.last_used_at ?? '-', status: k.status })));
   } else if (command === 'feeds import') {
-    const r = result as { name: string; entries: number; errors: number; lines: number; replaced: boolean;
-      bad_lines: Array<{ line: number; text: string; reason: string }>; bad_lines_not_listed: number };
-    console.log(`${r.replaced ? 'Replaced' : 'Imported'} feed "${r.name}": ${r.entries} networks from ${r.lines} lines, ${r.errors} bad lines.`);
-    for (const b of r.bad_lines) console.error(`  line ${b.line}: ${b.reason}: ${b.text}`);
-    if (r.bad_lines_not_listed > 0) console.error(`  ... and ${r.bad_lines_not_listed} more bad lines not listed`);
+    const r = result as ImportFeedResult & { bad_lines: FeedError[]; bad_lines_not_listed: number };
+    const was = r.previousEntries === null ? '' : ` (it held ${r.previousEntries})`;
+    const counts = `${r.entries} networks from ${r.lines} lines, ${r.errors} bad lines, weight ${r.weight}`;
+    if (r.dryRun) console.log(`Dry run: would ${r.replaced ? 'replace' : 'create'} feed "${r.name}"${was}: ${counts}. Nothing was changed.`);
+    else console.log(`${r.replaced ? 'Replaced' : 'Imported'} feed "${r.name}"${was}: ${counts}.`);
+    printBadLines(r.bad_lines, r.bad_lines_not_listed);
   } else {
     console.log(typeof result === 'string' ? result : JSON.stringify(result, null, 2));
   }
+}
+
+/** A feed's bad lines, with their numbers, to stderr. */
+export function printBadLines(lines: FeedError[], notListed: number) {
+  for (const b of lines) console.error(`  line ${b.line}: ${b.reason}: ${b.text}`);
+  if (notListed > 0) console.error(`  ... and ${notListed} more bad lines not listed`);
 }

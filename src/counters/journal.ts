@@ -27,7 +27,7 @@ export class Journal {
   /** Opens (creating if needed) and returns every readable record. A torn last line (a write cut short) is
    *  skipped; the caller rewrites a snapshot right after replay, so the torn bytes never precede new lines. */
   static open(file: string): { journal: Journal; records: JournalRecord[] } {
-    mkdirSync(dirname(file), { recursive: true });
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
     let text = '';
     try {
       text = readFileSync(file, 'utf8');
@@ -44,7 +44,7 @@ export class Journal {
         // torn or foreign line: skip it rather than refuse to start
       }
     }
-    const journal = new Journal(file, openSync(file, 'a'));
+    const journal = new Journal(file, openSync(file, 'a', 0o600));
     journal.#snapshotBytes = Buffer.byteLength(text);
     return { journal, records };
   }
@@ -65,7 +65,7 @@ export class Journal {
   /** Atomically replaces the journal with `records` and continues appending after them. */
   rewrite(records: Iterable<JournalRecord>): void {
     const tmp = `${this.#file}.${process.pid}.tmp`;
-    const fd = openSync(tmp, 'w');
+    const fd = openSync(tmp, 'w', 0o600);
     let bytes = 0;
     try {
       let chunk = '';
@@ -83,7 +83,7 @@ export class Journal {
     }
     renameSync(tmp, this.#file);
     closeSync(this.#fd);
-    this.#fd = openSync(this.#file, 'a');
+    this.#fd = openSync(this.#file, 'a', 0o600);
     this.#appendedBytes = 0;
     this.#snapshotBytes = bytes;
   }

@@ -5,6 +5,7 @@ import { pgliteRunner, postgresRunner } from './sql.ts';
 import { withFaithfulTextDecoding } from './pglite-text.ts';
 import { acquireOwnership } from './embedded-lock.ts';
 import { statementNames } from './statement-names.ts';
+import { secureDataDir, stripGroupAndOtherBits } from './data-dir.ts';
 
 export type Database = {
   prisma: PrismaClient;
@@ -18,13 +19,17 @@ export type DatabaseOptions = {
   databaseUrl?: string | undefined;
   /** Embedded default: PGlite files live in `<dataDir>/pglite`. */
   dataDir: string;
-  /** In-memory PGlite (tests): nothing on disk, no ownership lock. */
+  /** In-memory PGlite (tests): nothing on disk, no ownership lock, DATA_DIR left alone. */
   inMemory?: boolean;
   /** PostgreSQL: run the statements marked `-- prepared` as named prepared statements (statement-names.ts; default true). */
   preparedStatements?: boolean;
+  /** Told when DATA_DIR was open to other local users and has been made private (data-dir.ts). */
+  warn?: (msg: string, fields: Record<string, unknown>) => void;
 };
 
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
+  // Before anything is written: DATA_DIR also holds the pepper and the counter journal on PostgreSQL.
+  if (!opts.inMemory) secureDataDir(opts.dataDir, opts.warn ?? (() => {}));
   return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.preparedStatements ?? true) : openPglite(opts);
 }
 
@@ -71,6 +76,10 @@ async function openPglite(opts: DatabaseOptions): Promise<Database> {
     const settings = { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`] };
     const pglite = withFaithfulTextDecoding(() => (opts.inMemory ? new PGlite(settings) : new PGlite(path.join(opts.dataDir, 'pglite'), settings)));
     await pglite.waitReady;
+    // PGlite's file system (Emscripten over Node's fs) chmods the files it creates to the mode PostgreSQL asked
+    // for, past the process umask: initdb's files came out 0666 and pg_internal.init, rewritten at every start,
+    // 0644. Once it is ready nothing it writes is looser than 0600 (checked by test/integration/data-dir.test.ts).
+    if (!opts.inMemory) stripGroupAndOtherBits(path.join(opts.dataDir, 'pglite'));
     const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
     return {
       prisma,

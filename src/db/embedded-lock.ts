@@ -22,10 +22,10 @@ export function currentOwner(dataDir: string): number | null {
 
 /** Takes ownership (replacing a stale lock of a dead process); throws when a live process owns it. */
 export function acquireOwnership(dataDir: string): () => void {
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const owner = currentOwner(dataDir);
   if (owner !== null) throw new Error(`the data directory ${dataDir} is in use by process ${owner}`);
-  writeFileSync(lockPath(dataDir), String(process.pid));
+  writeFileSync(lockPath(dataDir), String(process.pid), { mode: 0o600 });
   return () => {
     try { if (readFileSync(lockPath(dataDir), 'utf8').trim() === String(process.pid)) rmSync(lockPath(dataDir)); } catch { /* gone */ }
   };

@@ -36,16 +36,32 @@ export async function readJsonObject(req: IncomingMessage, maxBytes: number): Pr
   return value as Record<string, unknown>;
 }
 
+/**
+ * The client closed its connection before its body arrived whole (Node fails the request stream with
+ * `aborted`, code ECONNRESET). Nobody is left to answer and nothing of ours went wrong: respond.ts logs it at
+ * debug instead of as an unhandled error.
+ */
+export class ClientDisconnected extends Error {
+  constructor(cause: unknown) {
+    super('client disconnected before its request was read', { cause });
+    this.name = 'ClientDisconnected';
+  }
+}
+
 /** The whole body, at most `maxBytes` (413 payload_too_large on the declared length, and again while streaming). */
 export async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? NaN);
   if (declared > maxBytes) throw tooLarge(maxBytes);
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > maxBytes) throw tooLarge(maxBytes);
-    chunks.push(chunk);
+  try {
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > maxBytes) throw tooLarge(maxBytes);
+      chunks.push(chunk);
+    }
+  } catch (e) {
+    throw (e as NodeJS.ErrnoException).code === 'ECONNRESET' ? new ClientDisconnected(e) : e;
   }
   return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
 }

@@ -25,9 +25,16 @@ export function toRecord(r: ExportRow) {
 
 export const CSV_HEADER = 'id,created_at,subject_kind,subject_key,event_type,outcome_code,severity,status,title,summary,tags,namespace,share_policy,effective_visibility,related_subjects\r\n';
 
-/** RFC 4180: quote every text cell, double inner quotes. Tags are joined by ";", related subjects are a JSON array. */
+/** A cell starting with one of these is run as a formula by Excel, LibreOffice and Google Sheets (=HYPERLINK
+ *  sends other cells to a URL, DDE starts programs): OWASP's CSV injection list. */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/** RFC 4180: quote every text cell, double inner quotes. A cell a spreadsheet would run as a formula gets a
+ *  leading `'` (OWASP): spreadsheets show it as text, and a program reading the file sees the quote. Tags are
+ *  joined by ";", related subjects are a JSON array. */
 function cell(value: string): string {
-  return `"${value.replaceAll('"', '""')}"`;
+  const text = FORMULA_START.test(value) ? `'${value}` : value;
+  return `"${text.replaceAll('"', '""')}"`;
 }
 
 export function toCsvLine(r: ExportRow): string {

@@ -112,11 +112,11 @@ export function openApiDocument(baseUrl: string) {
         },
       } },
       '/risk_api/dimensions/': { post: {
-        summary: 'Raw dimensional read: hierarchy and published summaries, no score wrapper (free)', operationId: 'dimensions',
+        summary: 'Raw dimensional read: hierarchy and published summaries, no score wrapper (unmetered; needs a tier that includes score)', operationId: 'dimensions',
         requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/IpRequest' } } } },
         responses: {
           200: { description: 'The hierarchy and summaries.', content: { 'application/json': { schema: { type: 'object' } } } },
-          ...errors('missing_api_key', 'invalid_api_key', 'conflicting_api_keys', 'invalid_json', 'invalid_request', 'unsupported_media_type', 'payload_too_large', 'method_not_allowed', 'internal_error'),
+          ...errors('missing_api_key', 'invalid_api_key', 'conflicting_api_keys', 'invalid_json', 'invalid_request', 'unsupported_media_type', 'payload_too_large', 'method_not_allowed', 'tier_not_eligible', 'internal_error'),
         },
       } },
       '/risk_api/rate/': { post: {

@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { AppError, isAppError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { errorFields } from '../log.ts';
+import { ClientDisconnected } from '../http/body.ts';
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../db/unavailable.ts';
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
@@ -16,6 +17,11 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
  * internal_error, so internals never leak.
  */
 export function sendError(res: ServerResponse, e: unknown, requestId: string, log: Logger, headers: Record<string, string> = {}) {
+  if (e instanceof ClientDisconnected) {
+    log.debug(e.message, { requestId, method: res.req.method, path: res.req.url?.split('?', 1)[0] });
+    res.destroy();
+    return;
+  }
   const error = isAppError(e) ? e
     : isDatabaseUnavailable(e) ? databaseUnavailable(requestId)
     : new AppError('internal_error', `Something went wrong on our side. Quote request id ${requestId} when you contact support.`, undefined, { request_id: requestId });

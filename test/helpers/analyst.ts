@@ -1,9 +1,10 @@
 import { GraphQLClient, gql } from 'graphql-request';
 import type { TestServer } from './server.ts';
 
-/** A graphql-request client for a new workspace of the test server. */
-export async function analystClient(s: TestServer, workspace: string): Promise<GraphQLClient> {
-  const { secret } = await s.createKey(workspace);
+/** A graphql-request client for a new workspace of the test server (on the default Free tier unless `tier` is
+ *  given: reading published dimension summaries needs a score-eligible one). */
+export async function analystClient(s: TestServer, workspace: string, tier?: string): Promise<GraphQLClient> {
+  const { secret } = await s.createKey(workspace, tier ? { tier } : {});
   return new GraphQLClient(`${s.url}/graphql`, { headers: { 'x-api-key': secret } });
 }
 

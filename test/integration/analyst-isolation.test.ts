@@ -41,7 +41,7 @@ describe(`workspace isolation across the whole graph (${backendName})`, () => {
   beforeAll(async () => {
     s = await startTestServer();
     const a = await analystClient(s, 'iso-a');
-    b = await analystClient(s, 'iso-b');
+    b = await analystClient(s, 'iso-b', 'developer'); // reads dimension summaries
     const aReport = await writeReport(a, {
       kind: 'email', key: `${SECRET}@example.com`, outcomeCode: 'account_takeover', title: `${SECRET} title`, summary: `${SECRET} summary`,
       tags: [SECRET], namespace: SECRET, sharePolicy: 'red_share',

@@ -36,7 +36,7 @@ describe(`query count of a deep request (${backendName})`, () => {
   let viewer: NonNullable<GraphQLContext['viewer']>;
   beforeAll(async () => {
     s = await startTestServer();
-    const key = await s.createKey('count-a');
+    const key = await s.createKey('count-a', { tier: 'developer' }); // reads dimension summaries
     viewer = await s.app.verifier.verify(key.secret);
     const { GraphQLClient } = await import('graphql-request');
     const a = new GraphQLClient(`${s.url}/graphql`, { headers: { 'x-api-key': key.secret } });

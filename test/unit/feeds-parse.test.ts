@@ -49,6 +49,11 @@ describe('parseFeedText: plain', () => {
     expect(r.lines).toBe(23);
   });
 
+  it('counts the lines that held a valid value (duplicates and ranges too), apart from comments, blanks and bad lines', () => {
+    const r = parseFeedText('# header\n\n192.0.2.1\n192.0.2.1 ; again\n10.0.0.1-10.0.0.6\nnot-an-ip\n', 'plain');
+    expect({ entries: r.entries.length, validLines: r.validLines, errors: r.errors.length, lines: r.lines }).toEqual({ entries: 5, validLines: 3, errors: 1, lines: 6 });
+  });
+
   it('reads Spamhaus DROP with trailing "; SBL" comments', () => {
     const r = parseFeedText(SPAMHAUS_DROP, 'plain');
     expect({ entries: r.entries, errors: r.errors, lines: r.lines }).toEqual({
@@ -137,7 +142,7 @@ describe('parseFeedText: csv', () => {
   it('fails the whole feed with one error when no address column exists', () => {
     const r = parseFeedText([...CSV.slice(0, 2).map((l) => l.replace('"IP Address"', 'host')), '1.2.3.4,5'].join('\n'), 'csv');
     expect(r).toEqual({
-      entries: [], lines: 3, fatal: true, errorsOmitted: 0,
+      entries: [], lines: 3, validLines: 0, fatal: true, errorsOmitted: 0,
       errors: [{ line: 2, text: 'first_seen,host,port,"malware, family"',
         reason: 'the CSV header has no address column (expected one of ip, ip_address, ipaddress, cidr, network, address)' }],
     });

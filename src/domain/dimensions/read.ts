@@ -4,6 +4,8 @@ import type { PublishedEntity, Snapshot } from '../publishing/index.ts';
 import { parseIp } from '../network/ip.ts';
 import { AppError } from '../../errors.ts';
 import { NO_EVIDENCE_REASON } from '../scoring/score.ts';
+import { requireScoreEligible, type TierCatalog } from '../metering/tiers.ts';
+import type { Viewer } from '../access/verifier.ts';
 
 /** One dimension of an IP's report hierarchy with the summaries a workspace may see. */
 export type DimensionView = {
@@ -18,6 +20,8 @@ export type DimensionView = {
 };
 
 export type IpDimensions = { hierarchy: Hierarchy; snapshot: Snapshot; dimensions: DimensionView[] };
+export type EntitySummaries = { code: DimensionCode; key: string; published: PublishedEntity | null; workspace: PublishedEntity | null; version: number; publishedAt: Date | null };
+type Reader = Pick<Viewer, 'workspaceId' | 'tier'>;
 
 /** Parses an untrusted IP, or throws invalid_request naming `field`. */
 export function requireIp(input: unknown, field = 'ip'): string {
@@ -26,10 +30,12 @@ export function requireIp(input: unknown, field = 'ip'): string {
   return parsed.canonical;
 }
 
-/** The raw dimensional payload: hierarchy + published summaries, read from ONE snapshot. */
-export function readDimensions(ip: string, workspaceId: number, network: NetworkIndex, snapshot: Snapshot): IpDimensions {
-  const hierarchy = network.resolve(ip);
-  const contextual = snapshot.contextual(workspaceId);
+/** The raw dimensional payload: hierarchy + published summaries, read from ONE snapshot. Unmetered, but only
+ *  for a score-eligible tier (tiers.ts: the score can be rebuilt from these summaries). */
+export function readDimensions(ip: string, viewer: Reader, deps: { network: NetworkIndex; tiers: TierCatalog }, snapshot: Snapshot): IpDimensions {
+  requireScoreEligible(deps.tiers.get(viewer.tier), 'dimensions');
+  const hierarchy = deps.network.resolve(ip);
+  const contextual = snapshot.contextual(viewer.workspaceId);
   const dimensions = hierarchy.dimensions.map(({ code, entity, reason }): DimensionView => {
     if (!entity || (hierarchy.special && code !== 'ip')) {
       return { code, matched: false, entity, reason: reason ?? hierarchy.special?.reason ?? null, published: null, workspace: null };
@@ -40,4 +46,14 @@ export function readDimensions(ip: string, workspaceId: number, network: Network
     return { code, matched, entity, reason: matched ? null : NO_EVIDENCE_REASON, published, workspace };
   });
   return { hierarchy, snapshot, dimensions };
+}
+
+/** One dimension entity's summaries by code and key (`dimensionEntity`): the same read, the same tier rule. */
+export function readEntity(code: DimensionCode, key: string, viewer: Reader, deps: { tiers: TierCatalog }, snapshot: Snapshot): EntitySummaries {
+  requireScoreEligible(deps.tiers.get(viewer.tier), 'dimensions');
+  return {
+    code, key, version: snapshot.version, publishedAt: snapshot.publishedAt,
+    published: snapshot.global(code, key) ?? null,
+    workspace: snapshot.contextual(viewer.workspaceId)(code, key) ?? null,
+  };
 }

@@ -29,6 +29,8 @@ export type FeedParseResult = {
   errors: FeedError[];
   /** Physical lines read (a final newline does not start another line). */
   lines: number;
+  /** Lines that gave at least one entry (a duplicate's line too): with the errors, the lines that held data. */
+  validLines: number;
   /** True when the feed could not be read at all (CSV without header or address column). */
   fatal: boolean;
   errorsOmitted: number;
@@ -41,6 +43,7 @@ export class FeedParser {
   private readonly errors: FeedError[] = [];
   private errorsOmitted = 0;
   private lines = 0;
+  private validLines = 0;
   private fatal = false;
   /** CSV only: index of the address column once the header is read. */
   private column: number | null = null;
@@ -67,6 +70,7 @@ export class FeedParser {
       entries: [...this.entries.values()],
       errors: this.errors.slice(),
       lines: this.lines,
+      validLines: this.validLines,
       fatal: this.fatal,
       errorsOmitted: this.errorsOmitted,
     };
@@ -111,6 +115,7 @@ export class FeedParser {
       this.addError(lineNo, line, parsed.reason);
       return;
     }
+    this.validLines++;
     for (const cidr of parsed.cidrs) {
       if (!this.entries.has(cidr)) this.entries.set(cidr, { cidr, line: lineNo });
     }
@@ -127,6 +132,7 @@ export class FeedParser {
   private failFatally(line: number, text: string, reason: string): void {
     this.fatal = true;
     this.entries.clear();
+    this.validLines = 0;
     this.errors.length = 0;
     this.errorsOmitted = 0;
     this.errors.push({ line, text: text.slice(0, MAX_ERROR_TEXT), reason });

@@ -2,6 +2,10 @@
  * Imported threat feeds in the database. A feed is replaced as a whole: the Feed row is upserted,
  * its old entries deleted and the new ones inserted in ONE transaction, so a publisher reading
  * concurrently sees either the old list or the new one, never a half-replaced feed.
+ *
+ * A download gone wrong (an HTML error page, a truncated or foreign file) must not replace a good list: an
+ * import with no valid entry is refused, and one with more than MAX_BAD_LINE_SHARE of its data lines bad is
+ * refused unless the operator allows a partial list. A refused import changes nothing.
  */
 import type { PrismaClient } from '../../generated/prisma/client.ts';
 import { AppError } from '../../errors.ts';
@@ -10,15 +14,26 @@ import type { FeedFormat, FeedParseResult } from './parse.ts';
 export type ImportFeedInput = {
   name: string;
   format: FeedFormat;
-  /** Confidence 0..1 of one listing (the CLI defaults it to 1). */
-  weight: number;
+  /** Confidence 0..1 of one listing. Omitted: a new feed gets 1, a re-imported one keeps its weight. */
+  weight?: number | undefined;
   /** Where the list came from (a file path or URL), shown by `feeds list`. */
   source: string;
   parsed: FeedParseResult;
+  /** Accept more than MAX_BAD_LINE_SHARE bad lines (never a feed with no valid entry). */
+  allowPartial?: boolean;
+  /** Check and report; write nothing. */
+  dryRun?: boolean;
   now?: Date;
 };
 
-export type ImportFeedResult = { name: string; entries: number; errors: number; lines: number; replaced: boolean };
+export type ImportFeedResult = {
+  name: string; entries: number; errors: number; lines: number; replaced: boolean;
+  /** Entries the feed held before (null: a new feed). */
+  previousEntries: number | null;
+  /** The weight the feed has after the import. */
+  weight: number;
+  dryRun: boolean;
+};
 
 export type FeedInfo = {
   name: string; format: string; weight: number; source: string; entries: number; errors: number; importedAt: Date;
@@ -27,6 +42,9 @@ export type FeedInfo = {
 const NAME_PATTERN = /^[a-z0-9_.-]{1,64}$/;
 const FORMATS: readonly string[] = ['plain', 'csv'];
 const MAX_SOURCE = 500;
+/** Above this share of bad data lines the file is more likely a broken download than a feed. */
+export const MAX_BAD_LINE_SHARE = 0.1;
+const DEFAULT_WEIGHT = 1;
 /** Rows per INSERT: one array parameter per column, so the size is bounded by memory, not by bind limits. */
 const INSERT_BATCH = 5000;
 /** A multi-million-line feed takes a while on PGlite; the transaction must not time out under it. */
@@ -44,7 +62,7 @@ export function normalizeFeedName(name: string): string {
 
 function validate(input: ImportFeedInput): string {
   const name = normalizeFeedName(input.name);
-  if (typeof input.weight !== 'number' || !Number.isFinite(input.weight) || input.weight < 0 || input.weight > 1) {
+  if (input.weight !== undefined && (typeof input.weight !== 'number' || !Number.isFinite(input.weight) || input.weight < 0 || input.weight > 1)) {
     throw new AppError('invalid_request', 'A feed weight is a number from 0 to 1.', [{ field: 'weight', message: 'must be 0..1' }]);
   }
   if (!FORMATS.includes(input.format)) {
@@ -55,20 +73,44 @@ function validate(input: ImportFeedInput): string {
     throw new AppError('invalid_request', `The feed cannot be read: ${first?.reason ?? 'unreadable file'}.`,
       [{ field: 'file', message: first?.reason ?? 'unreadable' }]);
   }
+  refuseSuspectList(input.parsed, input.allowPartial ?? false);
   return name;
+}
+
+function refuseSuspectList(parsed: FeedParseResult, allowPartial: boolean): void {
+  const bad = parsed.errors.length + parsed.errorsOmitted;
+  const first = parsed.errors[0];
+  const example = first ? ` (first bad line ${first.line}: ${JSON.stringify(first.text.slice(0, 60))})` : '';
+  if (parsed.entries.length === 0) {
+    throw new AppError('invalid_request',
+      `The file has no valid entry: ${bad} bad lines${example}. Nothing was changed; to empty a feed, remove it with "feeds remove".`,
+      [{ field: 'file', message: 'no valid entry' }]);
+  }
+  const dataLines = parsed.validLines + bad;
+  if (!allowPartial && bad > MAX_BAD_LINE_SHARE * dataLines) {
+    throw new AppError('invalid_request',
+      `${bad} of ${dataLines} lines holding data are bad, more than ${MAX_BAD_LINE_SHARE * 100}%${example}: the file looks like a broken download. Nothing was changed; import only its valid entries with --allow-partial.`,
+      [{ field: 'file', message: `more than ${MAX_BAD_LINE_SHARE * 100}% bad lines` }]);
+  }
 }
 
 export async function importFeed(prisma: PrismaClient, input: ImportFeedInput): Promise<ImportFeedResult> {
   const name = validate(input);
   const { entries, errors, errorsOmitted, lines } = input.parsed;
   const errorCount = errors.length + errorsOmitted;
+  const outcome = (previous: { entryCount: number; weight: number } | null, dryRun: boolean): ImportFeedResult => ({
+    name, entries: entries.length, errors: errorCount, lines, replaced: previous !== null,
+    previousEntries: previous?.entryCount ?? null, weight: input.weight ?? previous?.weight ?? DEFAULT_WEIGHT, dryRun,
+  });
+  if (input.dryRun) return outcome(await prisma.feed.findUnique({ where: { name }, select: { entryCount: true, weight: true } }), true);
   const data = {
-    format: input.format, weight: input.weight, source: String(input.source).slice(0, MAX_SOURCE),
+    format: input.format, source: String(input.source).slice(0, MAX_SOURCE),
     entryCount: entries.length, errorCount, importedAt: input.now ?? new Date(),
+    ...(input.weight !== undefined ? { weight: input.weight } : {}),
   };
-  const replaced = await prisma.$transaction(async (tx) => {
-    const existing = await tx.feed.findUnique({ where: { name }, select: { id: true } });
-    const feed = await tx.feed.upsert({ where: { name }, create: { name, ...data }, update: data, select: { id: true } });
+  const previous = await prisma.$transaction(async (tx) => {
+    const existing = await tx.feed.findUnique({ where: { name }, select: { id: true, entryCount: true, weight: true } });
+    const feed = await tx.feed.upsert({ where: { name }, create: { name, weight: DEFAULT_WEIGHT, ...data }, update: data, select: { id: true } });
     if (existing) await tx.feedEntry.deleteMany({ where: { feedId: feed.id } });
     for (let at = 0; at < entries.length; at += INSERT_BATCH) {
       const batch = entries.slice(at, at + INSERT_BATCH);
@@ -78,9 +120,9 @@ export async function importFeed(prisma: PrismaClient, input: ImportFeedInput): 
         INSERT INTO "FeedEntry" ("feedId", "cidr", "line")
         SELECT ${feed.id}, c, l FROM unnest(${cidrs}::text[], ${lineNos}::int[]) AS t(c, l)`;
     }
-    return existing !== null;
+    return existing;
   }, { timeout: IMPORT_TIMEOUT_MS, maxWait: 60_000 });
-  return { name, entries: entries.length, errors: errorCount, lines, replaced };
+  return outcome(previous, false);
 }
 
 export async function listFeeds(prisma: PrismaClient): Promise<FeedInfo[]> {

@@ -3,7 +3,7 @@ import type { CounterStore } from '../../counters/types.ts';
 import { CounterUnavailableError } from '../../counters/types.ts';
 import { burstKey, nextUtcMidnightMs, quotaKey, retryAfterSeconds, utcDay } from '../../counters/keys.ts';
 import type { Viewer } from '../access/verifier.ts';
-import type { Tier } from './tiers.ts';
+import { requireScoreEligible, type Tier } from './tiers.ts';
 
 /**
  * The API's daily `score` quota and per-key burst limit.
@@ -63,10 +63,7 @@ export class ScoreMeter {
 
   /** Eligibility, before any work is done; returns the call's clock reading. Needs no counter. */
   admit(tier: Tier): number {
-    if (!tier.scoreEligible) {
-      throw new AppError('tier_not_eligible',
-        `The ${tier.name} tier does not include score. Choose an eligible API subscription tier in the workspace control plane (API mode) — rate and report stay free.`);
-    }
+    requireScoreEligible(tier, 'score');
     return this.now();
   }
 

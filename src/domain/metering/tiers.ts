@@ -1,4 +1,5 @@
 import type { PrismaClient } from '../../generated/prisma/client.ts';
+import { AppError } from '../../errors.ts';
 
 /** An API subscription tier (rows seeded by migration; see the README's tier table). */
 export type Tier = {
@@ -12,6 +13,18 @@ export function tierJson(t: Tier) {
     code: t.code, name: t.name, daily_limit: t.dailyLimit, score_eligible: t.scoreEligible,
     burst_per_second: t.burstPerSecond, direct_report_daily_limit: t.directReportLimit, price_cents: t.priceCents,
   };
+}
+
+/**
+ * `score`, and every read of the published per-dimension scores it is computed from (REST `dimensions`, GraphQL
+ * `ip`, `Subject.ipDimensions`, `dimensionEntity`), need a score-eligible tier: from those scores the paid score
+ * can be rebuilt within a point. The dimension reads stay unmetered; only `score` counts against the quota.
+ */
+export function requireScoreEligible(tier: Tier, asked: 'score' | 'dimensions'): void {
+  if (tier.scoreEligible) return;
+  const what = asked === 'score' ? 'score' : 'the per-dimension scores that score is computed from';
+  throw new AppError('tier_not_eligible',
+    `The ${tier.name} tier does not include ${what}. Choose an eligible API subscription tier in the workspace control plane (API mode) — rate and report stay free.`);
 }
 
 export async function listTiers(prisma: PrismaClient) {

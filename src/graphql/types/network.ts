@@ -3,7 +3,7 @@ import { viewerOf } from '../context.ts';
 import { AppError } from '../../errors.ts';
 import { DIMENSION_CODES, type DimensionCode, type DimensionEntity } from '../../domain/network/types.ts';
 import type { PublishedEntity } from '../../domain/publishing/index.ts';
-import { readDimensions, requireIp, type DimensionView, type IpDimensions } from '../../domain/dimensions/read.ts';
+import { readDimensions, readEntity, requireIp, type DimensionView, type EntitySummaries, type IpDimensions } from '../../domain/dimensions/read.ts';
 
 export const RiskSummary = builder.objectRef<PublishedEntity>('RiskSummary').implement({
   description: 'A published behavioural-risk summary of one dimension entity.',
@@ -75,16 +75,16 @@ export const IpAddressRef = builder.objectRef<IpDimensions>('IpAddress').impleme
 builder.queryField('ip', (t) =>
   t.field({
     type: IpAddressRef,
-    description: 'Raw dimensional read: an IP\'s hierarchy and the published summary of each entity (unmetered).',
+    description: 'Raw dimensional read: an IP\'s hierarchy and the published summary of each entity. Unmetered, but needs a score-eligible tier (tier_not_eligible otherwise).',
     args: { address: t.arg.string({ required: true, description: 'IPv4 or IPv6 address.' }) },
     resolve: (_root, args, ctx) => {
       const viewer = viewerOf(ctx);
       const ip = requireIp(args.address, 'ip');
-      return readDimensions(ip, viewer.workspaceId, ctx.services.network, ctx.services.publications.current());
+      return readDimensions(ip, viewer, ctx.services, ctx.services.publications.current());
     },
   }));
 
-export const EntityView = builder.objectRef<{ code: DimensionCode; key: string; published: PublishedEntity | null; workspace: PublishedEntity | null; version: number; publishedAt: Date | null }>('DimensionEntitySummary').implement({
+export const EntityView = builder.objectRef<EntitySummaries>('DimensionEntitySummary').implement({
   description: 'The summaries of one dimension entity, looked up by code and key.',
   fields: (t) => ({
     code: t.exposeString('code', { description: 'Dimension code.' }),
@@ -99,7 +99,7 @@ export const EntityView = builder.objectRef<{ code: DimensionCode; key: string; 
 builder.queryField('dimensionEntity', (t) =>
   t.field({
     type: EntityView,
-    description: 'A dimension entity by code and key (e.g. code "asn", key "AS13335") with its summaries.',
+    description: 'A dimension entity by code and key (e.g. code "asn", key "AS13335") with its summaries. Unmetered, but needs a score-eligible tier (tier_not_eligible otherwise).',
     args: {
       code: t.arg.string({ required: true, description: `One of: ${DIMENSION_CODES.join(', ')}.` }),
       key: t.arg.string({ required: true, description: 'Entity key as returned in dimensions.' }),
@@ -109,12 +109,6 @@ builder.queryField('dimensionEntity', (t) =>
       if (!(DIMENSION_CODES as readonly string[]).includes(args.code)) {
         throw new AppError('invalid_request', `code must be one of: ${DIMENSION_CODES.join(', ')}.`, [{ field: 'code', message: 'unknown dimension code' }]);
       }
-      const code = args.code as DimensionCode;
-      const snapshot = ctx.services.publications.current();
-      return {
-        code, key: args.key, version: snapshot.version, publishedAt: snapshot.publishedAt,
-        published: snapshot.global(code, args.key) ?? null,
-        workspace: snapshot.contextual(viewer.workspaceId)(code, args.key) ?? null,
-      };
+      return readEntity(args.code as DimensionCode, args.key, viewer, ctx.services, ctx.services.publications.current());
     },
   }));

@@ -1,7 +1,7 @@
 import { builder } from '../builder.ts';
 import { workspaceDb } from '../scope.ts';
 import { loadersOf } from '../loaders.ts';
-import type { GraphQLContext } from '../context.ts';
+import { viewerOf, type GraphQLContext } from '../context.ts';
 import { AppError } from '../../errors.ts';
 import { normalizeSubjectKey } from '../../domain/subjects/normalize.ts';
 import { SUBJECT_KIND_CODES, type SubjectKind } from '../../domain/subjects/kinds.ts';
@@ -66,11 +66,10 @@ export const SubjectType = builder.prismaNode('Subject', {
     ipDimensions: t.field({
       type: IpAddressRef,
       nullable: true,
-      description: 'For an ipaddress subject: its report hierarchy (prefix, AS, organisation, ISP, city, region, country) with published summaries; null for other kinds.',
+      description: 'For an ipaddress subject: its report hierarchy (prefix, AS, organisation, ISP, city, region, country) with published summaries; null for other kinds. Needs a score-eligible tier (tier_not_eligible otherwise).',
       resolve: (subject, _args, ctx) => {
         if (subject.kind !== 'ipaddress') return null;
-        const l = loadersOf(ctx);
-        return readDimensions(subject.key, l.workspaceId, ctx.services.network, l.snapshot);
+        return readDimensions(subject.key, viewerOf(ctx), ctx.services, loadersOf(ctx).snapshot);
       },
     }),
   }),
