@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKeyPairSync } from 'node:crypto';
-import { startControlPlane, Browserish, type ControlPlaneHarness } from '../web/harness.ts';
+import { startControlPlane, type ControlPlaneHarness } from '../web/harness.ts';
 import { backendName } from '../helpers/backend.ts';
 
 /**
@@ -16,8 +16,8 @@ describe(`webhook certificate rotation (${backendName})`, () => {
   afterAll(() => h?.close());
 
   async function pending(email: string) {
-    const u = new Browserish(h.url);
-    await u.register(email);
+    const u = h.client();
+    await u.signUp(email);
     const r = await u.request('/workspace/subscription', { form: { _csrf: await u.csrfOf('/workspace/subscription'), tier: 'developer' } });
     expect(r.status, r.text).toBe(303);
     return (await h.app.db.prisma.subscriptionRequest.findFirstOrThrow({ orderBy: { id: 'desc' } })).providerId;

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startControlPlane, Browserish, type ControlPlaneHarness } from '../web/harness.ts';
+import { startControlPlane, type ControlPlaneHarness } from '../web/harness.ts';
 import { backendName } from '../helpers/backend.ts';
 
 /**
@@ -16,8 +16,8 @@ describe(`payment provider unavailable or token stale (${backendName})`, () => {
   afterEach(() => h.provider.setOutage(false));
 
   async function signedIn(email: string) {
-    const u = new Browserish(h.url);
-    expect((await u.register(email)).status).toBe(303);
+    const u = h.client();
+    expect((await u.signUp(email)).status).toBe(303);
     const gqlCsrf = async () => {
       const r = await fetch(`${h.url}/workspace/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', cookie: `rk_session=${u.cookies.get('rk_session')}` }, body: '{"query":"{ csrfToken }"}' });
       return ((await r.json()) as { data: { csrfToken: string } }).data.csrfToken;
