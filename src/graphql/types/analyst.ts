@@ -5,6 +5,8 @@ import { SUBJECT_KIND_CODES } from '../../domain/subjects/kinds.ts';
 import { ipSubjectsInEntity, MAX_WINDOW_DAYS, reportCountsByOutcome, topSubjects, type OutcomeDay, type SubjectCount } from '../../domain/analyst/aggregates.ts';
 import { DimensionEntityRef, EntityView } from './network.ts';
 import { loadersOf } from '../loaders.ts';
+import type { ListSize } from '../cost.ts';
+import { OUTCOME_CODES } from '../../domain/memory/vocabulary.ts';
 import type { GraphQLContext } from '../context.ts';
 import type { DimensionCode } from '../../domain/network/types.ts';
 
@@ -35,6 +37,7 @@ builder.queryField('reportCountsByOutcome', (t) =>
   t.field({
     type: [OutcomeDayRef],
     description: `Reports per UTC day and outcome code in [from, to) (at most ${MAX_WINDOW_DAYS} days); days without reports are omitted.`,
+    extensions: { list: { max: MAX_WINDOW_DAYS * OUTCOME_CODES.length } satisfies ListSize },
     args: {
       from: t.arg({ type: 'DateTime', required: true, description: 'Window start (inclusive).' }),
       to: t.arg({ type: 'DateTime', required: true, description: 'Window end (exclusive).' }),
@@ -52,6 +55,7 @@ builder.queryField('topSubjects', (t) =>
   t.field({
     type: [SubjectCountRef],
     description: 'Subjects named by the most reports (as main or related subject), most first.',
+    extensions: { list: { max: 100, sizeArg: 'limit' } satisfies ListSize },
     args: {
       limit: t.arg.int({ defaultValue: 10, description: 'How many (1-100, default 10).' }),
       kind: t.arg.string({ description: `Only subjects of this kind: ${SUBJECT_KIND_CODES.join(', ')}.` }),
