@@ -1,5 +1,5 @@
 import DataLoader from 'dataloader';
-import type { GraphQLContext } from './context.ts';
+import { checkDeadline, type GraphQLContext } from './context.ts';
 import { workspaceDb, workspaceIdOf } from './scope.ts';
 import { relatedSubjects, type RelatedSubject } from '../domain/analyst/related.ts';
 import { subjectRowCounts, type SubjectRowCount } from '../domain/analyst/counts.ts';
@@ -34,7 +34,10 @@ const cache = new WeakMap<GraphQLContext, Loaders>();
 
 export function loadersOf(ctx: GraphQLContext): Loaders {
   let loaders = cache.get(ctx);
-  if (loaders) return loaders;
+  if (loaders) {
+    checkDeadline(ctx);
+    return loaders;
+  }
   const workspaceId = workspaceIdOf(ctx);
   const bySelection = new Map<string, DataLoader<number, Subject>>();
   loaders = {
