@@ -20,7 +20,7 @@ export type Loaders = {
    * the same selection, so a page of related subjects is one findMany, not one query each.
    */
   subjects(query: object): DataLoader<number, Subject>;
-  /** IP subject ids per dimension entity (`code \0 key`). */
+  /** IP subject ids per dimension entity (`code \0 key`), read once per request (EntityIpIndex). */
   entityIps: Map<string, Promise<number[]>>;
   /**
    * `totalCount` of a subject's reports / mentions / ratings connections: one grouped count per

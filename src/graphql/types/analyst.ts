@@ -2,7 +2,8 @@ import { builder } from '../builder.ts';
 import { workspaceDb, workspaceIdOf } from '../scope.ts';
 import { AppError } from '../../errors.ts';
 import { SUBJECT_KIND_CODES } from '../../domain/subjects/kinds.ts';
-import { ipSubjectsInEntity, MAX_WINDOW_DAYS, reportCountsByOutcome, topSubjects, type OutcomeDay, type SubjectCount } from '../../domain/analyst/aggregates.ts';
+import { MAX_WINDOW_DAYS, reportCountsByOutcome, topSubjects, type OutcomeDay, type SubjectCount } from '../../domain/analyst/aggregates.ts';
+import { EntityIpIndex, IPS_INDEX_LIMIT } from '../../domain/analyst/entity-ips.ts';
 import { DimensionEntityRef, EntityView } from './network.ts';
 import { loadersOf } from '../loaders.ts';
 import type { ListSize } from '../cost.ts';
@@ -77,18 +78,53 @@ for (const ref of [EntityView, DimensionEntityRef] as const) {
     t.prismaConnection({
       type: 'Subject',
       cursor: 'id',
-      description: 'The calling workspace\'s IP address subjects with evidence (a report, mention or rating) that resolve into this entity, oldest first (the first 20,000 such IPs are scanned).',
+      description: `The calling workspace's IP address subjects with evidence (a report, mention or rating) that resolve into this entity, oldest first (of the workspace's first ${IPS_INDEX_LIMIT.toLocaleString('en-US')} IP subjects).`,
       totalCount: async (entity, _args, ctx) => (await entityIps(ctx, entity)).length,
-      resolve: async (query, entity, _args, ctx) =>
-        workspaceDb(ctx).subject.findMany({ ...query, where: { id: { in: await entityIps(ctx, entity) } }, orderBy: { id: 'asc' } }),
+      resolve: async (query, entity, _args, ctx) => {
+        const ids = pageWindow(await entityIps(ctx, entity), query);
+        return ids.length === 0 ? [] : workspaceDb(ctx).subject.findMany({ ...query, where: { id: { in: ids } }, orderBy: { id: 'asc' } });
+      },
     }, { description: 'A page of IP address subjects.' }, { description: 'An IP address subject with its cursor.' }));
 }
 
-/** One scan per entity per request, shared by the page and its totalCount. */
+/** One index per service set (one per process): see EntityIpIndex. */
+const indexes = new WeakMap<GraphQLContext['services'], EntityIpIndex>();
+
+/** One lookup per entity per request, shared by the page and its totalCount. */
 function entityIps(ctx: GraphQLContext, entity: { code: DimensionCode; key: string }): Promise<number[]> {
   const memo = loadersOf(ctx).entityIps;
   const k = `${entity.code}\u0000${entity.key}`;
   let ids = memo.get(k);
-  if (!ids) memo.set(k, (ids = ipSubjectsInEntity(workspaceDb(ctx), ctx.services.network, entity.code, entity.key)));
+  if (!ids) {
+    let index = indexes.get(ctx.services);
+    if (!index) indexes.set(ctx.services, (index = new EntityIpIndex(ctx.prisma, ctx.services.network)));
+    memo.set(k, (ids = index.ids(workspaceIdOf(ctx), entity.code, entity.key)));
+  }
   return ids;
+}
+
+/**
+ * The ids (ascending) a Prisma cursor page (`take`, `skip`, `cursor` as the connection builds them)
+ * reads of `ids`: the page then asks the database for those rows only, not for every id of the entity,
+ * and gets the same page as over the whole list.
+ */
+function pageWindow(ids: readonly number[], page: { take?: number; skip?: number; cursor?: { id?: number } | undefined }): number[] {
+  const take = page.take ?? ids.length;
+  const span = (page.skip ?? 0) + Math.abs(take);
+  const at = (id: number, inclusive: boolean) => {
+    let lo = 0;
+    let hi = ids.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (ids[mid]! < id || (inclusive && ids[mid] === id)) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  if (take >= 0) {
+    const from = page.cursor?.id !== undefined ? at(page.cursor.id, false) : 0; // the first id ≥ the cursor
+    return ids.slice(from, from + span);
+  }
+  const to = page.cursor?.id !== undefined ? at(page.cursor.id, true) : ids.length; // just past the last id ≤ the cursor
+  return ids.slice(Math.max(0, to - span), to);
 }
