@@ -9,6 +9,7 @@ import { workspaceDb } from './scope.ts';
 import { decodeNodeId, encodeNodeId } from './node-id.ts';
 import { inDateRange } from '../domain/validation.ts';
 import type { ListSize } from './cost.ts';
+import { loadNodes } from './nodes.ts';
 
 /** Builder configuration only; each type lives in its own file under ./types. */
 export const builder = new SchemaBuilder<{
@@ -32,6 +33,7 @@ export const builder = new SchemaBuilder<{
       description: 'Several nodes by global id (at most 100), in the order given (null for each unknown or foreign id).',
       nullable: { list: false, items: true },
       extensions: { list: { countArg: 'ids', limit: 'maxNodeIds' } satisfies ListSize },
+      resolve: (_root, args, ctx, info) => loadNodes(args.ids, ctx, info),
     },
     idFieldOptions: { description: 'Global id: opaque, stable, usable with `node(id:)`.' },
     hasNextPageFieldOptions: { description: 'True when more items follow this page.' },
