@@ -3,6 +3,7 @@ import { PrismaClient } from '../generated/prisma/client.ts';
 import { migrate, type MigrationResult } from './migrate.ts';
 import { pgliteRunner, postgresRunner } from './sql.ts';
 import { withFaithfulTextDecoding } from './pglite-text.ts';
+import { statementsTakeTurns } from './pglite-turns.ts';
 import { acquireOwnership } from './embedded-lock.ts';
 import { statementNames } from './statement-names.ts';
 
@@ -71,6 +72,7 @@ async function openPglite(opts: DatabaseOptions): Promise<Database> {
     const settings = { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`] };
     const pglite = withFaithfulTextDecoding(() => (opts.inMemory ? new PGlite(settings) : new PGlite(path.join(opts.dataDir, 'pglite'), settings)));
     await pglite.waitReady;
+    statementsTakeTurns(pglite);
     const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
     return {
       prisma,

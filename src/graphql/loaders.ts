@@ -1,5 +1,6 @@
 import DataLoader from 'dataloader';
 import { checkDeadline, type GraphQLContext } from './context.ts';
+import { batchWhenSettled } from './turns.ts';
 import { workspaceDb, workspaceIdOf } from './scope.ts';
 import { relatedSubjects, type RelatedSubject } from '../domain/analyst/related.ts';
 import { subjectRowCounts, type SubjectRowCount } from '../domain/analyst/counts.ts';
@@ -8,7 +9,7 @@ import type { Subject } from '../generated/prisma/client.ts';
 
 /**
  * Per-request batching for what Prisma's own query planning does not load: one query per
- * batch of subjects however many a page holds. Published summaries need no loader: they are
+ * batch of subjects however many a page holds, even when the page completes over several turns (turns.ts). Published summaries need no loader: they are
  * read from ONE in-memory publication snapshot taken once per request (no database query).
  */
 export type Loaders = {
@@ -43,7 +44,7 @@ export function loadersOf(ctx: GraphQLContext): Loaders {
   loaders = {
     workspaceId,
     snapshot: ctx.services.publications.current(),
-    related: new DataLoader((ids) => relatedSubjects(ctx.prisma, workspaceId, ids), { maxBatchSize: 100 }),
+    related: new DataLoader((ids) => relatedSubjects(ctx.prisma, workspaceId, ids), { maxBatchSize: 100, batchScheduleFn: batchWhenSettled(ctx) }),
     entityIps: new Map(),
     counts: {
       reports: countLoader(ctx, 'reports'),
@@ -58,7 +59,7 @@ export function loadersOf(ctx: GraphQLContext): Loaders {
           const rows = await workspaceDb(ctx).subject.findMany({ ...query, where: { id: { in: [...ids] } } });
           const byId = new Map(rows.map((r) => [r.id, r]));
           return ids.map((id) => byId.get(id) ?? new Error(`subject ${id} is not in this workspace`));
-        }, { maxBatchSize: 500 });
+        }, { maxBatchSize: 500, batchScheduleFn: batchWhenSettled(ctx) });
         bySelection.set(key, loader);
       }
       return loader;
@@ -72,5 +73,5 @@ function countLoader(ctx: GraphQLContext, what: SubjectRowCount): DataLoader<num
   return new DataLoader(async (ids) => {
     const counts = await subjectRowCounts(workspaceDb(ctx), what, ids);
     return ids.map((id) => counts.get(id) ?? 0);
-  }, { maxBatchSize: 500 });
+  }, { maxBatchSize: 500, batchScheduleFn: batchWhenSettled(ctx) });
 }
