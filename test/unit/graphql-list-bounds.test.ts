@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { getNamedType, getNullableType, isListType, isObjectType, isLeafType } from 'graphql';
+import { getNamedType, getNullableType, isListType, isObjectType, isLeafType, type GraphQLObjectType } from 'graphql';
 import { schema } from '../../src/graphql/schema.ts';
 import type { ListSize } from '../../src/graphql/cost.ts';
 
@@ -11,7 +11,7 @@ import type { ListSize } from '../../src/graphql/cost.ts';
 describe('list bounds of the /graphql schema', () => {
   const lists = Object.values(schema.getTypeMap())
     .filter((t) => isObjectType(t) && !t.name.startsWith('__') && !t.name.endsWith('Connection'))
-    .flatMap((t) => Object.values((t as import('graphql').GraphQLObjectType).getFields()).map((f) => ({ name: `${t.name}.${f.name}`, field: f })))
+    .flatMap((t) => Object.values((t as GraphQLObjectType).getFields()).map((f) => ({ name: `${t.name}.${f.name}`, field: f })))
     .filter(({ field }) => isListType(getNullableType(field.type)) && !isLeafType(getNamedType(field.type)));
 
   it('declares how many items each plain list of objects can return', () => {
