@@ -3,6 +3,7 @@ import { PrismaClient } from '../generated/prisma/client.ts';
 import { migrate, type MigrationResult } from './migrate.ts';
 import { pgliteRunner, postgresRunner } from './sql.ts';
 import { withFaithfulTextDecoding } from './pglite-text.ts';
+import { statementsTakeTurns } from './pglite-turns.ts';
 import { acquireOwnership } from './embedded-lock.ts';
 import { statementNames } from './statement-names.ts';
 import { secureDataDir, stripGroupAndOtherBits } from './data-dir.ts';
@@ -80,6 +81,7 @@ async function openPglite(opts: DatabaseOptions): Promise<Database> {
     // for, past the process umask: initdb's files came out 0666 and pg_internal.init, rewritten at every start,
     // 0644. Once it is ready nothing it writes is looser than 0600 (checked by test/integration/data-dir.test.ts).
     if (!opts.inMemory) stripGroupAndOtherBits(path.join(opts.dataDir, 'pglite'));
+    statementsTakeTurns(pglite);
     const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
     return {
       prisma,

@@ -8,6 +8,8 @@ import type { GraphQLContext } from './context.ts';
 import { workspaceDb } from './scope.ts';
 import { decodeNodeId, encodeNodeId } from './node-id.ts';
 import { inDateRange } from '../domain/validation.ts';
+import type { ListSize } from './cost.ts';
+import { loadNodes } from './nodes.ts';
 
 /** Builder configuration only; each type lives in its own file under ./types. */
 export const builder = new SchemaBuilder<{
@@ -27,7 +29,12 @@ export const builder = new SchemaBuilder<{
     nodeTypeOptions: { description: 'An object with a global id, fetchable with `node(id:)`.' },
     pageInfoTypeOptions: { description: 'Where a page of a connection sits in the whole list.' },
     nodeQueryOptions: { description: 'Any Subject, Report or Rating of the calling workspace by global id (null for an unknown id or another workspace\'s).', nullable: true },
-    nodesQueryOptions: { description: 'Several nodes by global id, in the order given (null for each unknown or foreign id).', nullable: { list: false, items: true } },
+    nodesQueryOptions: {
+      description: 'Several nodes by global id (at most 100), in the order given (null for each unknown or foreign id).',
+      nullable: { list: false, items: true },
+      extensions: { list: { countArg: 'ids', limit: 'maxNodeIds' } satisfies ListSize },
+      resolve: (_root, args, ctx, info) => loadNodes(args.ids, ctx, info),
+    },
     idFieldOptions: { description: 'Global id: opaque, stable, usable with `node(id:)`.' },
     hasNextPageFieldOptions: { description: 'True when more items follow this page.' },
     hasPreviousPageFieldOptions: { description: 'True when items precede this page.' },

@@ -14,13 +14,27 @@ export type GraphQLContext = {
   clientIp: string;
   /** The Idempotency-Key header, when the transport received one. */
   idempotencyKey?: string | undefined;
+  /** performance.now() past which a query starts no more work (set by ceilings.ts). */
+  deadline?: number;
 };
 
 export const MISSING_KEY_MESSAGE =
   'No API key was sent. Provide it in the X-API-Key header or as an Authorization: Bearer <API_KEY> header.';
 
-/** The one gate every workspace-scoped resolver passes: no viewer, no data. */
+/** The one gate every workspace-scoped resolver passes: no viewer, no data; past the deadline, no more work. */
 export function viewerOf(ctx: GraphQLContext): Viewer {
   if (!ctx.viewer) throw new AppError('missing_api_key', MISSING_KEY_MESSAGE);
+  checkDeadline(ctx);
   return ctx.viewer;
+}
+
+export function setDeadline(ctx: object, deadline: number): void {
+  (ctx as { deadline?: number }).deadline = deadline;
+}
+
+/** Throws query_timeout once the request's deadline has passed (the answer is already the timeout). */
+export function checkDeadline(ctx: { deadline?: number | undefined }): void {
+  if (ctx.deadline !== undefined && performance.now() > ctx.deadline) {
+    throw new AppError('query_timeout', 'The query ran past its time limit and was stopped.');
+  }
 }

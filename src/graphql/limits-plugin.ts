@@ -1,6 +1,7 @@
 import { GraphQLError, Lexer, Source, TokenKind, type ASTVisitor, type ExecutionResult, type ValidationContext } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { QUERY_LIMITS, aliasLimitRule, depthLimitRule, estimateCost, sizeVariables, tooComplex } from './limits.ts';
+import { QUERY_LIMITS, aliasLimitRule, depthLimitRule, tooComplex } from './limits.ts';
+import { estimateCost } from './cost.ts';
 import type { DocumentNode } from 'graphql';
 import { LruMap } from '../lru-map.ts';
 
@@ -62,21 +63,35 @@ function tooManyTokens(query: string): boolean {
   return verdict;
 }
 
-/** yoga's parse cache hands out one document object per query text, so the cost is kept per document,
- *  per operation and values of the variables that set page sizes (kept only when those are numbers: the
- *  only values a cost depends on, and small keys). A refusal (thrown) is not kept. */
-const costs = new WeakMap<DocumentNode, { sizeVars: string[]; byKey: LruMap<string, number> }>();
+/**
+ * yoga's parse cache hands out one document object per query text, so the cost is kept per document,
+ * per operation and values of the variables the estimate read (it names them: page sizes, `ids`),
+ * so it is never reused for values that cost differently. A refusal (thrown) is not kept; neither
+ * are keys over 1,000 characters (a long `ids` list: estimating again is cheaper than keeping it).
+ */
+const costs = new WeakMap<DocumentNode, LruMap<string, { variables: string[]; byValues: LruMap<string, number> }>>();
+const MAX_COST_KEY_CHARS = 1_000;
 function cachedCost(...[schema, document, operationName, variables]: Parameters<typeof estimateCost>): number {
-  let entry = costs.get(document);
-  if (!entry) costs.set(document, (entry = { sizeVars: sizeVariables(document), byKey: new LruMap(64) }));
-  const sizes = entry.sizeVars.map((v) => variables?.[v] ?? null);
-  if (sizes.some((v) => v !== null && typeof v !== 'number') || (operationName?.length ?? 0) > 200) {
-    return estimateCost(schema, document, operationName, variables);
+  let perOperation = costs.get(document);
+  if (!perOperation) costs.set(document, (perOperation = new LruMap(8)));
+  const op = operationName ?? '';
+  const entry = op.length <= 200 ? perOperation.get(op) : undefined;
+  const sent = (variables ?? {}) as Record<string, unknown>;
+  // [value] when sent, 0 when absent: absent takes the variable's default, which null does not.
+  const keyOf = (names: string[]) => JSON.stringify(names.map((v) => (Object.hasOwn(sent, v) && sent[v] !== undefined ? [sent[v]] : 0)));
+  if (entry) {
+    const key = keyOf(entry.variables);
+    const known = entry.byValues.get(key);
+    if (known !== undefined) return known;
   }
-  const key = JSON.stringify([operationName ?? null, ...sizes]);
-  let cost = entry.byKey.get(key);
-  if (cost === undefined) entry.byKey.set(key, (cost = estimateCost(schema, document, operationName, variables)));
-  return cost;
+  const estimate = estimateCost(schema, document, operationName, variables);
+  if (op.length > 200) return estimate.cost;
+  const key = keyOf(estimate.variables);
+  if (key.length > MAX_COST_KEY_CHARS) return estimate.cost;
+  const kept = entry ?? { variables: estimate.variables, byValues: new LruMap<string, number>(64) };
+  kept.byValues.set(key, estimate.cost);
+  if (!entry) perOperation.set(op, kept);
+  return estimate.cost;
 }
 
 function tokensExceed(query: string, max: number): boolean {

@@ -1,15 +1,13 @@
 import {
-  GraphQLError, Kind, visit, getNamedType, getNullableType, isListType, isObjectType, isInterfaceType,
-  type ASTVisitor, type DocumentNode, type FragmentDefinitionNode, type GraphQLSchema, type OperationDefinitionNode,
-  type SelectionSetNode, type ValidationContext, type ValueNode, type GraphQLOutputType,
+  GraphQLError, Kind, type ASTVisitor, type DocumentNode, type FragmentDefinitionNode, type SelectionSetNode, type ValidationContext,
 } from 'graphql';
 
 /**
- * Query cost limits for /graphql. Depth and aliases are validation rules (static); tokens are
- * a parse option; page sizes and the overall cost need the variables, so they are checked
- * just before execution. Every violation is a GraphQL error with extensions.code
- * `query_too_complex` and a `limit` naming which one. The REST facade runs its own fixed,
- * pre-validated documents and never passes through here.
+ * Query cost limits for /graphql and /workspace/graphql. Depth and aliases are validation rules
+ * (static); tokens are a parse option; page sizes, the ids of `nodes` and the overall cost need
+ * the variables, so they are checked just before execution (cost.ts). Every violation is a
+ * GraphQL error with extensions.code `query_too_complex` and a `limit` naming which one. The
+ * REST facade runs its own fixed, pre-validated documents and never passes through here.
  */
 export const QUERY_LIMITS = {
   // A five-hop walk (subject → report → subject → report → subject → IP dimension → entity → IPs) is 15 deep.
@@ -18,22 +16,23 @@ export const QUERY_LIMITS = {
   maxTokens: 3000,
   /** Largest `first`, `last` or `limit` one field may ask for. */
   maxPageSize: 100,
+  /** Most ids one `nodes(ids:)` may look up. */
+  maxNodeIds: 100,
   /**
-   * Budget of the estimate below (a worst case: every page full). A five-hop walk with
-   * `first: 5` on each connection costs about 40,000; 100 reports with their subjects' 100 reports, ~30,000.
+   * Budget of the estimate in cost.ts (a worst case: every list full, every text at its longest):
+   * about 100 characters of answer per point (some 10 MB at most; the answer itself is capped at
+   * 4 MiB by the size ceiling, ceilings.ts).
    */
   maxCost: 100_000,
 } as const;
 
-/** Items assumed for a connection without `first`/`last` (the server default) and for a plain list of objects. */
-const DEFAULT_PAGE = 20;
-const ASSUMED_LIST = 5;
+export type QueryLimit = keyof typeof QUERY_LIMITS;
 
-export function tooComplex(limit: keyof typeof QUERY_LIMITS | 'maxCost', message: string, extra: Record<string, unknown> = {}): GraphQLError {
+export function tooComplex(limit: QueryLimit, message: string, extra: Record<string, unknown> = {}): GraphQLError {
   return new GraphQLError(message, { extensions: { code: 'query_too_complex', limit, maximum: QUERY_LIMITS[limit], ...extra } });
 }
 
-function fragmentsOf(document: DocumentNode): Map<string, FragmentDefinitionNode> {
+export function fragmentsOf(document: DocumentNode): Map<string, FragmentDefinitionNode> {
   const map = new Map<string, FragmentDefinitionNode>();
   for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) map.set(d.name.value, d);
   return map;
@@ -57,7 +56,7 @@ function depthOf(set: SelectionSetNode | undefined, fragments: Map<string, Fragm
 }
 
 /** `measure` of one named fragment, computed once per document; 0 for an unknown fragment or one already on the path. */
-function once(name: string, fragments: Map<string, FragmentDefinitionNode>, memo: Map<string, number>, active: Set<string>, measure: (f: FragmentDefinitionNode) => number): number {
+export function once(name: string, fragments: Map<string, FragmentDefinitionNode>, memo: Map<string, number>, active: Set<string>, measure: (f: FragmentDefinitionNode) => number): number {
   const known = memo.get(name);
   if (known !== undefined) return known;
   const f = fragments.get(name);
@@ -93,81 +92,4 @@ export function aliasLimitRule(context: ValidationContext): ASTVisitor {
       },
     },
   };
-}
-
-type Variables = Record<string, unknown> | null | undefined;
-
-function intArg(value: ValueNode | undefined, variables: Variables): number | null {
-  if (!value) return null;
-  if (value.kind === Kind.INT) return Number(value.value);
-  if (value.kind === Kind.VARIABLE) {
-    const v = variables?.[value.name.value];
-    return typeof v === 'number' ? v : null;
-  }
-  return null;
-}
-
-const SIZE_ARGS = ['first', 'last', 'limit'];
-
-/** Names of the variables a document passes as a page size: the only variables a cost depends on. */
-export function sizeVariables(document: DocumentNode): string[] {
-  const names = new Set<string>();
-  visit(document, {
-    Argument(arg) {
-      if (SIZE_ARGS.includes(arg.name.value) && arg.value.kind === Kind.VARIABLE) names.add(arg.value.name.value);
-    },
-  });
-  return [...names].sort();
-}
-
-/**
- * Cost estimate: every field costs 1, times the number of items its parent lists. A field's
- * children are multiplied by its `first`/`last`/`limit` (or 20 for a connection without one,
- * or 5 for a plain list of objects). Throws query_too_complex for an oversized page.
- */
-export function estimateCost(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined, variables: Variables): number {
-  const fragments = fragmentsOf(document);
-  const ops = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
-  const op = operationName ? ops.find((o) => o.name?.value === operationName) : ops[0];
-  if (!op) return 0;
-  const root = op.operation === 'mutation' ? schema.getMutationType() : op.operation === 'subscription' ? schema.getSubscriptionType() : schema.getQueryType();
-  if (!root) return 0;
-
-  // A fragment's cost depends only on the fragment (its type condition is fixed): computed once, as for depth.
-  const memo = new Map<string, number>();
-  const active = new Set<string>();
-  const walk = (set: SelectionSetNode, parent: GraphQLOutputType): number => {
-    const named = getNamedType(parent);
-    const fields = isObjectType(named) || isInterfaceType(named) ? named.getFields() : {};
-    let total = 0;
-    for (const s of set.selections) {
-      if (s.kind === Kind.INLINE_FRAGMENT) {
-        const target = s.typeCondition ? schema.getType(s.typeCondition.name.value) : named;
-        total += walk(s.selectionSet, (target ?? named) as GraphQLOutputType);
-        continue;
-      }
-      if (s.kind === Kind.FRAGMENT_SPREAD) {
-        total += once(s.name.value, fragments, memo, active, (f) => walk(f.selectionSet, (schema.getType(f.typeCondition.name.value) ?? named) as GraphQLOutputType));
-        continue;
-      }
-      const field = fields[s.name.value];
-      if (!field) { total += 1; continue; }
-      let size: number | null = null;
-      for (const arg of s.arguments ?? []) {
-        if (!SIZE_ARGS.includes(arg.name.value)) continue;
-        const n = intArg(arg.value, variables);
-        if (n !== null && n > QUERY_LIMITS.maxPageSize) {
-          throw tooComplex('maxPageSize', `${s.name.value}(${arg.name.value}: ${n}) asks for more than ${QUERY_LIMITS.maxPageSize} items; page through with cursors.`, { actual: n, field: s.name.value });
-        }
-        if (n !== null) size = Math.max(size ?? 0, n);
-      }
-      const returnNamed = getNamedType(field.type);
-      const isConnection = returnNamed.name.endsWith('Connection');
-      const isPlainList = isListType(getNullableType(field.type)) && !['edges', 'nodes'].includes(s.name.value) && !!s.selectionSet;
-      const factor = size ?? (isConnection ? DEFAULT_PAGE : isPlainList ? ASSUMED_LIST : 1);
-      total += 1 + (s.selectionSet ? factor * walk(s.selectionSet, field.type) : 0);
-    }
-    return total;
-  };
-  return walk(op.selectionSet, root);
 }

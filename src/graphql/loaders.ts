@@ -1,5 +1,6 @@
 import DataLoader from 'dataloader';
-import type { GraphQLContext } from './context.ts';
+import { checkDeadline, type GraphQLContext } from './context.ts';
+import { batchWhenSettled } from './turns.ts';
 import { workspaceDb, workspaceIdOf } from './scope.ts';
 import { relatedSubjects, type RelatedSubject } from '../domain/analyst/related.ts';
 import { subjectRowCounts, type SubjectRowCount } from '../domain/analyst/counts.ts';
@@ -8,7 +9,7 @@ import type { Subject } from '../generated/prisma/client.ts';
 
 /**
  * Per-request batching for what Prisma's own query planning does not load: one query per
- * batch of subjects however many a page holds. Published summaries need no loader: they are
+ * batch of subjects however many a page holds, even when the page completes over several turns (turns.ts). Published summaries need no loader: they are
  * read from ONE in-memory publication snapshot taken once per request (no database query).
  */
 export type Loaders = {
@@ -20,7 +21,7 @@ export type Loaders = {
    * the same selection, so a page of related subjects is one findMany, not one query each.
    */
   subjects(query: object): DataLoader<number, Subject>;
-  /** IP subject ids per dimension entity (`code \0 key`). */
+  /** IP subject ids per dimension entity (`code \0 key`), read once per request (EntityIpIndex). */
   entityIps: Map<string, Promise<number[]>>;
   /**
    * `totalCount` of a subject's reports / mentions / ratings connections: one grouped count per
@@ -34,13 +35,16 @@ const cache = new WeakMap<GraphQLContext, Loaders>();
 
 export function loadersOf(ctx: GraphQLContext): Loaders {
   let loaders = cache.get(ctx);
-  if (loaders) return loaders;
+  if (loaders) {
+    checkDeadline(ctx);
+    return loaders;
+  }
   const workspaceId = workspaceIdOf(ctx);
   const bySelection = new Map<string, DataLoader<number, Subject>>();
   loaders = {
     workspaceId,
     snapshot: ctx.services.publications.current(),
-    related: new DataLoader((ids) => relatedSubjects(ctx.prisma, workspaceId, ids), { maxBatchSize: 100 }),
+    related: new DataLoader((ids) => relatedSubjects(ctx.prisma, workspaceId, ids), { maxBatchSize: 100, batchScheduleFn: batchWhenSettled(ctx) }),
     entityIps: new Map(),
     counts: {
       reports: countLoader(ctx, 'reports'),
@@ -55,7 +59,7 @@ export function loadersOf(ctx: GraphQLContext): Loaders {
           const rows = await workspaceDb(ctx).subject.findMany({ ...query, where: { id: { in: [...ids] } } });
           const byId = new Map(rows.map((r) => [r.id, r]));
           return ids.map((id) => byId.get(id) ?? new Error(`subject ${id} is not in this workspace`));
-        }, { maxBatchSize: 500 });
+        }, { maxBatchSize: 500, batchScheduleFn: batchWhenSettled(ctx) });
         bySelection.set(key, loader);
       }
       return loader;
@@ -69,5 +73,5 @@ function countLoader(ctx: GraphQLContext, what: SubjectRowCount): DataLoader<num
   return new DataLoader(async (ids) => {
     const counts = await subjectRowCounts(workspaceDb(ctx), what, ids);
     return ids.map((id) => counts.get(id) ?? 0);
-  }, { maxBatchSize: 500 });
+  }, { maxBatchSize: 500, batchScheduleFn: batchWhenSettled(ctx) });
 }

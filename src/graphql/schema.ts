@@ -9,9 +9,10 @@ import './types/score.ts';
 
 import './types/analyst.ts';
 import { isObjectType, type GraphQLSchema } from 'graphql';
+import { completeLongListsInTurns } from './turns.ts';
 
 /** The one schema served by /graphql and executed directly by the /risk_api REST facade. */
-export const schema = describeTotalCounts(builder.toSchema({ sortSchema: true }));
+export const schema = completeLongListsInTurns(describeTotalCounts(builder.toSchema({ sortSchema: true })));
 
 /** The Prisma plugin adds `totalCount` to connections without a description; every field has one. */
 function describeTotalCounts(s: GraphQLSchema): GraphQLSchema {

@@ -7,6 +7,7 @@ import type { BlockList } from 'node:net';
 import { clientIp } from '../http/client-ip.ts';
 import { schema } from './schema.ts';
 import { useQueryLimits } from './limits-plugin.ts';
+import { useExecutionCeilings, type Ceilings } from './ceilings.ts';
 import { useGraphQlJit } from '@envelop/graphql-jit';
 import { jitCompatible } from './jit-scope.ts';
 import type { GraphQLContext } from './context.ts';
@@ -67,7 +68,7 @@ function toGraphQLError(error: unknown, log: Logger): GraphQLError {
   });
 }
 
-export function createGraphQLServer(deps: { services: Services; verifier: KeyVerifier; log: Logger; proxies: BlockList | null }) {
+export function createGraphQLServer(deps: { services: Services; verifier: KeyVerifier; log: Logger; proxies: BlockList | null; ceilings?: Ceilings }) {
   return createYoga<{ req: IncomingMessage }, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -75,8 +76,9 @@ export function createGraphQLServer(deps: { services: Services; verifier: KeyVer
     landingPage: false,
     cors: false, // graphqlCors (cors.ts) answers for CORS: yoga's default grants every Origin, with credentials
     // graphql-jit compiles each distinct operation once (cached by yoga's document cache), so large
-    // selections such as the score query skip graphql-js's generic executor on every call.
-    plugins: [useQueryLimits(), useGraphQlJit({}, { enableIf: (args) => jitCompatible(args.schema, args.document) })],
+    // selections such as the score query skip graphql-js's generic executor on every call. The
+    // ceilings come after it: they wrap whichever executor runs.
+    plugins: [useQueryLimits(), useGraphQlJit({}, { enableIf: (args) => jitCompatible(args.schema, args.document) }), useExecutionCeilings(deps.ceilings)],
     logging: false,
     maskedErrors: { maskError: (error) => toGraphQLError(error, deps.log) },
     context: async ({ request, req }): Promise<GraphQLContext> => {

@@ -27,14 +27,15 @@ describe(`analyst graph walks (${backendName})`, () => {
   afterAll(() => s?.close());
 
   it('walks email → report → domain → its reports → IP → AS → the AS\'s other IPs (five hops)', async () => {
+    // Every list sized: unsized, the related subjects would count at their maximum of 50 each (the cost limit).
     const data = await a.request<any>(gql`{
       subject(kind: "email", key: "alice@example.com") {
         kind key
-        reports(first: 5) { totalCount nodes { databaseId relatedSubjects { role subject {
+        reports(first: 3) { totalCount nodes { databaseId relatedSubjects(limit: 3) { role subject {
           kind key
-          reports(first: 5) { nodes { databaseId outcomeCode relatedSubjects { role subject {
+          reports(first: 3) { nodes { databaseId outcomeCode relatedSubjects(limit: 3) { role subject {
             key
-            ipDimensions { dimensions { code entity { key ips(first: 5) { totalCount nodes { key } } } } }
+            ipDimensions { dimensions { code entity { key ips(first: 3) { totalCount nodes { key } } } } }
           } } } }
         } } } }
       }

@@ -45,7 +45,7 @@ async function call(url: string, method: string, headers: Record<string, string>
   return { status: res.status, text, body: parsed, headers: res.headers };
 }
 
-/** A selection of every field `depth` levels down (connections with first: 3); fields needing other arguments are reported. */
+/** A selection of every field `depth` levels down (connections with first: 3, lists with limit: 3, within the cost limit); fields needing other arguments are reported. */
 function selectionOf(schema: GraphQLSchema, type: GraphQLNamedType, depth: number, skipped: Set<string>): string {
   if (isLeafType(type)) return '';
   if (depth === 0) return '{ __typename }';
@@ -60,7 +60,7 @@ function selectionOf(schema: GraphQLSchema, type: GraphQLNamedType, depth: numbe
 function fieldText(schema: GraphQLSchema, owner: string, f: GraphQLField<unknown, unknown>, depth: number, skipped: Set<string>): string | null {
   const args: string[] = [];
   for (const a of f.args) {
-    if (a.name === 'first') args.push('first: 3');
+    if (a.name === 'first' || a.name === 'limit') args.push(`${a.name}: 3`);
     else if (isNonNullType(a.type) && a.defaultValue === undefined) { skipped.add(`${owner}.${f.name}`); return null; }
   }
   return `${f.name}${args.length ? `(${args.join(', ')})` : ''} ${selectionOf(schema, getNamedType(f.type), depth - 1, skipped)}`;

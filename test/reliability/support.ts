@@ -50,6 +50,11 @@ export class ServerProcesses {
     });
   }
 
+  /** Process ids of the children running now. */
+  pids(): number[] {
+    return this.children.filter((c) => c.exitCode === null && c.signalCode === null).map((c) => c.pid!);
+  }
+
   /** Kills only the children this instance started, and waits for them to exit. */
   async stopAll(): Promise<void> {
     await Promise.all(this.children.splice(0).map((c) => new Promise<void>((resolve) => {

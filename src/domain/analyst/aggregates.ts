@@ -1,6 +1,4 @@
 import type { PrismaClient } from '../../generated/prisma/client.ts';
-import type { NetworkIndex } from '../network/index.ts';
-import type { DimensionCode } from '../network/types.ts';
 
 /**
  * Aggregates over one workspace's reports. These are raw SQL (GROUP BY a UTC day, a UNION of
@@ -39,25 +37,4 @@ export async function topSubjects(prisma: PrismaClient, workspaceId: number, lim
       WHERE s."workspaceId" = $1 AND ($2::text IS NULL OR s.kind = $2::text)
       ORDER BY m.reports DESC, s.id ASC LIMIT $3`, workspaceId, kind, limit);
   return rows.map((r) => ({ subjectId: Number(r.id), reports: Number(r.reports) }));
-}
-
-/** IP subjects scanned per lookup of a dimension entity's IPs (the scan resolves each in memory). */
-export const IPS_SCAN_LIMIT = 20_000;
-
-/**
- * Ids of the workspace's ipaddress subjects with evidence (a report, a mention or a rating)
- * that resolve into the entity. `db` must be the workspace-scoped client.
- */
-export async function ipSubjectsInEntity(db: PrismaClient, network: NetworkIndex, code: DimensionCode, key: string): Promise<number[]> {
-  const candidates = await db.subject.findMany({
-    where: { kind: 'ipaddress', OR: [{ reports: { some: {} } }, { links: { some: {} } }, { ratings: { some: {} } }] },
-    select: { id: true, key: true },
-    orderBy: { id: 'asc' },
-    take: IPS_SCAN_LIMIT,
-  });
-  return candidates.filter((s) => {
-    try {
-      return network.resolve(s.key).dimensions.find((d) => d.code === code)?.entity?.key === key;
-    } catch { return false; } // a key that is no IP cannot be in the entity
-  }).map((s) => s.id);
 }

@@ -7,7 +7,7 @@ import { normalizeEmailKey, normalizePhoneKey, normalizeUrlKey } from './contact
 export type { KeyResult } from './kinds.ts';
 
 /** No kind's key is longer than this before normalisation (URLs, the longest, allow 2048). */
-const MAX_RAW_KEY = 4096;
+export const MAX_RAW_KEY = 4096;
 const fail = (reason: string): KeyResult => ({ ok: false, reason });
 
 /** Organisation names as people write them: "ACME  Corp" and "acme corp" are the same organisation. */

@@ -2,9 +2,12 @@ import { builder } from '../builder.ts';
 import { workspaceDb, workspaceIdOf } from '../scope.ts';
 import { AppError } from '../../errors.ts';
 import { SUBJECT_KIND_CODES } from '../../domain/subjects/kinds.ts';
-import { ipSubjectsInEntity, MAX_WINDOW_DAYS, reportCountsByOutcome, topSubjects, type OutcomeDay, type SubjectCount } from '../../domain/analyst/aggregates.ts';
+import { MAX_WINDOW_DAYS, reportCountsByOutcome, topSubjects, type OutcomeDay, type SubjectCount } from '../../domain/analyst/aggregates.ts';
+import { EntityIpIndex, IPS_INDEX_LIMIT } from '../../domain/analyst/entity-ips.ts';
 import { DimensionEntityRef, EntityView } from './network.ts';
 import { loadersOf } from '../loaders.ts';
+import type { ListSize } from '../cost.ts';
+import { OUTCOME_CODES } from '../../domain/memory/vocabulary.ts';
 import type { GraphQLContext } from '../context.ts';
 import type { DimensionCode } from '../../domain/network/types.ts';
 
@@ -35,6 +38,7 @@ builder.queryField('reportCountsByOutcome', (t) =>
   t.field({
     type: [OutcomeDayRef],
     description: `Reports per UTC day and outcome code in [from, to) (at most ${MAX_WINDOW_DAYS} days); days without reports are omitted.`,
+    extensions: { list: { max: MAX_WINDOW_DAYS * OUTCOME_CODES.length } satisfies ListSize },
     args: {
       from: t.arg({ type: 'DateTime', required: true, description: 'Window start (inclusive).' }),
       to: t.arg({ type: 'DateTime', required: true, description: 'Window end (exclusive).' }),
@@ -52,6 +56,7 @@ builder.queryField('topSubjects', (t) =>
   t.field({
     type: [SubjectCountRef],
     description: 'Subjects named by the most reports (as main or related subject), most first.',
+    extensions: { list: { max: 100, sizeArg: 'limit' } satisfies ListSize },
     args: {
       limit: t.arg.int({ defaultValue: 10, description: 'How many (1-100, default 10).' }),
       kind: t.arg.string({ description: `Only subjects of this kind: ${SUBJECT_KIND_CODES.join(', ')}.` }),
@@ -73,18 +78,53 @@ for (const ref of [EntityView, DimensionEntityRef] as const) {
     t.prismaConnection({
       type: 'Subject',
       cursor: 'id',
-      description: 'The calling workspace\'s IP address subjects with evidence (a report, mention or rating) that resolve into this entity, oldest first (the first 20,000 such IPs are scanned).',
+      description: `The calling workspace's IP address subjects with evidence (a report, mention or rating) that resolve into this entity, oldest first (of the workspace's first ${IPS_INDEX_LIMIT.toLocaleString('en-US')} IP subjects).`,
       totalCount: async (entity, _args, ctx) => (await entityIps(ctx, entity)).length,
-      resolve: async (query, entity, _args, ctx) =>
-        workspaceDb(ctx).subject.findMany({ ...query, where: { id: { in: await entityIps(ctx, entity) } }, orderBy: { id: 'asc' } }),
+      resolve: async (query, entity, _args, ctx) => {
+        const ids = pageWindow(await entityIps(ctx, entity), query);
+        return ids.length === 0 ? [] : workspaceDb(ctx).subject.findMany({ ...query, where: { id: { in: ids } }, orderBy: { id: 'asc' } });
+      },
     }, { description: 'A page of IP address subjects.' }, { description: 'An IP address subject with its cursor.' }));
 }
 
-/** One scan per entity per request, shared by the page and its totalCount. */
+/** One index per service set (one per process): see EntityIpIndex. */
+const indexes = new WeakMap<GraphQLContext['services'], EntityIpIndex>();
+
+/** One lookup per entity per request, shared by the page and its totalCount. */
 function entityIps(ctx: GraphQLContext, entity: { code: DimensionCode; key: string }): Promise<number[]> {
   const memo = loadersOf(ctx).entityIps;
   const k = `${entity.code}\u0000${entity.key}`;
   let ids = memo.get(k);
-  if (!ids) memo.set(k, (ids = ipSubjectsInEntity(workspaceDb(ctx), ctx.services.network, entity.code, entity.key)));
+  if (!ids) {
+    let index = indexes.get(ctx.services);
+    if (!index) indexes.set(ctx.services, (index = new EntityIpIndex(ctx.prisma, ctx.services.network)));
+    memo.set(k, (ids = index.ids(workspaceIdOf(ctx), entity.code, entity.key)));
+  }
   return ids;
+}
+
+/**
+ * The ids (ascending) a Prisma cursor page (`take`, `skip`, `cursor` as the connection builds them)
+ * reads of `ids`: the page then asks the database for those rows only, not for every id of the entity,
+ * and gets the same page as over the whole list.
+ */
+function pageWindow(ids: readonly number[], page: { take?: number; skip?: number; cursor?: { id?: number } | undefined }): number[] {
+  const take = page.take ?? ids.length;
+  const span = (page.skip ?? 0) + Math.abs(take);
+  const at = (id: number, inclusive: boolean) => {
+    let lo = 0;
+    let hi = ids.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (ids[mid]! < id || (inclusive && ids[mid] === id)) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  if (take >= 0) {
+    const from = page.cursor?.id !== undefined ? at(page.cursor.id, false) : 0; // the first id ≥ the cursor
+    return ids.slice(from, from + span);
+  }
+  const to = page.cursor?.id !== undefined ? at(page.cursor.id, true) : ids.length; // just past the last id ≤ the cursor
+  return ids.slice(Math.max(0, to - span), to);
 }

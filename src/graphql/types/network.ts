@@ -1,4 +1,5 @@
 import { builder } from '../builder.ts';
+import type { ListSize } from '../cost.ts';
 import { viewerOf } from '../context.ts';
 import { AppError } from '../../errors.ts';
 import { DIMENSION_CODES, type DimensionCode, type DimensionEntity } from '../../domain/network/types.ts';
@@ -68,7 +69,7 @@ export const IpAddressRef = builder.objectRef<IpDimensions>('IpAddress').impleme
     special: t.field({ type: SpecialRangeRef, nullable: true, description: 'The special-purpose block it falls in, if any.', resolve: (d) => d.hierarchy.special }),
     subnetSource: t.string({ description: 'announced (routing data), fallback (/24 or /48) or none (special address).', resolve: (d) => d.hierarchy.subnetSource }),
     publication: t.field({ type: PublicationInfo, description: 'The publication these summaries come from.', resolve: (d) => d.snapshot }),
-    dimensions: t.field({ type: [DimensionViewRef], description: 'All eight dimensions, most specific first.', resolve: (d) => d.dimensions }),
+    dimensions: t.field({ type: [DimensionViewRef], description: 'All eight dimensions, most specific first.', extensions: { list: { max: DIMENSION_CODES.length } satisfies ListSize }, resolve: (d) => d.dimensions }),
   }),
 });
 

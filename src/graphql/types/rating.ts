@@ -2,6 +2,8 @@ import { builder } from '../builder.ts';
 import { workspaceDb, workspaceIdOf } from '../scope.ts';
 import { requireIp } from '../../domain/dimensions/read.ts';
 import { AppError } from '../../errors.ts';
+import { LIMITS } from '../../domain/memory/schemas.ts';
+import { textCost } from '../cost.ts';
 
 builder.prismaNode('Rating', {
   description: 'Quick feedback about an IP stored by `rate`.',
@@ -10,7 +12,7 @@ builder.prismaNode('Rating', {
   fields: (t) => ({
     databaseId: t.exposeInt('id', { description: 'Rating id.' }),
     rating: t.exposeInt('rating', { description: '1 good, 0 neutral, -1 bad.' }),
-    note: t.exposeString('note', { description: 'Free-text comment, empty when none.' }),
+    note: t.exposeString('note', { description: 'Free-text comment, empty when none.', extensions: { cost: textCost(LIMITS.note) } }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was stored.' }),
     subject: t.relation('subject', { description: 'The rated IP address subject.' }),
     ip: t.string({

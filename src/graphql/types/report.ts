@@ -1,6 +1,8 @@
 import { builder } from '../builder.ts';
 import { workspaceDb } from '../scope.ts';
 import { REPORT_ORDER, parseReportFilter, reportWhere } from '../../domain/analyst/report-filter.ts';
+import { LIMITS } from '../../domain/memory/schemas.ts';
+import { listLimit, textCost, type ListSize } from '../cost.ts';
 
 export const ReportType = builder.prismaNode('Report', {
   description: 'A typed outcome event stored by `report`.',
@@ -11,10 +13,10 @@ export const ReportType = builder.prismaNode('Report', {
     eventType: t.exposeString('eventType', { description: 'observation, outcome or alert.' }),
     outcomeCode: t.exposeString('outcomeCode', { description: 'Outcome classification (see the README vocabulary).' }),
     severity: t.exposeString('severity', { description: 'info, low, medium, high or critical.' }),
-    title: t.exposeString('title', { description: 'Short headline.' }),
-    summary: t.exposeString('summary', { description: 'One-line summary.' }),
-    details: t.exposeString('details', { description: 'Longer free text.' }),
-    tags: t.exposeStringList('tags', { description: 'Lower-case tags.' }),
+    title: t.exposeString('title', { description: 'Short headline.', extensions: { cost: textCost(LIMITS.title) } }),
+    summary: t.exposeString('summary', { description: 'One-line summary.', extensions: { cost: textCost(LIMITS.summary) } }),
+    details: t.exposeString('details', { description: 'Longer free text.', extensions: { cost: textCost(LIMITS.details) } }),
+    tags: t.exposeStringList('tags', { description: 'Lower-case tags.', extensions: { cost: textCost(LIMITS.tags * LIMITS.tagLength) } }),
     status: t.exposeString('status', { description: 'Empty, open, confirmed, disputed or resolved.' }),
     sharePolicy: t.exposeString('sharePolicy', { description: 'TLP 2.0 style share policy of the subject.' }),
     namespace: t.exposeString('namespace', { description: 'Caller-chosen namespace, empty when none.' }),
@@ -24,8 +26,10 @@ export const ReportType = builder.prismaNode('Report', {
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was stored.' }),
     subject: t.relation('subject', { description: 'The subject the report is about.' }),
     relatedSubjects: t.relation('links', {
-      description: 'Related subjects with the role each played, in request order (at most 50 by the write rules).',
-      query: { orderBy: { position: 'asc' } },
+      description: `Related subjects with the role each played, in request order (at most ${LIMITS.relatedSubjects} by the write rules; \`limit\` takes the first ones).`,
+      args: { limit: t.arg.int({ description: `How many (0-${LIMITS.relatedSubjects}; default all).` }) },
+      query: (args) => ({ orderBy: { position: 'asc' }, take: listLimit(args.limit, LIMITS.relatedSubjects) }),
+      extensions: { list: { max: LIMITS.relatedSubjects, sizeArg: 'limit' } satisfies ListSize },
     }),
   }),
 });

@@ -1,4 +1,8 @@
 import { builder } from '../builder.ts';
+import { textCost, type ListSize } from '../cost.ts';
+import { DIMENSION_CODES } from '../../domain/network/types.ts';
+import { RECENT_WINDOWS } from '../../domain/community/windows.ts';
+import { LIMITS } from '../../domain/memory/schemas.ts';
 import { viewerOf } from '../context.ts';
 import { ApiKeyInfo } from './workspace.ts';
 import { PublicationInfo } from './network.ts';
@@ -61,7 +65,7 @@ const ScoreSummary = builder.objectRef<ScoreSummaryView>('ScoreSummary').impleme
     overallRiskLevel: t.exposeString('overallRiskLevel', { description: 'minimal, low, medium, high or critical.' }),
     matchedCount: t.exposeInt('matchedCount', { description: 'Dimensions with a summary.' }),
     driver: t.exposeString('driver', { nullable: true, description: 'The dimension that contributed most; null when the score is 0.' }),
-    dimensions: t.expose('dimensions', { type: [DimensionScoreRef], description: 'All eight dimensions, most specific first.' }),
+    dimensions: t.expose('dimensions', { type: [DimensionScoreRef], description: 'All eight dimensions, most specific first.', extensions: { list: { max: DIMENSION_CODES.length } satisfies ListSize } }),
   }),
 });
 
@@ -83,7 +87,7 @@ const CommunitySignalRef = builder.objectRef<CommunityView>('CommunitySignal').i
     lookups10m: t.exposeInt('lookups10m', { description: 'Lookups in the last complete window.' }),
     requesters60m: t.exposeInt('requesters60m', { description: 'Distinct requesters over the last six windows.' }),
     spikeWindows7d: t.exposeInt('spikeWindows7d', { description: 'Spike windows in the last 7 days.' }),
-    recentQueryWindows: t.expose('recentQueryWindows', { type: [CommunityWindow], description: 'The last six complete windows, oldest first.' }),
+    recentQueryWindows: t.expose('recentQueryWindows', { type: [CommunityWindow], description: 'The last six complete windows, oldest first.', extensions: { list: { max: RECENT_WINDOWS } satisfies ListSize } }),
   }),
 });
 
@@ -91,7 +95,7 @@ const LastRating = builder.objectRef<LastRatingView>('LastRating').implement({
   description: 'The workspace\'s most recent rating of the IP.',
   fields: (t) => ({
     rating: t.exposeInt('rating', { description: '1 good, 0 neutral, -1 bad.' }),
-    note: t.exposeString('note', { description: 'Its note.' }),
+    note: t.exposeString('note', { description: 'Its note.', extensions: { cost: textCost(LIMITS.note) } }),
     createdAt: t.exposeString('createdAt', { description: 'When.' }),
   }),
 });
@@ -125,7 +129,7 @@ const ScoreResult = builder.objectRef<ScoreResultView>('ScoreResult').implement(
     communitySignal: t.expose('communitySignal', { type: CommunitySignalRef, description: 'Community lookup activity.' }),
     memory: t.expose('memory', { type: IpMemoryRef, description: 'The workspace\'s own memory of the IP.' }),
     reportLink: t.exposeString('reportLink', { description: 'Direct report page of the IP.' }),
-    dimensionLinks: t.expose('dimensionLinks', { type: [LinkRef], description: 'Direct report pages of the matched dimension entities.' }),
+    dimensionLinks: t.expose('dimensionLinks', { type: [LinkRef], description: 'Direct report pages of the matched dimension entities.', extensions: { list: { max: DIMENSION_CODES.length } satisfies ListSize } }),
     publication: t.expose('publication', { type: PublicationInfo, description: 'The publication the score was computed from.' }),
   }),
 });

@@ -3,12 +3,13 @@ import { workspaceDb } from '../scope.ts';
 import { loadersOf } from '../loaders.ts';
 import { viewerOf, type GraphQLContext } from '../context.ts';
 import { AppError } from '../../errors.ts';
-import { normalizeSubjectKey } from '../../domain/subjects/normalize.ts';
+import { MAX_RAW_KEY, normalizeSubjectKey } from '../../domain/subjects/normalize.ts';
 import { SUBJECT_KIND_CODES, type SubjectKind } from '../../domain/subjects/kinds.ts';
 import { readDimensions } from '../../domain/dimensions/read.ts';
 import { REPORT_ORDER } from '../../domain/analyst/report-filter.ts';
 import { IpAddressRef } from './network.ts';
-import type { RelatedSubject } from '../../domain/analyst/related.ts';
+import { RELATED_LIMIT, type RelatedSubject } from '../../domain/analyst/related.ts';
+import { listLimit, textCost, type ListSize } from '../cost.ts';
 import type { SubjectRowCount } from '../../domain/analyst/counts.ts';
 
 /**
@@ -41,7 +42,7 @@ export const SubjectType = builder.prismaNode('Subject', {
   fields: (t) => ({
     databaseId: t.exposeInt('id', { description: 'Numeric database id of this subject.' }),
     kind: t.exposeString('kind', { description: `Identifier family: ${SUBJECT_KIND_CODES.join(', ')}.` }),
-    key: t.exposeString('key', { description: 'The normalised identifier.' }),
+    key: t.exposeString('key', { description: 'The normalised identifier.', extensions: { cost: textCost(MAX_RAW_KEY) } }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When this workspace first mentioned it.' }),
     reports: t.relatedConnection('reports', {
       description: 'Reports whose main subject this is, newest first.',
@@ -60,8 +61,13 @@ export const SubjectType = builder.prismaNode('Subject', {
     }, { description: 'A page of a subject\'s ratings.', fields: (c) => ({ totalCount: c.int({ description: TOTAL_COUNT, resolve: (page, _args, ctx) => totalCountOf('ratings', page, ctx) }) }) }, { description: 'A rating with its cursor.' }),
     relatedSubjects: t.field({
       type: [RelatedSubjectRef],
-      description: 'Other subjects linked through this subject\'s reports (as main subject or related subject), most shared reports first; at most 50.',
-      resolve: (subject, _args, ctx) => loadersOf(ctx).related.load(subject.id),
+      description: `Other subjects linked through this subject's reports (as main subject or related subject), most shared reports first; at most ${RELATED_LIMIT}.`,
+      args: { limit: t.arg.int({ description: `How many (0-${RELATED_LIMIT}; default all).` }) },
+      extensions: { list: { max: RELATED_LIMIT, sizeArg: 'limit' } satisfies ListSize },
+      resolve: async (subject, args, ctx) => {
+        const n = listLimit(args.limit, RELATED_LIMIT);
+        return (await loadersOf(ctx).related.load(subject.id)).slice(0, n);
+      },
     }),
     ipDimensions: t.field({
       type: IpAddressRef,

@@ -8,6 +8,7 @@ import { checkOrigin } from '../csrf.ts';
 import { WebError } from '../web-error.ts';
 import { readSession, sameToken } from '../../domain/accounts/sessions.ts';
 import { useQueryLimits } from '../../graphql/limits-plugin.ts';
+import { useExecutionCeilings } from '../../graphql/ceilings.ts';
 import { isAppError } from '../../errors.ts';
 import { errorFields, type Logger } from '../../log.ts';
 import type { WorkspaceGraphQLContext } from './builder.ts';
@@ -82,7 +83,7 @@ export function createWorkspaceGraphql(deps: WebDeps) {
     landingPage: false,
     cors: false, // same origin only: no CORS headers, and foreign Origins are refused below
     logging: false,
-    plugins: [useMutationCsrf(), useQueryLimits()],
+    plugins: [useMutationCsrf(), useQueryLimits(), useExecutionCeilings()],
     maskedErrors: { maskError: (error) => toGraphQLError(error, deps.log) },
   });
 
