@@ -3,14 +3,15 @@ import type { PrismaClient } from '../../generated/prisma/client.ts';
 /** An API subscription tier (rows seeded by migration; see the README's tier table). */
 export type Tier = {
   code: string; name: string; scoreEligible: boolean; dailyLimit: number; burstPerSecond: number;
-  directReportLimit: number; priceCents: number; position: number;
+  directReportLimit: number; agentDailyLimit: number; priceCents: number; position: number;
 };
 
 /** The documented JSON form (`tiers list --json`, GraphQL, control plane). */
 export function tierJson(t: Tier) {
   return {
     code: t.code, name: t.name, daily_limit: t.dailyLimit, score_eligible: t.scoreEligible,
-    burst_per_second: t.burstPerSecond, direct_report_daily_limit: t.directReportLimit, price_cents: t.priceCents,
+    burst_per_second: t.burstPerSecond, direct_report_daily_limit: t.directReportLimit,
+    agent_daily_limit: t.agentDailyLimit, price_cents: t.priceCents,
   };
 }
 
