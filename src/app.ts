@@ -9,6 +9,7 @@ import { resolvePepper } from './domain/access/pepper.ts';
 import { sweepIdempotency } from './domain/memory/idempotency.ts';
 import { createGraphQLServer, serveGraphQL } from './graphql/yoga.ts';
 import { createRestRouter } from './rest/router.ts';
+import { createMcpHandler } from './mcp/http.ts';
 import { sendError, sendJson } from './rest/respond.ts';
 import { AppError } from './errors.ts';
 import { serveAdmin, type AdminServer } from './cli/admin-socket.ts';
@@ -104,6 +105,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const announce = bus ? (m: string) => bus.publish(m) : undefined;
   const yoga = createGraphQLServer({ services, verifier, log, proxies });
   const rest = createRestRouter({ services, verifier, config, log, proxies });
+  const mcp = createMcpHandler({ services, verifier, config, log, proxies });
   const workspace = createWorkspaceServer({ services, config, verifier, pepper, log, proxies, announce });
   let draining = false;
 
@@ -131,10 +133,11 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     }
     if (path === '/risk_api' || path.startsWith('/risk_api/')) return rest(req, res, path, requestId);
     if (path === '/graphql') return serveGraphQL(yoga, req, res, config.maxBodyBytes);
+    if (path === '/mcp') return mcp(req, res, requestId);
     if (path === '/workspace' || path.startsWith('/workspace/') || path === '/webhooks/paypal') return workspace.handle(req, res, path);
     if (path === '/healthz') return sendJson(res, 200, { ok: true });
     if (path === '/readyz') return ready(res);
-    sendError(res, new AppError('not_found', `Nothing at ${path}. The API lives under /risk_api/ and /graphql.`), requestId, log);
+    sendError(res, new AppError('not_found', `Nothing at ${path}. The API lives under /risk_api/ and /graphql; the agent-protocol (MCP) server at /mcp.`), requestId, log);
   }
 
   // A request must have arrived whole within requestTimeoutMs (checked every second): a client that stalls

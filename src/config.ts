@@ -39,6 +39,9 @@ const envSchema = z.object({
   PAYPAL_PLANS: z.string().regex(/^\s*[a-z0-9_-]+=[A-Za-z0-9_-]+\s*(,\s*[a-z0-9_-]+=[A-Za-z0-9_-]+\s*)*$/, 'must be tier=PLAN_ID pairs separated by commas').optional(),
   PAYPAL_CERT_HOSTS: z.string().default('api.paypal.com,api.sandbox.paypal.com'),
   PAYPAL_CERT_CA_FILE: z.string().min(1).optional(),
+  // Agent protocol (README "Agent protocol (MCP)"): browser origins allowed to call /mcp besides BASE_URL's own.
+  MCP_ALLOWED_ORIGINS: z.string().default('').transform((v) => v.split(',').map((x) => x.trim()).filter(Boolean))
+    .pipe(z.array(z.string().regex(/^https?:\/\/[^/?#\s]+$/, 'must be a comma-separated list of origins such as https://app.example.com (scheme://host[:port], no path)'))),
 });
 
 const PAYPAL_VARS = ['PAYPAL_API_BASE', 'PAYPAL_CLIENT_ID', 'PAYPAL_CLIENT_SECRET', 'PAYPAL_WEBHOOK_ID', 'PAYPAL_PLANS'] as const;
@@ -86,6 +89,8 @@ export type Config = {
   sessionTtlMs: number;
   smtpUrl: string | undefined;
   mailFrom: string;
+  /** Origins (scheme://host[:port]) allowed to call /mcp from a browser, besides BASE_URL's; requests without Origin always pass. */
+  mcpAllowedOrigins: string[];
   /** null: no payment provider configured (the subscription page says so). */
   paypal: null | {
     apiBase: string; clientId: string; clientSecret: string; webhookId: string; plans: Record<string, string>; certHosts: string[];
@@ -139,6 +144,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sessionTtlMs: e.SESSION_TTL_HOURS * 3_600_000,
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
+    mcpAllowedOrigins: e.MCP_ALLOWED_ORIGINS.map((o) => new URL(o).origin),
     paypal: e.PAYPAL_API_BASE && e.PAYPAL_CLIENT_ID && e.PAYPAL_CLIENT_SECRET && e.PAYPAL_WEBHOOK_ID && e.PAYPAL_PLANS ? {
       apiBase: e.PAYPAL_API_BASE.replace(/\/+$/, ''), clientId: e.PAYPAL_CLIENT_ID, clientSecret: e.PAYPAL_CLIENT_SECRET,
       webhookId: e.PAYPAL_WEBHOOK_ID,
