@@ -14,24 +14,27 @@ import { authenticate } from './auth.ts';
 import { originGuard } from './origin.ts';
 import { sendRpcError } from './rpc-error.ts';
 import { mcpServer } from './server.ts';
-import { exchange, isRequest } from './exchange.ts';
+import { connectMux, isRequest } from './exchange.ts';
 
 export type McpDeps = { services: Services; verifier: KeyVerifier; config: Config; log: Logger; proxies: BlockList | null };
 
 /**
  * POST /mcp: the MCP Streamable HTTP transport, stateless (no session: any process behind a balancer answers any
  * call), every answer one JSON body (the transport's `application/json` response; no SSE stream). In order:
- * Origin (403) → method (GET and DELETE are 405: a stateless server offers no stream to open nor session to end,
+ * Origin (403; an allowed browser origin gets CORS headers, and its preflight 204) → method (GET and DELETE are 405: a stateless server offers no stream to open nor session to end,
  * as the transport specification allows) → API key (401) → Accept must list application/json and
  * text/event-stream (406) → the body as REST reads one (415, 413, 400) → one JSON-RPC message, checked with the
  * SDK's own schema (400; batches, dropped by the 2025-06-18 protocol, are refused) → MCP-Protocol-Version, when
- * sent, one the SDK supports (400) → the SDK server answers; a notification alone gets 202.
+ * sent, one the SDK supports (400) → the process's SDK server answers (exchange.ts); a notification alone gets 202.
  */
 export function createMcpHandler(deps: McpDeps) {
   const checkOrigin = originGuard(deps.config.baseUrl, deps.config.mcpAllowedOrigins);
+  const mux = connectMux(mcpServer(deps.log));
   return async function handleMcp(req: IncomingMessage, res: ServerResponse, requestId: string) {
     try {
-      checkOrigin(req);
+      const cors = checkOrigin(req);
+      for (const [name, value] of Object.entries(cors)) res.setHeader(name, value); // on refusals too, so a browser can read them
+      if (req.method === 'OPTIONS' && cors['access-control-allow-origin']) { res.writeHead(204).end(); return; } // a CORS preflight
       if (req.method !== 'POST') {
         sendRpcError(res, new AppError('method_not_allowed',
           'This MCP server is stateless: send every JSON-RPC message as a POST (it opens no server-sent event stream and keeps no session to delete).'),
@@ -57,8 +60,8 @@ export function createMcpHandler(deps: McpDeps) {
         prisma: deps.services.prisma, services: deps.services, viewer, requestId, surface: 'agent_score',
         clientIp: clientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], deps.proxies),
       };
-      const answer = await exchange(mcpServer(ctx, deps.log), message, { requestInfo: { headers: req.headers } });
-      if (answer) sendJson(res, 200, answer);
+      const answer = mux.exchange(message, ctx);
+      if (answer) sendJson(res, 200, await answer);
       else res.writeHead(202).end();
     } catch (e) {
       sendRpcError(res, asAppError(e, requestId, deps.log));

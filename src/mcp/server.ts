@@ -7,6 +7,7 @@ import type { Logger } from '../log.ts';
 import { asAppError } from '../rest/respond.ts';
 import { failure, parseArguments, success } from './tool.ts';
 import { TOOL_LISTING, TOOLS_BY_NAME } from './tools/index.ts';
+import { contextOf } from './exchange.ts';
 
 // This file and the server bundle (dist/server/) both sit two levels below the package root.
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
@@ -16,18 +17,17 @@ const INSTRUCTIONS = 'IP risk scoring and the workspace memory it learns from. s
   + '(quick good/neutral/bad feedback about an IP) and report_subject (a typed outcome about any identifier): later score_ip calls, '
   + 'humans and other agents of the workspace see it. explore_subject and search_reports read the workspace\'s reports, ratings and '
   + 'related subjects. A refused call is a tool result with isError and structuredContent {ok:false, error, message, details}.';
-// Only used to check elicitation answers, which this server never asks for: one instance, not one per request.
-const validator = new AjvJsonSchemaValidator();
 
 /**
- * The MCP server of ONE HTTP request (stateless: any process answers any call). Everything costly is built once
- * at start — the tool listing with its JSON Schemas, the validator — so a request pays only for the SDK's
- * dispatch and its own tool call. `ctx` carries the verified caller and the agent quota surface.
+ * The process's MCP server (stateless: it keeps nothing between requests, so any process answers any call).
+ * Its tool listing, with the JSON Schemas, is built once; each tools/call runs with the context of the HTTP
+ * request that carried it (the verified caller, the agent quota surface), which ExchangeMux attaches.
  */
-export function mcpServer(ctx: GraphQLContext, log: Logger): Server {
-  const server = new Server(INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator: validator });
+export function mcpServer(log: Logger): Server {
+  // The validator only checks elicitation answers, which this server never asks for.
+  const server = new Server(INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator: new AjvJsonSchemaValidator() });
   server.setRequestHandler(ListToolsRequestSchema, () => TOOL_LISTING);
-  server.setRequestHandler(CallToolRequestSchema, (request) => callTool(request.params.name, request.params.arguments ?? {}, ctx, log));
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => callTool(request.params.name, request.params.arguments ?? {}, contextOf(extra), log));
   return server;
 }
 

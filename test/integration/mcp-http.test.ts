@@ -81,6 +81,21 @@ describe(`MCP over HTTP: keys, origins and framing (${backendName})`, () => {
     expect((await rawMcp(s.url, ping, { 'x-api-key': key.secret, origin: s.app.services.baseUrl })).status).toBe(200);
   });
 
+  it('lets an allowed browser origin through CORS (preflight and answer), and no other', async () => {
+    const preflight = await fetch(`${s.url}/mcp`, { method: 'OPTIONS', headers: { origin: ALLOWED, 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-api-key, content-type' } });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe(ALLOWED);
+    expect(preflight.headers.get('access-control-allow-headers')).toMatch(/X-API-Key/);
+    expect(preflight.headers.get('access-control-allow-methods')).toBe('POST');
+    const answer = await rawMcp(s.url, ping, { 'x-api-key': key.secret, origin: ALLOWED });
+    expect([answer.status, answer.headers.get('access-control-allow-origin'), answer.headers.get('vary')]).toEqual([200, ALLOWED, 'Origin']);
+    const refusedKey = await rawMcp(s.url, ping, { origin: ALLOWED });
+    expect([refusedKey.status, refusedKey.headers.get('access-control-allow-origin')]).toEqual([401, ALLOWED]); // readable by the page
+    const foreign = await fetch(`${s.url}/mcp`, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
+    expect([foreign.status, foreign.headers.get('access-control-allow-origin')]).toEqual([403, null]);
+    expect((await rawMcp(s.url, ping, { 'x-api-key': key.secret })).headers.get('access-control-allow-origin')).toBeNull();
+  });
+
   it('answers GET and DELETE with 405 Allow: POST (stateless: no event stream, no session)', async () => {
     for (const method of ['GET', 'DELETE', 'PUT']) {
       const r = await rawMcp(s.url, null, { 'x-api-key': key.secret, accept: 'text/event-stream' }, method);
@@ -114,6 +129,23 @@ describe(`MCP over HTTP: keys, origins and framing (${backendName})`, () => {
     const client = await mcpClient(s.url, key.secret);
     expect((await call(client, 'get_quota')).body.quotas.agent.used_today).toBe(0);
     await client.close();
+  });
+
+  it('answers each of many concurrent clients that reuse the same request id with its own answer; cancellations touch nothing', async () => {
+    const a = await s.createKey('mcp-http-a', { tier: 'enterprise', name: 'a' });
+    const b = await s.createKey('mcp-http-b', { tier: 'enterprise', name: 'b' });
+    // Enterprise keys: ten calls per key at once stay under the burst limit.
+    const calls = Array.from({ length: 20 }, (_, i) => {
+      const k = i % 2 ? a : b;
+      return rawMcp(s.url, toolsCall('score_ip', { ip: `192.0.2.${i + 1}` }, 1), { 'x-api-key': k.secret }).then((r) => ({ r, k, ip: `192.0.2.${i + 1}` }));
+    });
+    // Cancellations a client could send, naming any id: acknowledged and never delivered.
+    const cancels = Array.from({ length: 50 }, (_, i) => rawMcp(s.url, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: i } }, { 'x-api-key': a.secret }));
+    for (const c of await Promise.all(cancels)) expect(c.status).toBe(202);
+    for (const { r, k, ip } of await Promise.all(calls)) {
+      expect(r.body.id).toBe(1);
+      expect(r.body.result.structuredContent).toMatchObject({ ok: true, query: { ip }, api_key: { prefix: k.prefix } });
+    }
   });
 
   it('answers a stateless tools/call without an initialize round trip, in JSON', async () => {

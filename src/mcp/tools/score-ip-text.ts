@@ -14,7 +14,7 @@ export function renderScore(body: Record<string, unknown>): string {
   return `${query.ip}: risk score ${s.overall_score}/100 (${s.overall_risk_level})${s.driver ? `, driven by ${s.driver}` : ''}; `
     + `${s.matched_count} of 8 dimensions matched${matched ? ` (${matched})` : ''}.\n`
     + `Community signal: ${c.ok ? `${c.state.label}, ${c.metrics.lookups_10m} lookups in 10 min` : 'unavailable'}. `
-    + `Your workspace: ${m.ratings.good} good, ${m.ratings.neutral} neutral, ${m.ratings.bad} bad ratings; ${m.reports} reports.\n`
+    + `Your workspace: ratings ${m.ratings.good} good, ${m.ratings.neutral} neutral, ${m.ratings.bad} bad; reports ${m.reports}.\n`
     + `Agent quota: ${q.used_today}/${q.daily_limit} used today, resets ${q.resets_at}.\n`
     + 'Dimensions with their evidence, links and the full quota are in structuredContent.';
 }
