@@ -21,8 +21,9 @@ export type McpDeps = { services: Services; verifier: KeyVerifier; config: Confi
 /**
  * POST /mcp: the MCP Streamable HTTP transport, stateless (no session: any process behind a balancer answers any
  * call), every answer one JSON body (the transport's `application/json` response; no SSE stream). In order:
- * Origin (403; an allowed browser origin gets CORS headers, and its preflight 204) → method (GET and DELETE are 405: a stateless server offers no stream to open nor session to end,
- * as the transport specification allows) → API key (401) → Accept must list application/json and
+ * Origin (403; an allowed browser origin gets CORS headers, and its preflight 204) → method (GET and DELETE are
+ * 405: a stateless server offers no stream to open nor session to end, as the transport specification allows) →
+ * API key (401) → Accept must list application/json and
  * text/event-stream (406) → the body as REST reads one (415, 413, 400) → one JSON-RPC message, checked with the
  * SDK's own schema (400; batches, dropped by the 2025-06-18 protocol, are refused) → MCP-Protocol-Version, when
  * sent, one the SDK supports (400) → the process's SDK server answers (exchange.ts); a notification alone gets 202.
