@@ -7,7 +7,7 @@ import autocannon, { type Request } from 'autocannon';
 
 export type Measured = {
   rps: number; p50: number; p99: number; requests: number;
-  /** non-2xx responses + GraphQL bodies with errors + connection errors/timeouts. */
+  /** non-2xx responses + GraphQL bodies with errors (MCP: tool errors) + connection errors/timeouts. */
   failed: number;
   statuses: Record<string, number>;
 };
@@ -15,12 +15,13 @@ export type Measured = {
 export type Probe = { ok: true } | { ok: false; reason: string };
 
 /** Sends one request as the load would; 404 or a GraphQL validation error means "not built yet". */
-export async function probe(baseUrl: string, req: Request, graphql: boolean): Promise<Probe> {
+export async function probe(baseUrl: string, req: Request, graphql: boolean, mcp = false): Promise<Probe> {
   const res = await fetch(baseUrl + req.path, { method: 'POST', headers: req.headers, body: req.body as string, signal: AbortSignal.timeout(10_000) });
   const text = await res.text();
   if (res.status === 404) return { ok: false, reason: 'endpoint not available (404)' };
-  let parsed: { errors?: Array<{ message?: string; extensions?: { code?: string } }>; error?: string } = {};
+  let parsed: { errors?: Array<{ message?: string; extensions?: { code?: string } }>; error?: string; result?: { isError?: boolean } } = {};
   try { parsed = JSON.parse(text); } catch { /* reported below */ }
+  if (mcp && (parsed.error || parsed.result?.isError)) return { ok: false, reason: `probe failed: ${res.status} ${text.slice(0, 200)}` };
   const gqlError = graphql ? parsed.errors?.[0] : undefined;
   if (gqlError && (gqlError.extensions?.code === 'GRAPHQL_VALIDATION_FAILED' || /^Cannot query field|^Unknown type/.test(gqlError.message ?? ''))) {
     return { ok: false, reason: `endpoint not available (${gqlError.message})` };
@@ -37,17 +38,18 @@ export function percentile(sorted: Float64Array | Float32Array, p: number): numb
 }
 
 export async function measure(
-  baseUrl: string, lists: Request[][], opts: { connections: number; durationS: number; graphql: boolean; record: boolean },
+  baseUrl: string, lists: Request[][], opts: { connections: number; durationS: number; graphql: boolean; mcp?: boolean | undefined; record: boolean },
 ): Promise<Measured> {
   let next = 0;
   let latencies = new Float64Array(1 << 18);
   let count = 0;
   let gqlErrors = 0;
+  const marker = opts.graphql ? '"errors"' : opts.mcp ? '"isError":true' : null;
   const instance = autocannon({
     url: baseUrl, connections: opts.connections, duration: opts.durationS, timeout: 10,
     method: 'POST', headers: lists[0]![0]!.headers!, body: lists[0]![0]!.body as string,
     setupClient: (client) => client.setRequests(lists[next++ % lists.length]!),
-    ...(opts.graphql ? { verifyBody: (body: string) => !body.includes('"errors"') || (gqlErrors++, false) } : {}),
+    ...(marker ? { verifyBody: (body: string) => !body.includes(marker) || (gqlErrors++, false) } : {}),
   });
   if (opts.record) {
     instance.on('response', (_client: unknown, _status: number, _bytes: number, ms: number) => {

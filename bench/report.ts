@@ -11,7 +11,7 @@ export type LoadRow = { target: string; scenario: Scenario; connections: number;
 export type ServiceRow = { name: string; readyMs: number; rssReadyMb: number | null; rssLoadMb: number | null; peakMb: number | null };
 
 export const TARGET_CONNECTIONS = 32;
-export const TARGETS = { scoreRestRatio: 0.33, scoreRestP99Ms: 10, scoreGraphQLRatio: 0.8, writeRatio: 0.1, rssMb: 400, readyMs: 5000 };
+export const TARGETS = { scoreRestRatio: 0.33, scoreRestP99Ms: 10, scoreGraphQLRatio: 0.8, writeRatio: 0.1, mcpCpuVsRest: 1.5, rssMb: 400, readyMs: 5000 };
 
 const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : '—');
 const pct = (r: number) => `${Math.round(r * 100)}%`;
@@ -20,11 +20,18 @@ function isMeasured(r: LoadRow['result']): r is Measured {
   return !('skipped' in r);
 }
 
-/** The requirement a row is held to, or null when none applies. */
-function check(row: LoadRow, ratio: number | null): { text: string; pass: boolean } | null {
+/** The requirement a row is held to, or null when none applies. `rest`: the same server's score REST row at the same connections. */
+function check(row: LoadRow, ratio: number | null, rest: LoadRow | undefined): { text: string; pass: boolean } | null {
   if (row.connections !== TARGET_CONNECTIONS || ratio === null || !isMeasured(row.result)) return null;
   const r = row.result;
   const name: ScenarioName = row.scenario.name;
+  if (name === 'score-mcp') {
+    // The agent surface is held to CPU per call against REST score measured in the same run on the same server.
+    const text = `CPU/call ≤ ${TARGETS.mcpCpuVsRest}× score REST`;
+    if (!row.cpu || !rest?.cpu) return { text, pass: false };
+    const times = row.cpu.serverUsPerRequest / rest.cpu.serverUsPerRequest;
+    return { text: `${text} (${fmt(times, 2)}×)`, pass: times <= TARGETS.mcpCpuVsRest && r.failed === 0 };
+  }
   if (name === 'score-rest') {
     return { text: `≥ ${pct(TARGETS.scoreRestRatio)}, p99 < ${TARGETS.scoreRestP99Ms} ms`, pass: ratio >= TARGETS.scoreRestRatio && r.p99 < TARGETS.scoreRestP99Ms && r.failed === 0 };
   }
@@ -48,7 +55,8 @@ export function loadTable(rows: LoadRow[]): string {
     }
     const floor = row.scenario.floor ? floorOf(row.scenario.floor, row.connections) : undefined;
     const ratio = floor ? r.rps / floor.rps : null;
-    const c = check(row, ratio);
+    const rest = rows.find((x) => x.target === row.target && x.scenario.name === 'score-rest' && x.connections === row.connections && isMeasured(x.result));
+    const c = check(row, ratio, rest);
     const cpu = row.cpu;
     lines.push(`| ${row.target} | ${row.scenario.label} | ${row.connections} | ${fmt(r.rps)} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${fmt(r.failed)} | `
       + `${cpu ? `${fmt(cpu.serverPct)}%` : '—'} | ${cpu ? fmt(cpu.serverUsPerRequest) : '—'} | ${cpu ? fmt(cpu.storesUsPerRequest) : '—'} | `

@@ -60,7 +60,7 @@ process.once('SIGTERM', () => abort('terminated'));
 type Plan = Array<[ScenarioName, number]>;
 const FLOOR_PLAN: Plan = [['floor-http', 1], ['floor-http', 8], ['floor-http', 32], ['floor-yoga', 32]];
 // Reads before writes: rate/report grow the database, which the reads should not see.
-const SERVICE_PLAN: Plan = ([['score-rest', 1], ['score-rest', 8], ['score-rest', 32], ['score-graphql', 32], ['dimensions', 32], ['rate', 32], ['report', 32]] as Plan)
+const SERVICE_PLAN: Plan = ([['score-rest', 1], ['score-rest', 8], ['score-rest', 32], ['score-graphql', 32], ['score-mcp', 32], ['dimensions', 32], ['rate', 32], ['report', 32]] as Plan)
   .filter(([name]) => scenarioWanted(name));
 
 async function runPlan(
@@ -70,16 +70,16 @@ async function runPlan(
   for (const [name, connections] of plan) {
     const s = all[name];
     const lists = requestLists(s, ips, keys, connections);
-    const p = await probe(baseUrl, lists[0]![0]!, s.graphql);
+    const p = await probe(baseUrl, lists[0]![0]!, s.graphql, s.mcp);
     if (!p.ok) {
       log(`${target} ${s.label}: ${p.reason}`);
       rows.push({ target, scenario: s, connections, result: { skipped: p.reason }, cpu: null });
       continue;
     }
     const durationS = connections === 32 ? DURATION_S : SWEEP_S;
-    await measure(baseUrl, lists, { connections, durationS: WARMUP_S, graphql: s.graphql, record: false });
+    await measure(baseUrl, lists, { connections, durationS: WARMUP_S, graphql: s.graphql, mcp: s.mcp, record: false });
     const cpuUse = cpuWindow(server.proc.pid);
-    const result = await measure(baseUrl, lists, { connections, durationS, graphql: s.graphql, record: true });
+    const result = await measure(baseUrl, lists, { connections, durationS, graphql: s.graphql, mcp: s.mcp, record: true });
     const cpu = cpuUse(result.requests);
     log(`${target} ${s.label} c=${connections}: ${result.rps} req/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, failed ${result.failed} ${JSON.stringify(result.statuses)}`
       + (cpu ? `, server CPU ${cpu.serverPct.toFixed(0)}% = ${cpu.serverUsPerRequest.toFixed(0)} µs/req, Redis+PostgreSQL ${cpu.storesUsPerRequest.toFixed(0)} µs/req` : ''));

@@ -5,7 +5,7 @@
  */
 import type { Request } from 'autocannon';
 
-export type ScenarioName = 'floor-http' | 'floor-yoga' | 'score-rest' | 'score-graphql' | 'rate' | 'report' | 'dimensions' | 'analyst-graphql';
+export type ScenarioName = 'floor-http' | 'floor-yoga' | 'score-rest' | 'score-graphql' | 'score-mcp' | 'rate' | 'report' | 'dimensions' | 'analyst-graphql';
 
 export type Scenario = {
   name: ScenarioName;
@@ -17,7 +17,14 @@ export type Scenario = {
   graphql: boolean;
   /** Which floor its requests/s are compared with. */
   floor: 'floor-http' | 'floor-yoga' | null;
+  /** Headers the protocol needs beyond JSON and the key. */
+  headers?: Record<string, string>;
+  /** An MCP tool answers a refusal with status 200 and `"isError":true`: such bodies count as failures. */
+  mcp?: boolean;
 };
+
+/** A stateless MCP tools/call as an agent host sends it (no initialize round trip: the server keeps no session). */
+const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
 
 const OUTCOMES = ['fraud_confirmed', 'chargeback', 'credential_stuffing', 'fraud_watch', 'spam', 'bot_activity', 'legitimate'];
 const SEVERITIES = ['low', 'medium', 'high', 'critical'];
@@ -48,6 +55,10 @@ export function scenarios(scoreQuery: string): Record<ScenarioName, Scenario> {
     'score-rest': { name: 'score-rest', label: 'score REST', path: '/risk_api/score/', body: (ip) => json({ ip }), graphql: false, floor: 'floor-http' },
     'score-graphql': {
       name: 'score-graphql', label: 'score GraphQL', path: '/graphql', body: (ip) => json({ query: scoreQuery, variables: { ip } }), graphql: true, floor: 'floor-yoga',
+    },
+    'score-mcp': {
+      name: 'score-mcp', label: 'mcp score_ip', path: '/mcp', graphql: false, floor: 'floor-http', headers: MCP_HEADERS, mcp: true,
+      body: (ip, n) => json({ jsonrpc: '2.0', id: n, method: 'tools/call', params: { name: 'score_ip', arguments: { ip } } }),
     },
     rate: {
       name: 'rate', label: 'rate', path: '/risk_api/rate/', graphql: false, floor: 'floor-http',
@@ -85,7 +96,7 @@ export function requestLists(s: Scenario, ips: readonly string[], keys: readonly
     const list: Request[] = [];
     for (let i = 0; i < perConnection; i++) {
       const n = c * perConnection + i;
-      const headers: Record<string, string> = { 'content-type': 'application/json' };
+      const headers: Record<string, string> = { 'content-type': 'application/json', ...s.headers };
       if (keys.length) headers['x-api-key'] = keys[n % keys.length]!;
       list.push({ method: 'POST', path: s.path, headers, body: s.body(ips[(n * 7919) % ips.length]!, n) });
     }

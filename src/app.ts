@@ -11,6 +11,7 @@ import { createGraphQLServer, serveGraphQL } from './graphql/yoga.ts';
 import { graphqlCors } from './graphql/cors.ts';
 import { GRAPHIQL_ASSETS, serveGraphiqlAsset } from './graphql/graphiql.ts';
 import { createRestRouter } from './rest/router.ts';
+import { createMcpHandler } from './mcp/http.ts';
 import { sendError, sendJson } from './rest/respond.ts';
 import { AppError } from './errors.ts';
 import { serveAdmin, type AdminServer } from './cli/admin-socket.ts';
@@ -108,6 +109,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const yoga = createGraphQLServer({ services, verifier, log, proxies });
   const cors = graphqlCors(config.corsOrigins);
   const rest = createRestRouter({ services, verifier, config, log, proxies });
+  const mcp = createMcpHandler({ services, verifier, config, log, proxies });
   const workspace = createWorkspaceServer({ services, config, verifier, pepper, log, proxies, announce });
   let draining = false;
 
@@ -135,10 +137,11 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     if (path === '/risk_api' || path.startsWith('/risk_api/')) return rest(req, res, path, requestId);
     if (path === '/graphql') return serveGraphQL(yoga, req, res, config.maxBodyBytes, cors);
     if (path.startsWith(GRAPHIQL_ASSETS) && await serveGraphiqlAsset(req, res, path)) return;
+    if (path === '/mcp') return mcp(req, res, requestId);
     if (path === '/workspace' || path.startsWith('/workspace/') || path === '/webhooks/paypal') return workspace.handle(req, res, path);
     if (path === '/healthz') return sendJson(res, 200, { ok: true });
     if (path === '/readyz') return ready(res);
-    sendError(res, new AppError('not_found', `Nothing at ${path}. The API lives under /risk_api/ and /graphql.`), requestId, log);
+    sendError(res, new AppError('not_found', `Nothing at ${path}. The API lives under /risk_api/ and /graphql; the agent-protocol (MCP) server at /mcp.`), requestId, log);
   }
 
   // A request must have arrived whole within requestTimeoutMs (checked every second): a client that stalls

@@ -41,6 +41,9 @@ const envSchema = z.object({
   PAYPAL_CERT_CA_FILE: z.string().min(1).optional(),
   // Browser origins granted (non-credentialed) CORS on /graphql; none by default.
   CORS_ORIGINS: z.string().default('').transform((v) => v.split(',').map((x) => x.trim()).filter(Boolean)).pipe(z.array(z.string().refine(isOrigin, { error: 'must be a comma-separated list of origins such as https://app.example.com (scheme, host and port only: no path, no *)' })).transform((list) => list.map((o) => new URL(o).origin))),
+  // Agent protocol (README "Agent protocol (MCP)"): browser origins allowed to call /mcp besides BASE_URL's own.
+  MCP_ALLOWED_ORIGINS: z.string().default('').transform((v) => v.split(',').map((x) => x.trim()).filter(Boolean))
+    .pipe(z.array(z.string().regex(/^https?:\/\/[^/?#\s]+$/, 'must be a comma-separated list of origins such as https://app.example.com (scheme://host[:port], no path)'))),
 });
 
 /** An exact web origin (http/https, host, optional port; a trailing slash allowed), nothing more. */
@@ -97,6 +100,8 @@ export type Config = {
   sessionTtlMs: number;
   smtpUrl: string | undefined;
   mailFrom: string;
+  /** Origins (scheme://host[:port]) allowed to call /mcp from a browser, besides BASE_URL's; requests without Origin always pass. */
+  mcpAllowedOrigins: string[];
   /** null: no payment provider configured (the subscription page says so). */
   paypal: null | {
     apiBase: string; clientId: string; clientSecret: string; webhookId: string; plans: Record<string, string>; certHosts: string[];
@@ -151,6 +156,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sessionTtlMs: e.SESSION_TTL_HOURS * 3_600_000,
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
+    mcpAllowedOrigins: e.MCP_ALLOWED_ORIGINS.map((o) => new URL(o).origin),
     paypal: e.PAYPAL_API_BASE && e.PAYPAL_CLIENT_ID && e.PAYPAL_CLIENT_SECRET && e.PAYPAL_WEBHOOK_ID && e.PAYPAL_PLANS ? {
       apiBase: e.PAYPAL_API_BASE.replace(/\/+$/, ''), clientId: e.PAYPAL_CLIENT_ID, clientSecret: e.PAYPAL_CLIENT_SECRET,
       webhookId: e.PAYPAL_WEBHOOK_ID,

@@ -11,9 +11,11 @@ export const ERROR_STATUS = {
   unsupported_media_type: 415,
   payload_too_large: 413,
   method_not_allowed: 405,
+  not_acceptable: 406,
   not_found: 404,
   tier_not_eligible: 403,
   email_unverified: 403,
+  origin_not_allowed: 403,
   idempotency_key_reused: 409,
   rate_limited: 429,
   quota_exceeded: 429,
@@ -61,7 +63,8 @@ export function isAppError(e: unknown): e is AppError {
   return e instanceof AppError;
 }
 
-export function invalidRequest(details: ErrorDetail[]): AppError {
+/** `problem` names what was invalid as the caller sees it (a REST body, an MCP tool's arguments). */
+export function invalidRequest(details: ErrorDetail[], problem = 'The request body is invalid'): AppError {
   const fields = [...new Set(details.map((d) => d.field))].join(', ');
-  return new AppError('invalid_request', `The request body is invalid: check ${fields}.`, details);
+  return new AppError('invalid_request', `${problem}: check ${fields}.`, details);
 }

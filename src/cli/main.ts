@@ -34,6 +34,7 @@ const USAGE = `risk-api — operator commands (work whether or not the server is
   risk-api feeds remove NAME [--json]
   risk-api publish [--json]                        compute and publish a new set of risk summaries
   risk-api dev-provider [--port 8089] [--webhook-url URL]  local PayPal test double (development only)
+  risk-api mcp --url URL                           stdio bridge to the server's MCP endpoint (key from RISK_API_KEY)
 
 Configuration comes from the same environment variables as the server (DATA_DIR, DATABASE_URL, ...).`;
 
@@ -88,6 +89,8 @@ async function parseFeedLocally(args: Record<string, unknown>) {
 
 export async function main(argv: string[]): Promise<number> {
   if (argv[0] === 'dev-provider') { await (await import('./dev-provider.ts')).runDevProvider(argv.slice(1)); return -1; }
+  // The one command that reads its own environment variable: the key an agent host passes to the bridge it launches.
+  if (argv[0] === 'mcp') return (await import('./mcp-bridge.ts')).runMcpBridge(argv.slice(1), process.env.RISK_API_KEY);
   const { values, positionals } = parseArgs({
     args: argv, allowPositionals: true, strict: true,
     options: {

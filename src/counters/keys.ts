@@ -11,7 +11,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /** A window's counters live until 7 days after the window ends, so a 7-day look-back always finds them. */
 export const COMMUNITY_RETENTION_MS = 7 * DAY_MS + WINDOW_MS;
 
-export type QuotaSurface = 'api_score' | 'direct_report';
+export type QuotaSurface = 'api_score' | 'direct_report' | 'agent_score';
 
 /** Daily quota counter of one workspace on one access surface, e.g. `rq:{ws:42}:api_score:20260617`. */
 export function quotaKey(workspaceId: string, surface: QuotaSurface, dayUtc: string): string {

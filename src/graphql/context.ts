@@ -2,6 +2,7 @@ import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { Services } from '../services.ts';
 import type { Viewer } from '../domain/access/verifier.ts';
 import { AppError } from '../errors.ts';
+import type { MeteredSurface } from '../domain/metering/meter.ts';
 
 /** What every resolver gets. Built per request by the transport (yoga or the REST facade). */
 export type GraphQLContext = {
@@ -16,6 +17,8 @@ export type GraphQLContext = {
   idempotencyKey?: string | undefined;
   /** performance.now() past which a query starts no more work (set by ceilings.ts). */
   deadline?: number;
+  /** The quota a `score` call counts on: the API's (default; REST and /graphql) or the agent surface's (MCP). */
+  surface?: MeteredSurface | undefined;
 };
 
 export const MISSING_KEY_MESSAGE =

@@ -25,13 +25,14 @@ function wireNames(node: unknown): unknown {
   return out;
 }
 
-function bodySchema(schema: z.ZodType) {
+/** A zod request schema as JSON Schema in wire (snake_case) names; also the MCP tools' input schemas. */
+export function bodySchema(schema: z.ZodType) {
   const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
   delete json.$schema;
   return wireNames(json);
 }
 
-const errorBody = {
+export const errorBody = {
   type: 'object', required: ['ok', 'error', 'message'],
   properties: {
     ok: { const: false }, error: { type: 'string', enum: Object.keys(ERROR_STATUS) }, message: { type: 'string' },
@@ -61,7 +62,7 @@ const rateLimitHeaderDocs = {
   'RateLimit-Policy': { schema: str, description: '<limit>;w=86400' },
 };
 const counts = { type: 'object', properties: { reports: int, bad_ratings: int, neutral_ratings: int, good_ratings: int, feed_listings: int } };
-const scoreResponse = {
+export const scoreResponse = {
   type: 'object', required: ['ok', 'endpoint', 'query', 'api_key', 'quota', 'score', 'community_signal'],
   properties: {
     ok: { const: true }, endpoint: { const: 'score' }, query: { type: 'object', properties: { ip: str } },
@@ -94,6 +95,54 @@ const scoreResponse = {
   },
 };
 
+const summary = {
+  type: ['object', 'null'], properties: {
+    score: int, level: str, counts, reporters: int,
+    first_seen: { type: ['string', 'null'], format: 'date-time' }, last_seen: { type: ['string', 'null'], format: 'date-time' },
+  },
+};
+export const dimensionsResponse = {
+  type: 'object', required: ['ok', 'endpoint', 'query', 'ip', 'dimensions'],
+  properties: {
+    ok: { const: true }, endpoint: { const: 'dimensions' }, query: { type: 'object', properties: { ip: str } }, quota: freeQuota,
+    ip: { type: 'object', properties: {
+      address: str, version: { type: 'integer', enum: [4, 6] }, subnet_source: str,
+      special: { type: ['object', 'null'], properties: { cidr: str, name: str, reason: str }, description: 'Set for special-purpose addresses (private, loopback, documentation, ...).' },
+    } },
+    publication: { type: 'object', properties: { version: int, published_at: { type: ['string', 'null'] } } },
+    dimensions: { type: 'array', items: { type: 'object', properties: {
+      code: { type: 'string', enum: ['ip', 'subnet', 'isp', 'asn', 'org', 'city', 'region', 'country'] }, matched: { type: 'boolean' },
+      entity: { type: ['object', 'null'], properties: { key: str, name: str, size: { type: 'number', description: 'Addresses in the entity.' } } },
+      reason: { type: ['string', 'null'] },
+      published: { ...summary, description: 'The published (global) summary; null when none.' },
+      workspace: { ...summary, description: 'The calling workspace\'s own layer; null when none.' },
+    } } },
+  },
+};
+
+export const rateResponse = {
+  type: 'object', properties: {
+    ok: { const: true }, endpoint: { const: 'rate' }, quota: freeQuota,
+    report: { type: 'object', properties: { ip: { type: 'string' }, rating: { type: 'integer', enum: [-1, 0, 1] }, created_at: { type: 'string', format: 'date-time' } } },
+  },
+};
+
+export const reportResponse = {
+  type: 'object', properties: {
+    ok: { const: true }, endpoint: { const: 'report' },
+    query: { type: 'object', properties: { kind: { type: 'string' }, key: { type: 'string' }, namespace: { type: 'string' } } },
+    quota: freeQuota,
+    memory: { type: 'object', properties: { requested_visibility: { type: 'string' }, effective_visibility: { type: 'string' }, policy_notice: { type: 'string' } } },
+    report: { type: 'object', properties: {
+      id: { type: 'integer' }, event_type: { type: 'string' }, outcome_code: { type: 'string' }, title: { type: 'string' },
+      summary: { type: 'string' }, severity: { type: 'string' }, status: { type: 'string' }, tags: { type: 'array', items: { type: 'string' } },
+      created_at: { type: 'string', format: 'date-time' },
+      subject: { type: 'object', properties: { kind: { type: 'string' }, key: { type: 'string' }, share_policy: { type: 'string' } } },
+      related_subjects: { type: 'array', items: { type: 'object', properties: { kind: { type: 'string' }, key: { type: 'string' }, role: { type: 'string' } } } },
+    } },
+  },
+};
+
 export function openApiDocument(baseUrl: string) {
   return {
     openapi: '3.1.0',
@@ -115,7 +164,7 @@ export function openApiDocument(baseUrl: string) {
         summary: 'Raw dimensional read: hierarchy and published summaries, no score wrapper (unmetered; needs a tier that includes score)', operationId: 'dimensions',
         requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/IpRequest' } } } },
         responses: {
-          200: { description: 'The hierarchy and summaries.', content: { 'application/json': { schema: { type: 'object' } } } },
+          200: { description: 'The hierarchy and summaries.', content: { 'application/json': { schema: { $ref: '#/components/schemas/DimensionsResponse' } } } },
           ...errors('missing_api_key', 'invalid_api_key', 'conflicting_api_keys', 'invalid_json', 'invalid_request', 'unsupported_media_type', 'payload_too_large', 'method_not_allowed', 'tier_not_eligible', 'internal_error'),
         },
       } },
@@ -149,23 +198,9 @@ export function openApiDocument(baseUrl: string) {
         ScoreResponse: scoreResponse,
         RateRequest: bodySchema(rateInputSchema),
         ReportRequest: bodySchema(reportInputSchema),
-        RateResponse: { type: 'object', properties: {
-          ok: { const: true }, endpoint: { const: 'rate' }, quota: freeQuota,
-          report: { type: 'object', properties: { ip: { type: 'string' }, rating: { type: 'integer', enum: [-1, 0, 1] }, created_at: { type: 'string', format: 'date-time' } } },
-        } },
-        ReportResponse: { type: 'object', properties: {
-          ok: { const: true }, endpoint: { const: 'report' },
-          query: { type: 'object', properties: { kind: { type: 'string' }, key: { type: 'string' }, namespace: { type: 'string' } } },
-          quota: freeQuota,
-          memory: { type: 'object', properties: { requested_visibility: { type: 'string' }, effective_visibility: { type: 'string' }, policy_notice: { type: 'string' } } },
-          report: { type: 'object', properties: {
-            id: { type: 'integer' }, event_type: { type: 'string' }, outcome_code: { type: 'string' }, title: { type: 'string' },
-            summary: { type: 'string' }, severity: { type: 'string' }, status: { type: 'string' }, tags: { type: 'array', items: { type: 'string' } },
-            created_at: { type: 'string', format: 'date-time' },
-            subject: { type: 'object', properties: { kind: { type: 'string' }, key: { type: 'string' }, share_policy: { type: 'string' } } },
-            related_subjects: { type: 'array', items: { type: 'object', properties: { kind: { type: 'string' }, key: { type: 'string' }, role: { type: 'string' } } } },
-          } },
-        } },
+        DimensionsResponse: dimensionsResponse,
+        RateResponse: rateResponse,
+        ReportResponse: reportResponse,
       },
     },
   };

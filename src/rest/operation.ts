@@ -3,6 +3,7 @@ import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { schema } from '../graphql/schema.ts';
 import type { GraphQLContext } from '../graphql/context.ts';
 import { isAppError } from '../errors.ts';
+import { jitCompatible } from '../graphql/jit-scope.ts';
 
 /**
  * A fixed GraphQL operation run directly against the shared schema: parsed, validated and
@@ -29,6 +30,8 @@ export function defineOperation(name: string, source: string): Operation {
   const errors = validate(schema, document);
   if (errors.length > 0) throw new Error(`REST operation ${name} does not validate: ${errors.map((e) => e.message).join('; ')}`);
   if (document.definitions.some((d) => d.kind === 'OperationDefinition' && d.operation === 'mutation')) return { document, name, compiled: null };
+  // Reads of the analyst graph (the MCP tools' explore and search) reach Prisma-backed types: graphql-js, as on /graphql.
+  if (!jitCompatible(schema, document)) return { document, name, compiled: null };
   const compiled = compileQuery(schema, document, undefined, { disableLeafSerialization: true });
   if (!isCompiledQuery(compiled)) throw new Error(`REST operation ${name} does not compile: ${compiled.errors?.map((e) => e.message).join('; ')}`);
   return { document, name, compiled };

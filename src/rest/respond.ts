@@ -22,14 +22,23 @@ export function sendError(res: ServerResponse, e: unknown, requestId: string, lo
     res.destroy();
     return;
   }
-  const error = isAppError(e) ? e
-    : isDatabaseUnavailable(e) ? databaseUnavailable(requestId)
-    : new AppError('internal_error', `Something went wrong on our side. Quote request id ${requestId} when you contact support.`, undefined, { request_id: requestId });
-  if (!isAppError(e)) log.error(error.code === 'database_unavailable' ? 'database unavailable' : 'unhandled error', { requestId, ...errorFields(e) });
+  const error = asAppError(e, requestId, log);
   const extra: Record<string, string> = { ...error.headers, ...headers };
   if (error.code === 'payload_too_large') extra.connection = 'close'; // the rest of the body is not read
   if (res.headersSent) { res.destroy(); return; }
   sendJson(res, error.status, error.toBody(), extra);
+}
+
+/**
+ * Any thrown value as an AppError: expected failures keep their code; anything else is logged with the
+ * request id and becomes a bare internal_error (or database_unavailable), so internals never leak.
+ */
+export function asAppError(e: unknown, requestId: string, log: Logger): AppError {
+  if (isAppError(e)) return e;
+  const error = isDatabaseUnavailable(e) ? databaseUnavailable(requestId)
+    : new AppError('internal_error', `Something went wrong on our side. Quote request id ${requestId} when you contact support.`, undefined, { request_id: requestId });
+  log.error(error.code === 'database_unavailable' ? 'database unavailable' : 'unhandled error', { requestId, ...errorFields(e) });
+  return error;
 }
 
 /**

@@ -32,7 +32,7 @@ export const scoreOperation = defineOperation('score', /* GraphQL */ `
   }`);
 
 type Evidence = { reports: number; bad_ratings: number; neutral_ratings: number; good_ratings: number; feed_listings: number };
-type ScoreData = { score: {
+export type ScoreData = { score: {
   ip: string; api_key: { name: string; prefix: string };
   quota: { daily_limit: number; used_today: number; remaining: number; over_limit: boolean; resetsAt: string };
   score: { overall_score: number; overall_risk_level: string; matched_count: number; driver: string | null; dimensions: Array<{

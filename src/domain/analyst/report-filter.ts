@@ -58,11 +58,14 @@ export function afterPosition(createdAt: Date, id: number): Prisma.ReportWhereIn
 
 /**
  * Validates a filter from GraphQL or REST with the shared schema; null fields mean "not given".
- * `field` renames each invalid field for the caller's surface (e.g. to snake_case for REST).
+ * `field` renames each invalid field for the caller's surface (e.g. to snake_case for REST); `problem` is the
+ * message's opening there (invalidRequest's).
  */
-export function parseReportFilter(input: Record<string, unknown> | null | undefined, field: (name: string) => string = (n) => n): ReportFilter {
+export function parseReportFilter(
+  input: Record<string, unknown> | null | undefined, field: (name: string) => string = (n) => n, problem?: string,
+): ReportFilter {
   const present = Object.fromEntries(Object.entries(input ?? {}).filter(([, v]) => v !== null && v !== undefined));
   const result = reportFilterSchema.safeParse(present);
-  if (!result.success) throw invalidRequest(toDetails(result.error).map((d) => ({ ...d, field: field(d.field) })));
+  if (!result.success) throw invalidRequest(toDetails(result.error).map((d) => ({ ...d, field: field(d.field) })), problem);
   return result.data;
 }

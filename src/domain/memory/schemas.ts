@@ -28,10 +28,10 @@ const TAG = /^[a-z0-9][a-z0-9:_.-]*$/;
 const NAMESPACE = /^[a-z0-9][a-z0-9_.-]*$/;
 
 type Issue = { input?: unknown };
-const typeError = (expected: string) => (iss: Issue) => (iss.input === undefined ? 'is required' : `must be ${expected}`);
+export const typeError = (expected: string) => (iss: Issue) => (iss.input === undefined ? 'is required' : `must be ${expected}`);
 const listed = (codes: readonly string[]) => codes.map((c) => (c === '' ? '"" (empty)' : c)).join(', ');
 
-function enumField<const T extends readonly [string, ...string[]]>(codes: T) {
+export function enumField<const T extends readonly [string, ...string[]]>(codes: T) {
   return z.enum(codes, { error: (iss: Issue) => (iss.input === undefined ? 'is required' : `must be one of: ${listed(codes)}`) });
 }
 

@@ -1,15 +1,16 @@
 import { AppError } from '../../errors.ts';
 import type { CounterStore } from '../../counters/types.ts';
 import { CounterUnavailableError } from '../../counters/types.ts';
-import { burstKey, nextUtcMidnightMs, quotaKey, retryAfterSeconds, utcDay } from '../../counters/keys.ts';
+import { burstKey, nextUtcMidnightMs, quotaKey, retryAfterSeconds, utcDay, type QuotaSurface } from '../../counters/keys.ts';
 import type { Viewer } from '../access/verifier.ts';
 import { requireScoreEligible, type Tier } from './tiers.ts';
 
 /**
- * The API's daily `score` quota and per-key burst limit.
+ * The daily `score` quotas and the per-key burst limit.
  *
- * - Window: one UTC day; the count resets at 00:00 UTC. The counter is named
- *   `api_score` — separate from the direct-report quota (`direct_report`).
+ * - Window: one UTC day; the count resets at 00:00 UTC. Each metered surface has its own counter and its own
+ *   limit in the tier: `api_score` (REST and /graphql) and `agent_score` (the MCP tool `score_ip`), both separate
+ *   from the direct-report quota (`direct_report`). Eligibility and the key's burst limit are shared.
  * - Only a successful call counts: the score is computed first, then one atomic step checks
  *   the burst limit and "increments if below the limit"; a refused call leaves the count unchanged.
  * - `remaining = max(0, daily_limit - used_today)`; `over_limit` is true when no call is
@@ -22,6 +23,17 @@ import { requireScoreEligible, type Tier } from './tiers.ts';
 export type QuotaState = { daily_limit: number; used_today: number; remaining: number; over_limit: boolean };
 export type QuotaPosture = QuotaState & { resets_at: string; retry_after_s: number };
 const HISTORY_MS = 35 * 86_400_000;
+
+/** Each daily quota's limit in a tier, by its counter's name: one subscription grants all three. */
+const LIMIT: Record<QuotaSurface, (t: Tier) => number> = {
+  api_score: (t) => t.dailyLimit, direct_report: (t) => t.directReportLimit, agent_score: (t) => t.agentDailyLimit,
+};
+/** The surfaces a `score` call can be counted on, as messages name them. */
+const METERED = {
+  api_score: { quota: 'daily score quota', call: 'score' },
+  agent_score: { quota: 'daily agent (MCP) quota', call: 'score_ip' },
+} as const;
+export type MeteredSurface = keyof typeof METERED;
 
 export function quotaState(limit: number, used: number): QuotaState {
   const remaining = Math.max(0, limit - used);
@@ -62,8 +74,8 @@ export class ScoreMeter {
   constructor(private readonly counters: CounterStore, private readonly now: () => number = Date.now) {}
 
   /** Eligibility, before any work is done; returns the call's clock reading. Needs no counter. */
-  admit(tier: Tier): number {
-    requireScoreEligible(tier, 'score');
+  admit(tier: Tier, surface: MeteredSurface = 'api_score'): number {
+    requireScoreEligible(tier, METERED[surface].call);
     return this.now();
   }
 
@@ -71,30 +83,41 @@ export class ScoreMeter {
    * After the score is computed: the key's burst limit, then the daily quota, in ONE atomic counter call (one
    * round trip). Counts the call, or refuses it with 429 rate_limited (burst; counts nothing) or quota_exceeded.
    */
-  async consume(viewer: Viewer, tier: Tier, nowMs: number): Promise<QuotaPosture> {
+  async consume(viewer: Viewer, tier: Tier, nowMs: number, surface: MeteredSurface = 'api_score'): Promise<QuotaPosture> {
     const workspace = String(viewer.workspaceId);
+    const limit = LIMIT[surface](tier);
     const result = await guard(() => this.counters.meterCall({
-      quotaKey: quotaKey(workspace, 'api_score', utcDay(nowMs)), dailyLimit: tier.dailyLimit, quotaExpireAtMs: nextUtcMidnightMs(nowMs) + HISTORY_MS,
+      quotaKey: quotaKey(workspace, surface, utcDay(nowMs)), dailyLimit: limit, quotaExpireAtMs: nextUtcMidnightMs(nowMs) + HISTORY_MS,
       burstKey: burstKey(workspace, viewer.keyPrefix), burstLimit: tier.burstPerSecond, burstWindowMs: 1000, nowMs,
     }));
-    const quota = posture(tier.dailyLimit, result.used, nowMs);
+    const quota = posture(limit, result.used, nowMs);
     if (result.outcome === 'burst_limited') {
       const retry = retryAfterSeconds(result.burstResetAtMs, nowMs);
       throw new AppError('rate_limited', `More than ${tier.burstPerSecond} score calls per second with this key; slow down (this is not the daily quota).`,
         undefined, { burst: { limit: tier.burstPerSecond, window_s: 1 } }, { ...rateLimitHeaders(quota), 'retry-after': String(retry) });
     }
     if (result.outcome === 'quota_exhausted') {
+      // The reset instant travels in the body too: an agent host sees the tool result, not the Retry-After header.
       throw new AppError('quota_exceeded',
-        `The daily score quota of ${tier.dailyLimit} calls is used up; it resets at ${quota.resets_at} (00:00 UTC). Upgrade the tier for more.`,
-        undefined, { quota: quotaState(tier.dailyLimit, result.used) }, { 'retry-after': String(quota.retry_after_s), ...rateLimitHeaders(quota) });
+        `The ${METERED[surface].quota} of ${limit} calls is used up; it resets at ${quota.resets_at} (00:00 UTC). Upgrade the tier for more.`,
+        undefined, { quota: { ...quotaState(limit, result.used), resets_at: quota.resets_at } },
+        { 'retry-after': String(quota.retry_after_s), ...rateLimitHeaders(quota) });
     }
     return quota;
   }
 
-  /** Today's posture without counting (usage pages, rate limit headers on refusals). */
-  async peek(workspaceId: number, tier: Tier): Promise<QuotaPosture> {
+  /** Today's posture of one quota without counting. */
+  async peek(workspaceId: number, tier: Tier, surface: QuotaSurface = 'api_score'): Promise<QuotaPosture> {
     const nowMs = this.now();
-    const used = await guard(() => this.counters.peek(quotaKey(String(workspaceId), 'api_score', utcDay(nowMs))));
-    return posture(tier.dailyLimit, used, nowMs);
+    const used = await guard(() => this.counters.peek(quotaKey(String(workspaceId), surface, utcDay(nowMs))));
+    return posture(LIMIT[surface](tier), used, nowMs);
+  }
+
+  /** Today's posture of all three quotas, read in one counter call (the agent's get_quota). */
+  async today(workspaceId: number, tier: Tier): Promise<Record<QuotaSurface, QuotaPosture>> {
+    const nowMs = this.now();
+    const surfaces = Object.keys(LIMIT) as QuotaSurface[];
+    const used = await guard(() => this.counters.peekMany(surfaces.map((s) => quotaKey(String(workspaceId), s, utcDay(nowMs)))));
+    return Object.fromEntries(surfaces.map((s, i) => [s, posture(LIMIT[s](tier), used[i] ?? 0, nowMs)])) as Record<QuotaSurface, QuotaPosture>;
   }
 }

@@ -4,14 +4,15 @@ import { AppError } from '../../errors.ts';
 /** An API subscription tier (rows seeded by migration; see the README's tier table). */
 export type Tier = {
   code: string; name: string; scoreEligible: boolean; dailyLimit: number; burstPerSecond: number;
-  directReportLimit: number; priceCents: number; position: number;
+  directReportLimit: number; agentDailyLimit: number; priceCents: number; position: number;
 };
 
 /** The documented JSON form (`tiers list --json`, GraphQL, control plane). */
 export function tierJson(t: Tier) {
   return {
     code: t.code, name: t.name, daily_limit: t.dailyLimit, score_eligible: t.scoreEligible,
-    burst_per_second: t.burstPerSecond, direct_report_daily_limit: t.directReportLimit, price_cents: t.priceCents,
+    burst_per_second: t.burstPerSecond, direct_report_daily_limit: t.directReportLimit,
+    agent_daily_limit: t.agentDailyLimit, price_cents: t.priceCents,
   };
 }
 
@@ -20,9 +21,9 @@ export function tierJson(t: Tier) {
  * `ip`, `Subject.ipDimensions`, `dimensionEntity`), need a score-eligible tier: from those scores the paid score
  * can be rebuilt within a point. The dimension reads stay unmetered; only `score` counts against the quota.
  */
-export function requireScoreEligible(tier: Tier, asked: 'score' | 'dimensions'): void {
+export function requireScoreEligible(tier: Tier, asked: 'score' | 'score_ip' | 'dimensions'): void {
   if (tier.scoreEligible) return;
-  const what = asked === 'score' ? 'score' : 'the per-dimension scores that score is computed from';
+  const what = asked === 'dimensions' ? 'the per-dimension scores that score is computed from' : asked;
   throw new AppError('tier_not_eligible',
     `The ${tier.name} tier does not include ${what}. Choose an eligible API subscription tier in the workspace control plane (API mode) — rate and report stay free.`);
 }

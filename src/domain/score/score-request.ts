@@ -2,7 +2,7 @@ import type { Viewer } from '../access/verifier.ts';
 import type { NetworkIndex } from '../network/index.ts';
 import type { PublicationCache } from '../publishing/index.ts';
 import type { TierCatalog } from '../metering/tiers.ts';
-import type { ScoreMeter, QuotaPosture } from '../metering/meter.ts';
+import type { ScoreMeter, QuotaPosture, MeteredSurface } from '../metering/meter.ts';
 import type { CommunitySignals, CommunitySignal } from '../community/signal.ts';
 import type { IpMemoryCache, IpMemory } from '../memory/ip-memory.ts';
 import { scoreIp, type IpScore } from '../scoring/score.ts';
@@ -26,7 +26,7 @@ export type ScoreOutcome = {
 };
 
 /**
- * One metered score call, the same for REST and GraphQL:
+ * One metered score call, the same for REST, GraphQL and the MCP tool `score_ip` (counted on the caller's surface):
  * validate → eligibility → compute from ONE publication snapshot (plus the workspace's own
  * layer and memory) → burst limit and count in one atomic step (only now, so every failure
  * before is free) → record the lookup for the community signal.
@@ -37,11 +37,13 @@ export type ScoreOutcome = {
  * `community_signal.ok = false` (CommunitySignals.readOrUnavailable); when the store is down, the metering
  * step fails too and the call is refused with 503 quota_unavailable, uncounted.
  */
-export async function scoreRequest(input: { ip: unknown; viewer: Viewer; requester: string }, deps: ScoreDeps): Promise<ScoreOutcome> {
+export async function scoreRequest(
+  input: { ip: unknown; viewer: Viewer; requester: string; surface?: MeteredSurface | undefined }, deps: ScoreDeps,
+): Promise<ScoreOutcome> {
   const ip = requireIp(input.ip);
-  const { viewer } = input;
+  const { viewer, surface = 'api_score' } = input;
   const tier = deps.tiers.get(viewer.tier);
-  const nowMs = deps.meter.admit(tier);
+  const nowMs = deps.meter.admit(tier, surface);
   const snapshot = deps.publications.current();
   const hierarchy = deps.network.resolve(ip);
   const score = scoreIp(hierarchy, snapshot.global, snapshot.contextual(viewer.workspaceId));
@@ -49,7 +51,7 @@ export async function scoreRequest(input: { ip: unknown; viewer: Viewer; request
   const memory = await deps.ipMemory.get(viewer.workspaceId, ip);
   const [community, quota] = await Promise.all([
     deps.community.readOrUnavailable(`ip:${ip}`, nowMs),
-    deps.meter.consume(viewer, tier, nowMs),
+    deps.meter.consume(viewer, tier, nowMs, surface),
   ]);
   // The call has succeeded and is counted: a failure to record the lookup must not turn it into an error
   // (CommunitySignals reports a failed batch once, to the log).

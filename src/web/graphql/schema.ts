@@ -24,6 +24,7 @@ const TierType = builder.objectRef<Tier>('Tier').implement({
     dailyLimit: t.exposeInt('dailyLimit', { description: 'Successful `score` calls per UTC day.' }),
     burstPerSecond: t.exposeInt('burstPerSecond', { description: 'Most `score` calls per API key per clock second.' }),
     directReportDailyLimit: t.exposeInt('directReportLimit', { description: 'Direct report page views (/workspace/reports/…) per UTC day.' }),
+    agentDailyLimit: t.exposeInt('agentDailyLimit', { description: 'Successful `score_ip` calls on the agent-protocol (MCP) surface per UTC day.' }),
     priceCents: t.exposeInt('priceCents', { description: 'Price per month in US cents.' }),
     requestable: t.boolean({
       description: 'True when this server has a payment provider plan for the tier, so `requestSubscription` accepts it.',
@@ -111,6 +112,7 @@ const UsageType = builder.objectRef<WorkspaceUsage>('Usage').implement({
     tier: t.field({ type: TierType, description: 'The tier whose limits apply.', resolve: (u) => u.tier }),
     score: t.field({ type: QuotaUsageType, description: 'The API\'s metered `score` calls today.', resolve: (u) => u.score }),
     directReport: t.field({ type: QuotaUsageType, description: 'Direct report page views today (a separate quota).', resolve: (u) => u.direct_report }),
+    agent: t.field({ type: QuotaUsageType, description: 'The agent-protocol (MCP) surface\'s metered `score_ip` calls today (a separate quota).', resolve: (u) => u.agent }),
     days: t.field({ type: [DailyUsageType], description: 'Daily `score` calls over the last 30 UTC days, oldest first, today last.', resolve: (u) => u.days }),
   }),
 });
@@ -124,7 +126,7 @@ builder.queryFields((t) => ({
   apiKeys: t.field({ type: [ApiKeyType], description: 'The workspace\'s API keys, newest first, revoked ones included.', resolve: (_r, _a, ctx) => listKeys(ctx.deps, ctx.session.account) }),
   tiers: t.field({ type: [TierType], description: 'Every tier, cheapest first.', resolve: (_r, _a, ctx) => tierOffers(ctx.deps) }),
   subscription: t.field({ type: SubscriptionStateType, description: 'Current tier and the latest subscription request.', resolve: (_r, _a, ctx) => subscriptionState(ctx.deps, ctx.session.account) }),
-  usage: t.field({ type: UsageType, description: 'Today\'s score and direct-report use against the limits, and 30 days of score calls.', resolve: (_r, _a, ctx) => usageOf(ctx.deps, ctx.session.account) }),
+  usage: t.field({ type: UsageType, description: 'Today\'s score, direct-report and agent (MCP) use against the limits, and 30 days of score calls.', resolve: (_r, _a, ctx) => usageOf(ctx.deps, ctx.session.account) }),
 }));
 
 builder.mutationFields((t) => ({

@@ -256,6 +256,7 @@ export const TierScalarFieldEnum = {
   dailyLimit: 'dailyLimit',
   burstPerSecond: 'burstPerSecond',
   directReportLimit: 'directReportLimit',
+  agentDailyLimit: 'agentDailyLimit',
   priceCents: 'priceCents',
   position: 'position'
 } as const

@@ -30,6 +30,7 @@ export type TierAvgAggregateOutputType = {
   dailyLimit: number | null
   burstPerSecond: number | null
   directReportLimit: number | null
+  agentDailyLimit: number | null
   priceCents: number | null
   position: number | null
 }
@@ -38,6 +39,7 @@ export type TierSumAggregateOutputType = {
   dailyLimit: number | null
   burstPerSecond: number | null
   directReportLimit: number | null
+  agentDailyLimit: number | null
   priceCents: number | null
   position: number | null
 }
@@ -49,6 +51,7 @@ export type TierMinAggregateOutputType = {
   dailyLimit: number | null
   burstPerSecond: number | null
   directReportLimit: number | null
+  agentDailyLimit: number | null
   priceCents: number | null
   position: number | null
 }
@@ -60,6 +63,7 @@ export type TierMaxAggregateOutputType = {
   dailyLimit: number | null
   burstPerSecond: number | null
   directReportLimit: number | null
+  agentDailyLimit: number | null
   priceCents: number | null
   position: number | null
 }
@@ -71,6 +75,7 @@ export type TierCountAggregateOutputType = {
   dailyLimit: number
   burstPerSecond: number
   directReportLimit: number
+  agentDailyLimit: number
   priceCents: number
   position: number
   _all: number
@@ -81,6 +86,7 @@ export type TierAvgAggregateInputType = {
   dailyLimit?: true
   burstPerSecond?: true
   directReportLimit?: true
+  agentDailyLimit?: true
   priceCents?: true
   position?: true
 }
@@ -89,6 +95,7 @@ export type TierSumAggregateInputType = {
   dailyLimit?: true
   burstPerSecond?: true
   directReportLimit?: true
+  agentDailyLimit?: true
   priceCents?: true
   position?: true
 }
@@ -100,6 +107,7 @@ export type TierMinAggregateInputType = {
   dailyLimit?: true
   burstPerSecond?: true
   directReportLimit?: true
+  agentDailyLimit?: true
   priceCents?: true
   position?: true
 }
@@ -111,6 +119,7 @@ export type TierMaxAggregateInputType = {
   dailyLimit?: true
   burstPerSecond?: true
   directReportLimit?: true
+  agentDailyLimit?: true
   priceCents?: true
   position?: true
 }
@@ -122,6 +131,7 @@ export type TierCountAggregateInputType = {
   dailyLimit?: true
   burstPerSecond?: true
   directReportLimit?: true
+  agentDailyLimit?: true
   priceCents?: true
   position?: true
   _all?: true
@@ -220,6 +230,7 @@ export type TierGroupByOutputType = {
   dailyLimit: number
   burstPerSecond: number
   directReportLimit: number
+  agentDailyLimit: number
   priceCents: number
   position: number
   _count: TierCountAggregateOutputType | null
@@ -254,6 +265,7 @@ export type TierWhereInput = {
   dailyLimit?: Prisma.IntFilter<"Tier"> | number
   burstPerSecond?: Prisma.IntFilter<"Tier"> | number
   directReportLimit?: Prisma.IntFilter<"Tier"> | number
+  agentDailyLimit?: Prisma.IntFilter<"Tier"> | number
   priceCents?: Prisma.IntFilter<"Tier"> | number
   position?: Prisma.IntFilter<"Tier"> | number
 }
@@ -265,6 +277,7 @@ export type TierOrderByWithRelationInput = {
   dailyLimit?: Prisma.SortOrder
   burstPerSecond?: Prisma.SortOrder
   directReportLimit?: Prisma.SortOrder
+  agentDailyLimit?: Prisma.SortOrder
   priceCents?: Prisma.SortOrder
   position?: Prisma.SortOrder
 }
@@ -279,6 +292,7 @@ export type TierWhereUniqueInput = Prisma.AtLeast<{
   dailyLimit?: Prisma.IntFilter<"Tier"> | number
   burstPerSecond?: Prisma.IntFilter<"Tier"> | number
   directReportLimit?: Prisma.IntFilter<"Tier"> | number
+  agentDailyLimit?: Prisma.IntFilter<"Tier"> | number
   priceCents?: Prisma.IntFilter<"Tier"> | number
   position?: Prisma.IntFilter<"Tier"> | number
 }, "code">
@@ -290,6 +304,7 @@ export type TierOrderByWithAggregationInput = {
   dailyLimit?: Prisma.SortOrder
   burstPerSecond?: Prisma.SortOrder
   directReportLimit?: Prisma.SortOrder
+  agentDailyLimit?: Prisma.SortOrder
   priceCents?: Prisma.SortOrder
   position?: Prisma.SortOrder
   _count?: Prisma.TierCountOrderByAggregateInput
@@ -309,6 +324,7 @@ export type TierScalarWhereWithAggregatesInput = {
   dailyLimit?: Prisma.IntWithAggregatesFilter<"Tier"> | number
   burstPerSecond?: Prisma.IntWithAggregatesFilter<"Tier"> | number
   directReportLimit?: Prisma.IntWithAggregatesFilter<"Tier"> | number
+  agentDailyLimit?: Prisma.IntWithAggregatesFilter<"Tier"> | number
   priceCents?: Prisma.IntWithAggregatesFilter<"Tier"> | number
   position?: Prisma.IntWithAggregatesFilter<"Tier"> | number
 }
@@ -320,6 +336,7 @@ export type TierCreateInput = {
   dailyLimit: number
   burstPerSecond: number
   directReportLimit: number
+  agentDailyLimit?: number
   priceCents: number
   position: number
 }
@@ -331,6 +348,7 @@ export type TierUncheckedCreateInput = {
   dailyLimit: number
   burstPerSecond: number
   directReportLimit: number
+  agentDailyLimit?: number
   priceCents: number
   position: number
 }
@@ -342,6 +360,7 @@ export type TierUpdateInput = {
   dailyLimit?: Prisma.IntFieldUpdateOperationsInput | number
   burstPerSecond?: Prisma.IntFieldUpdateOperationsInput | number
   directReportLimit?: Prisma.IntFieldUpdateOperationsInput | number
+  agentDailyLimit?: Prisma.IntFieldUpdateOperationsInput | number
   priceCents?: Prisma.IntFieldUpdateOperationsInput | number
   position?: Prisma.IntFieldUpdateOperationsInput | number
 }
@@ -353,6 +372,7 @@ export type TierUncheckedUpdateInput = {
   dailyLimit?: Prisma.IntFieldUpdateOperationsInput | number
   burstPerSecond?: Prisma.IntFieldUpdateOperationsInput | number
   directReportLimit?: Prisma.IntFieldUpdateOperationsInput | number
+  agentDailyLimit?: Prisma.IntFieldUpdateOperationsInput | number
   priceCents?: Prisma.IntFieldUpdateOperationsInput | number
   position?: Prisma.IntFieldUpdateOperationsInput | number
 }
@@ -364,6 +384,7 @@ export type TierCreateManyInput = {
   dailyLimit: number
   burstPerSecond: number
   directReportLimit: number
+  agentDailyLimit?: number
   priceCents: number
   position: number
 }
@@ -375,6 +396,7 @@ export type TierUpdateManyMutationInput = {
   dailyLimit?: Prisma.IntFieldUpdateOperationsInput | number
   burstPerSecond?: Prisma.IntFieldUpdateOperationsInput | number
   directReportLimit?: Prisma.IntFieldUpdateOperationsInput | number
+  agentDailyLimit?: Prisma.IntFieldUpdateOperationsInput | number
   priceCents?: Prisma.IntFieldUpdateOperationsInput | number
   position?: Prisma.IntFieldUpdateOperationsInput | number
 }
@@ -386,6 +408,7 @@ export type TierUncheckedUpdateManyInput = {
   dailyLimit?: Prisma.IntFieldUpdateOperationsInput | number
   burstPerSecond?: Prisma.IntFieldUpdateOperationsInput | number
   directReportLimit?: Prisma.IntFieldUpdateOperationsInput | number
+  agentDailyLimit?: Prisma.IntFieldUpdateOperationsInput | number
   priceCents?: Prisma.IntFieldUpdateOperationsInput | number
   position?: Prisma.IntFieldUpdateOperationsInput | number
 }
@@ -397,6 +420,7 @@ export type TierCountOrderByAggregateInput = {
   dailyLimit?: Prisma.SortOrder
   burstPerSecond?: Prisma.SortOrder
   directReportLimit?: Prisma.SortOrder
+  agentDailyLimit?: Prisma.SortOrder
   priceCents?: Prisma.SortOrder
   position?: Prisma.SortOrder
 }
@@ -405,6 +429,7 @@ export type TierAvgOrderByAggregateInput = {
   dailyLimit?: Prisma.SortOrder
   burstPerSecond?: Prisma.SortOrder
   directReportLimit?: Prisma.SortOrder
+  agentDailyLimit?: Prisma.SortOrder
   priceCents?: Prisma.SortOrder
   position?: Prisma.SortOrder
 }
@@ -416,6 +441,7 @@ export type TierMaxOrderByAggregateInput = {
   dailyLimit?: Prisma.SortOrder
   burstPerSecond?: Prisma.SortOrder
   directReportLimit?: Prisma.SortOrder
+  agentDailyLimit?: Prisma.SortOrder
   priceCents?: Prisma.SortOrder
   position?: Prisma.SortOrder
 }
@@ -427,6 +453,7 @@ export type TierMinOrderByAggregateInput = {
   dailyLimit?: Prisma.SortOrder
   burstPerSecond?: Prisma.SortOrder
   directReportLimit?: Prisma.SortOrder
+  agentDailyLimit?: Prisma.SortOrder
   priceCents?: Prisma.SortOrder
   position?: Prisma.SortOrder
 }
@@ -435,6 +462,7 @@ export type TierSumOrderByAggregateInput = {
   dailyLimit?: Prisma.SortOrder
   burstPerSecond?: Prisma.SortOrder
   directReportLimit?: Prisma.SortOrder
+  agentDailyLimit?: Prisma.SortOrder
   priceCents?: Prisma.SortOrder
   position?: Prisma.SortOrder
 }
@@ -452,6 +480,7 @@ export type TierSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
   dailyLimit?: boolean
   burstPerSecond?: boolean
   directReportLimit?: boolean
+  agentDailyLimit?: boolean
   priceCents?: boolean
   position?: boolean
 }, ExtArgs["result"]["tier"]>
@@ -463,6 +492,7 @@ export type TierSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensio
   dailyLimit?: boolean
   burstPerSecond?: boolean
   directReportLimit?: boolean
+  agentDailyLimit?: boolean
   priceCents?: boolean
   position?: boolean
 }, ExtArgs["result"]["tier"]>
@@ -474,6 +504,7 @@ export type TierSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensio
   dailyLimit?: boolean
   burstPerSecond?: boolean
   directReportLimit?: boolean
+  agentDailyLimit?: boolean
   priceCents?: boolean
   position?: boolean
 }, ExtArgs["result"]["tier"]>
@@ -485,11 +516,12 @@ export type TierSelectScalar = {
   dailyLimit?: boolean
   burstPerSecond?: boolean
   directReportLimit?: boolean
+  agentDailyLimit?: boolean
   priceCents?: boolean
   position?: boolean
 }
 
-export type TierOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"code" | "name" | "scoreEligible" | "dailyLimit" | "burstPerSecond" | "directReportLimit" | "priceCents" | "position", ExtArgs["result"]["tier"]>
+export type TierOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"code" | "name" | "scoreEligible" | "dailyLimit" | "burstPerSecond" | "directReportLimit" | "agentDailyLimit" | "priceCents" | "position", ExtArgs["result"]["tier"]>
 
 export type $TierPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   name: "Tier"
@@ -513,6 +545,10 @@ export type $TierPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs =
      * Direct report page views per UTC day (a separate quota from the API's).
      */
     directReportLimit: number
+    /**
+     * Successful `score_ip` calls on the agent-protocol (MCP) surface per UTC day (a third, separate quota).
+     */
+    agentDailyLimit: number
     /**
      * Monthly price in US cents, as shown on the subscription page.
      */
@@ -950,6 +986,7 @@ export interface TierFieldRefs {
   readonly dailyLimit: Prisma.FieldRef<"Tier", 'Int'>
   readonly burstPerSecond: Prisma.FieldRef<"Tier", 'Int'>
   readonly directReportLimit: Prisma.FieldRef<"Tier", 'Int'>
+  readonly agentDailyLimit: Prisma.FieldRef<"Tier", 'Int'>
   readonly priceCents: Prisma.FieldRef<"Tier", 'Int'>
   readonly position: Prisma.FieldRef<"Tier", 'Int'>
 }
