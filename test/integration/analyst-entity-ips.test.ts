@@ -25,9 +25,9 @@ describe(`ips of a dimension entity (${backendName})`, () => {
 
   beforeAll(async () => {
     s = await startTestServer();
-    a = await analystClient(s, 'ips-a');
+    a = await analystClient(s, 'ips-a', 'developer'); // dimension reads need a score-eligible tier
     aKey = (await s.createKey('ips-a', { name: 'yoga' })).secret;
-    b = await analystClient(s, 'ips-b');
+    b = await analystClient(s, 'ips-b', 'developer');
     const p = s.app.db.prisma;
     aWorkspace = (await p.workspace.findUniqueOrThrow({ where: { name: 'ips-a' } })).id;
     const bWorkspace = (await p.workspace.findUniqueOrThrow({ where: { name: 'ips-b' } })).id;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startControlPlane, Browserish, type ControlPlaneHarness } from '../web/harness.ts';
+import { startControlPlane, type ControlPlaneHarness } from '../web/harness.ts';
 import { backendName } from '../helpers/backend.ts';
 import { call, mcpClient } from '../helpers/mcp.ts';
 
@@ -14,8 +14,8 @@ describe(`agent quota in the control plane (${backendName})`, () => {
   afterAll(() => h?.close());
 
   it('shows the agent quota on the usage page and in /workspace/graphql, apart from the other two', async () => {
-    const u = new Browserish(h.url);
-    expect((await u.register('agent-owner@example.com')).status).toBe(303);
+    const u = h.client();
+    expect((await u.signUp('agent-owner@example.com')).status).toBe(303);
     const gql = async (query: string, headers: Record<string, string> = {}) => {
       const res = await fetch(`${h.url}/workspace/graphql`, {
         method: 'POST', headers: { 'content-type': 'application/json', cookie: `rk_session=${u.cookies.get('rk_session')}`, ...headers }, body: JSON.stringify({ query }),
