@@ -3,6 +3,9 @@
  * advisory lock lets one run at a time, and the scheduled tick logs instead of throwing.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { loadNetworkData, type NetworkIndex } from '../../src/domain/network/index.ts';
 import type { PrismaClient } from '../../src/generated/prisma/client.ts';
 import { openDatabase } from '../../src/db/database.ts';
@@ -69,7 +72,7 @@ describe(`publishing concurrency and schedule (${backendName})`, () => {
   });
 
   it.runIf(usingPostgres)('withPublishLock excludes another process (a second client) on PostgreSQL', async () => {
-    const other = await openDatabase({ databaseUrl: t.databaseUrl!, dataDir: '' });
+    const other = await openDatabase({ databaseUrl: t.databaseUrl!, dataDir: mkdtempSync(path.join(tmpdir(), 'risk-api-other-')) });
     let release!: () => void;
     const gate = new Promise<void>((r) => { release = r; });
     try {
