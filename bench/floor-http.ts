@@ -16,7 +16,7 @@ const dimensions = [
   dimension('asn', 'AS64500', 26, 0.45), dimension('org', 'example telecom pty ltd', 9, 0.4), dimension('city', 'AU-victoria-melbourne', 3, 0.2),
   dimension('region', 'AU-victoria', 2, 0.15), dimension('country', 'AU', 1, 0.1),
 ];
-/** Shaped like a real score response (src/rest/score.ts), so both servers write as many bytes. */
+/** Shaped like a real score response (src/transport/rest/score.ts), so both servers write as many bytes. */
 const body = JSON.stringify({
   ok: true, endpoint: 'score', query: { ip: '203.0.113.9' },
   api_key: { name: 'bench 0', prefix: 'rk_Ab3dE5fG' },

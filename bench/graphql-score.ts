@@ -1,6 +1,6 @@
 /**
  * The GraphQL document the "score GraphQL" scenario sends. Preferred: the very operation the
- * REST facade executes for POST /risk_api/score/ (any export of src/rest/*.ts that is an
+ * REST facade executes for POST /risk_api/score/ (any export of src/transport/rest/*.ts that is an
  * Operation named 'score'), so REST and GraphQL are compared on identical work. Otherwise a
  * plain `score(ip:)` selection of every argument-free field two levels deep, read from the
  * running server by introspection. When Query.score does not exist, the probe sees a
@@ -11,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { print, type DocumentNode } from 'graphql';
 
-const REST_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'src', 'rest');
+const REST_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'src', 'transport', 'rest');
 const FALLBACK = 'query Score($ip: String!) { score(ip: $ip) { __typename } }';
 
 type TypeRef = { kind: string; name: string | null; ofType: TypeRef | null };

@@ -12,7 +12,7 @@
 import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { openDatabase, type Database } from '../src/db/database.ts';
+import { openDatabase, type Database } from '../src/platform/db/database.ts';
 import { KeyVerifier } from '../src/domain/access/verifier.ts';
 import { createApiKey } from '../src/domain/access/keys.ts';
 import { generateApiKey } from '../src/domain/access/key-format.ts';

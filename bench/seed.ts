@@ -3,7 +3,7 @@
  * process per data directory): migrations, API keys, and one complete publication written
  * with the publisher's own store functions (claim → batched unnest inserts → complete).
  */
-import { openDatabase } from '../src/db/database.ts';
+import { openDatabase } from '../src/platform/db/database.ts';
 import type { PrismaClient } from '../src/generated/prisma/client.ts';
 import { createApiKey } from '../src/domain/access/keys.ts';
 import { claimVersion, completePublication, insertSummaries, type StoredRow } from '../src/domain/publishing/publication-store.ts';

@@ -23,7 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import autocannon, { type Request } from 'autocannon';
-import { openDatabase } from '../src/db/database.ts';
+import { openDatabase } from '../src/platform/db/database.ts';
 import { prunePublications } from '../src/domain/publishing/publication-store.ts';
 import { buildDataset } from './dataset.ts';
 import { seed, writePublication } from './seed.ts';

@@ -5,8 +5,8 @@
 // to ready and ~170 MB more RSS (tsx's loader thread and its transformed module copies). Packages
 // stay external: node loads them from node_modules.
 //
-// The bundle sits two directories below the package root, as src/db/migrate.ts does, so the paths
-// that module resolves from its own location (prisma/migrations) are the same in both.
+// Files read at run time (prisma/migrations, package.json) are found from the package root, which
+// src/platform/package-root.ts finds by walking up from its own folder, in the sources and in the bundle alike.
 import { build } from 'esbuild';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -3,8 +3,8 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { printSchema } from 'graphql';
-import { schema } from '../src/graphql/schema.ts';
-import { workspaceSchema } from '../src/web/graphql/schema.ts';
+import { schema } from '../src/transport/graphql/schema.ts';
+import { workspaceSchema } from '../src/transport/web/graphql/schema.ts';
 
 for (const [name, s] of [['schema.graphql', schema], ['schema.workspace.graphql', workspaceSchema]] as const) {
   const file = path.resolve(import.meta.dirname, '..', name);

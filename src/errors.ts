@@ -21,9 +21,9 @@ export const ERROR_STATUS = {
   quota_exceeded: 429,
   idempotency_in_progress: 409,
   service_unavailable: 503,
-  /** A GraphQL query stopped at its time ceiling (src/graphql/ceilings.ts). */
+  /** A GraphQL query stopped at its time ceiling (src/transport/graphql/ceilings.ts). */
   query_timeout: 503,
-  /** A GraphQL answer over its size ceiling (src/graphql/ceilings.ts). */
+  /** A GraphQL answer over its size ceiling (src/transport/graphql/ceilings.ts). */
   response_too_large: 422,
   quota_unavailable: 503,
   database_unavailable: 503,

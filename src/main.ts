@@ -1,11 +1,11 @@
 import v8 from 'node:v8';
 import { loadConfig, ConfigError, networkOptions } from './config.ts';
-import { createLogger } from './log.ts';
+import { createLogger } from './platform/log.ts';
 import { loadNetworkDataInWorker } from './domain/network/load-in-worker.ts';
-import { restrictUmask } from './db/data-dir.ts';
+import { restrictUmask } from './platform/db/data-dir.ts';
 
 /** The only place that binds a port and handles signals. */
-restrictUmask(); // before anything is written: DATA_DIR is for this user only (db/data-dir.ts)
+restrictUmask(); // before anything is written: DATA_DIR is for this user only (platform/db/data-dir.ts)
 let config;
 try {
   config = loadConfig();

@@ -2,7 +2,7 @@ import { createConnection, createServer } from 'node:net';
 import { chmodSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { isAppError } from '../errors.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../platform/log.ts';
 
 /**
  * A Unix socket inside DATA_DIR through which operator commands reach the server that owns

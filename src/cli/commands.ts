@@ -1,4 +1,4 @@
-import type { Database } from '../db/database.ts';
+import type { Database } from '../platform/db/database.ts';
 import type { KeyVerifier } from '../domain/access/verifier.ts';
 import { AppError } from '../errors.ts';
 import { createApiKey, listApiKeys, revokeApiKey, setWorkspaceTier } from '../domain/access/keys.ts';

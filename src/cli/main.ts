@@ -1,11 +1,11 @@
 import { parseArgs } from 'node:util';
 import { loadConfig, ConfigError, networkOptions } from '../config.ts';
-import { openDatabase } from '../db/database.ts';
-import { currentOwner } from '../db/embedded-lock.ts';
+import { openDatabase } from '../platform/db/database.ts';
+import { currentOwner } from '../platform/db/embedded-lock.ts';
 import { resolvePepper } from '../domain/access/pepper.ts';
 import { isAppError } from '../errors.ts';
 import { callAdmin } from './admin-socket.ts';
-import { publishInvalidation } from '../counters/invalidation.ts';
+import { publishInvalidation } from '../platform/counters/invalidation.ts';
 import { COMMAND_NAMES, runCommand } from './commands.ts';
 import { printBadLines, printHuman } from './output.ts';
 import type { FeedParseResult } from '../domain/feeds/parse.ts';
@@ -13,9 +13,9 @@ import { loadNetworkData } from '../domain/network/index.ts';
 import { readFeedFile } from '../domain/feeds/read-file.ts';
 import { createProgressWriter } from '../domain/feeds/progress.ts';
 import path from 'node:path';
-import { restrictUmask } from '../db/data-dir.ts';
+import { restrictUmask } from '../platform/db/data-dir.ts';
 
-restrictUmask(); // before anything is written: DATA_DIR is for this user only (db/data-dir.ts)
+restrictUmask(); // before anything is written: DATA_DIR is for this user only (platform/db/data-dir.ts)
 
 const USAGE = `risk-api — operator commands (work whether or not the server is running)
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { CounterStore } from '../counters/types.ts';
-import { retryAfterSeconds } from '../counters/keys.ts';
+import type { CounterStore } from '../platform/counters/types.ts';
+import { retryAfterSeconds } from '../platform/counters/keys.ts';
 import { AppError } from '../errors.ts';
 import { parseIp } from './network/ip.ts';
 

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { randomBytes } from 'node:crypto';
 import { startControlPlane, type ControlPlaneHarness } from '../web/harness.ts';
 import { backendName } from '../helpers/backend.ts';
-import { PRE_CSRF_COOKIE } from '../../src/web/context.ts';
+import { PRE_CSRF_COOKIE } from '../../src/transport/web/context.ts';
 import { SIGN_IN_PER_IP } from '../../src/domain/accounts/sign-in-limit.ts';
 import { BAD_UTF8, FUZZ_REPORT, FUZZ_RUNS, anyJson, brokenJsonText, fuzzParameters, fuzzTimeout, oddString } from './arbitraries.ts';
 import { Tally, closeClient, describeAnswer, send } from './client.ts';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { backendName } from '../helpers/backend.ts';
-import { schema } from '../../src/graphql/schema.ts';
+import { schema } from '../../src/transport/graphql/schema.ts';
 import { snakeToCamelKeys } from '../../src/domain/validation.ts';
 import {
   FUZZ_REPORT, FUZZ_RUNS, anyJson, authHeaders, brokenJsonText, contentType, fuzzParameters, fuzzTimeout, hugeText, ipCase, keyHeaders, mutatedObject,

@@ -4,9 +4,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createClient } from 'redis';
-import type { CounterStore } from '../../src/counters/types.ts';
-import { createRedisCounterStore } from '../../src/counters/redis.ts';
-import { createEmbeddedCounterStore } from '../../src/counters/embedded.ts';
+import type { CounterStore } from '../../src/platform/counters/types.ts';
+import { createRedisCounterStore } from '../../src/platform/counters/redis.ts';
+import { createEmbeddedCounterStore } from '../../src/platform/counters/embedded.ts';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
 const closers: Array<() => Promise<void>> = [];

@@ -1,6 +1,6 @@
 import { loadConfig } from '../../src/config.ts';
 import { createApp, type App } from '../../src/app.ts';
-import { createLogger } from '../../src/log.ts';
+import { createLogger } from '../../src/platform/log.ts';
 import { createApiKey } from '../../src/domain/access/keys.ts';
 import { freshEnvironment, type TestEnv } from './backend.ts';
 

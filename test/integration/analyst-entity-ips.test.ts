@@ -3,7 +3,7 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { backendName } from '../helpers/backend.ts';
 import { analystClient, rateIp } from '../helpers/analyst.ts';
 import type { GraphQLClient } from 'graphql-request';
-import { createGraphQLServer } from '../../src/graphql/yoga.ts';
+import { createGraphQLServer } from '../../src/transport/graphql/yoga.ts';
 
 /**
  * `ips` of a dimension entity, served from the per-workspace index (src/domain/analyst/entity-ips.ts)

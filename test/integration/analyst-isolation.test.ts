@@ -4,7 +4,7 @@ import { getNamedType, isInterfaceType, isLeafType, isNonNullType, isObjectType,
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { backendName } from '../helpers/backend.ts';
 import { analystClient, rateIp, writeReport } from '../helpers/analyst.ts';
-import { schema } from '../../src/graphql/schema.ts';
+import { schema } from '../../src/transport/graphql/schema.ts';
 
 /**
  * Walks EVERY field of every type reachable from every root query field, generated from the

@@ -3,12 +3,12 @@ import { execute, parse } from 'graphql';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { backendName } from '../helpers/backend.ts';
 import { rateIp, writeReport } from '../helpers/analyst.ts';
-import { schema } from '../../src/graphql/schema.ts';
-import type { GraphQLContext } from '../../src/graphql/context.ts';
+import { schema } from '../../src/transport/graphql/schema.ts';
+import type { GraphQLContext } from '../../src/transport/graphql/context.ts';
 import type { PrismaClient } from '../../src/generated/prisma/client.ts';
-import { createGraphQLServer } from '../../src/graphql/yoga.ts';
-import { scoreOperation } from '../../src/rest/score.ts';
-import { jitCompatible } from '../../src/graphql/jit-scope.ts';
+import { createGraphQLServer } from '../../src/transport/graphql/yoga.ts';
+import { scoreOperation } from '../../src/transport/rest/score.ts';
+import { jitCompatible } from '../../src/transport/graphql/jit-scope.ts';
 
 /**
  * Pins the number of database operations of a deep request, so an N+1 regression (a query per

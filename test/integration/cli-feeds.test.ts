@@ -6,7 +6,7 @@ import path from 'node:path';
 import { freshEnvironment, backendName, type TestEnv } from '../helpers/backend.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createApp, type App } from '../../src/app.ts';
-import { createLogger } from '../../src/log.ts';
+import { createLogger } from '../../src/platform/log.ts';
 
 /**
  * `feeds import` of a broken download (an HTML error page) must leave the feed it would replace as it was and

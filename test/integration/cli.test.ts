@@ -5,7 +5,7 @@ import path from 'node:path';
 import { freshEnvironment, backendName, type TestEnv } from '../helpers/backend.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createApp, type App } from '../../src/app.ts';
-import { createLogger } from '../../src/log.ts';
+import { createLogger } from '../../src/platform/log.ts';
 
 const run = promisify(execFile);
 const BIN = path.resolve(import.meta.dirname, '../../bin/risk-api.mjs');

@@ -7,7 +7,7 @@ import { backendName, freshEnvironment, type TestEnv } from '../helpers/backend.
 import { startServerProcess, post, type ServerProcess } from '../reliability/faults-helpers.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createApp } from '../../src/app.ts';
-import { createLogger } from '../../src/log.ts';
+import { createLogger } from '../../src/platform/log.ts';
 
 /**
  * DATA_DIR holds the embedded database (reports, password hashes), the counter journal and the generated

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { backendName } from '../helpers/backend.ts';
 import { analystClient, writeReport } from '../helpers/analyst.ts';
-import { createGraphQLServer } from '../../src/graphql/yoga.ts';
-import { EXECUTION_CEILINGS, type Ceilings } from '../../src/graphql/ceilings.ts';
+import { createGraphQLServer } from '../../src/transport/graphql/yoga.ts';
+import { EXECUTION_CEILINGS, type Ceilings } from '../../src/transport/graphql/ceilings.ts';
 
 /**
  * The per-request ceilings on the real /graphql stack (schema, plugins, error masking), set low

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { backendName } from '../helpers/backend.ts';
 import { analystClient, writeReport } from '../helpers/analyst.ts';
-import { encodeNodeId } from '../../src/graphql/node-id.ts';
+import { encodeNodeId } from '../../src/transport/graphql/node-id.ts';
 
 /**
  * The cost estimate counts what a request can actually return (audit item: `nodes(ids:)` costed as

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { request } from 'node:http';
 import { startTestServer } from '../helpers/server.ts';
 import { backendName, freshEnvironment } from '../helpers/backend.ts';
-import { openDatabase } from '../../src/db/database.ts';
+import { openDatabase } from '../../src/platform/db/database.ts';
 
 describe(`lifecycle (${backendName})`, () => {
   it('lets an in-flight request finish on shutdown and refuses new connections', async () => {

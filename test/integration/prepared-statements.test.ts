@@ -1,13 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { freshEnvironment, usingPostgres, type TestEnv } from '../helpers/backend.ts';
-import { openDatabase, type Database } from '../../src/db/database.ts';
+import { openDatabase, type Database } from '../../src/platform/db/database.ts';
 import { writeRating, writeReport } from '../../src/domain/memory/writes.ts';
 import { IpMemoryCache } from '../../src/domain/memory/ip-memory.ts';
 import type { Viewer } from '../../src/domain/access/verifier.ts';
 
 /**
  * On PostgreSQL the hot fixed statements (rating and report batch writes, the IP-memory read of
- * `score`) run as named prepared statements, and nothing else does (src/db/statement-names.ts).
+ * `score`) run as named prepared statements, and nothing else does (src/platform/db/statement-names.ts).
  * pg_prepared_statements lists a connection's own statements; the calls below run one after the
  * other, so the pool reuses its one connection for all of them and for the check.
  */

@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { backendName, freshEnvironment, usingPostgres, type TestEnv } from '../helpers/backend.ts';
 import { PrivateRedis, freePort } from '../helpers/redis-server.ts';
-import { openDatabase } from '../../src/db/database.ts';
+import { openDatabase } from '../../src/platform/db/database.ts';
 import { createApiKey } from '../../src/domain/access/keys.ts';
 import { resolvePepper } from '../../src/domain/access/pepper.ts';
 import { SERVER_ENTRY } from '../helpers/server-entry.ts';
@@ -89,9 +89,9 @@ describe.runIf(usingPostgres)('a tier change applies on the next call of every p
     const env = await freshEnvironment({ KEY_CACHE_TTL_MS: '60000' }); // the cache alone would keep the old tier for a minute
     const { loadConfig } = await import('../../src/config.ts');
     const { createApp } = await import('../../src/app.ts');
-    const { createLogger } = await import('../../src/log.ts');
+    const { createLogger } = await import('../../src/platform/log.ts');
     const { runCommand } = await import('../../src/cli/commands.ts');
-    const { publishInvalidation } = await import('../../src/counters/invalidation.ts');
+    const { publishInvalidation } = await import('../../src/platform/counters/invalidation.ts');
     const config = loadConfig(env.env);
     const [a, b] = [await createApp(config, { log: createLogger('silent') }), await createApp(config, { log: createLogger('silent') })];
     try {

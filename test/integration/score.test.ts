@@ -5,7 +5,7 @@ import { backendName } from '../helpers/backend.ts';
 import { TierCatalog } from '../../src/domain/metering/tiers.ts';
 import { ScoreMeter } from '../../src/domain/metering/meter.ts';
 import { CommunitySignals } from '../../src/domain/community/signal.ts';
-import { CounterUnavailableError, type CounterStore } from '../../src/counters/types.ts';
+import { CounterUnavailableError, type CounterStore } from '../../src/platform/counters/types.ts';
 
 const DIMENSIONS = ['ip', 'subnet', 'isp', 'asn', 'org', 'city', 'region', 'country'];
 

@@ -5,7 +5,7 @@ import { backendName } from '../helpers/backend.ts';
 /**
  * Free text comes back exactly as it was written, whatever it starts with. A leading U+FEFF (the
  * byte-order mark character) was dropped by PGlite's reader: the write was stored, then answered 500
- * (src/db/pglite-text.ts).
+ * (src/platform/db/pglite-text.ts).
  */
 const TEXTS = ['\ufeffcard testing', '\ufeff\ufeff', '\ufeff', '\u200bzero width', '\u2028line separator', 'e\u0301 \u{1f469}\u200d\u{1f4bb}', 'ends with \ufeff'];
 

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { createApp, type App } from '../../src/app.ts';
-import { createLogger } from '../../src/log.ts';
+import { createLogger } from '../../src/platform/log.ts';
 import { backendName, freshEnvironment, usingPostgres, usingRedis, type TestEnv } from '../helpers/backend.ts';
 import { pooledClient, seedTierAndKey, ServerProcesses, tally, type Answer } from './support.ts';
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { createApp, type App } from '../../src/app.ts';
-import { createLogger } from '../../src/log.ts';
+import { createLogger } from '../../src/platform/log.ts';
 import { REGISTRATIONS_PER_CLIENT } from '../../src/domain/accounts/registration.ts';
 import { backendName, freshEnvironment, usingPostgres, usingRedis, type TestEnv } from '../helpers/backend.ts';
 import { pooledClient, ServerProcesses, tally } from './support.ts';
@@ -62,7 +62,7 @@ describe.runIf(usingPostgres && usingRedis)('registration throttles under conten
     env = await freshEnvironment({ TRUSTED_PROXIES: '127.0.0.1' });
     const urls = await Promise.all(Array.from({ length: 3 }, () => servers.start({ ...env.env, PUBLISH_INTERVAL_MS: '0' })));
     expect(new Set(urls).size).toBe(3);
-    const { openDatabase } = await import('../../src/db/database.ts');
+    const { openDatabase } = await import('../../src/platform/db/database.ts');
     const db = await openDatabase({ databaseUrl: env.env.DATABASE_URL, dataDir: env.dataDir });
     try {
       await expectExact(urls, { mail: () => db.prisma.mailOutbox.count() });

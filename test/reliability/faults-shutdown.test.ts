@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
 import { backendName, freshEnvironment, type TestEnv } from '../helpers/backend.ts';
-import { openDatabase } from '../../src/db/database.ts';
+import { openDatabase } from '../../src/platform/db/database.ts';
 import { createApiKey } from '../../src/domain/access/keys.ts';
 import { resolvePepper } from '../../src/domain/access/pepper.ts';
 import { copies, errno, eventually, isCodedError, makeWrite, sleep, startServerProcess, storedWrites, streamWrites, type ServerProcess } from './faults-helpers.ts';

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { backendName, freshEnvironment, type TestEnv } from '../helpers/backend.ts';
-import { openDatabase } from '../../src/db/database.ts';
+import { openDatabase } from '../../src/platform/db/database.ts';
 import { createApiKey } from '../../src/domain/access/keys.ts';
 import { resolvePepper } from '../../src/domain/access/pepper.ts';
 import { copies, eventually, isReport, send, startServerProcess, storedWrites, streamWrites, type ServerProcess, type Write } from './faults-helpers.ts';

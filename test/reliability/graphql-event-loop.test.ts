@@ -2,16 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
-import { openDatabase } from '../../src/db/database.ts';
+import { openDatabase } from '../../src/platform/db/database.ts';
 import { createApiKey } from '../../src/domain/access/keys.ts';
 import { resolvePepper } from '../../src/domain/access/pepper.ts';
 import { backendName, freshEnvironment, type TestEnv } from '../helpers/backend.ts';
 import { ServerProcesses } from './support.ts';
 import type { PrismaClient } from '../../src/generated/prisma/client.ts';
 import { parse } from 'graphql';
-import { schema } from '../../src/graphql/schema.ts';
-import { estimateCost } from '../../src/graphql/cost.ts';
-import { QUERY_LIMITS } from '../../src/graphql/limits.ts';
+import { schema } from '../../src/transport/graphql/schema.ts';
+import { estimateCost } from '../../src/transport/graphql/cost.ts';
+import { QUERY_LIMITS } from '../../src/transport/graphql/limits.ts';
 
 /**
  * Audit item: one request from a Free account (400 ids in `nodes`) ran 27 s, answered 129 MB and

@@ -255,7 +255,7 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
   describe('REST', () => {
     it('has a case for every endpoint: the OpenAPI paths, the router\'s paths, every method each allows', async () => {
       const doc = (await call(`${s.url}/risk_api/openapi.json`, 'GET', {})).body;
-      const routerSource = readFileSync(path.join(ROOT, 'src/rest/router.ts'), 'utf8');
+      const routerSource = readFileSync(path.join(ROOT, 'src/transport/rest/router.ts'), 'utf8');
       const paths = new Set([
         ...Object.keys(doc.paths), ...[...routerSource.matchAll(/'(\/risk_api\/[^']+)':\s*\{/g)].map((m) => m[1]!),
       ].map((p) => p.replace(/\/$/, '')));
@@ -290,7 +290,7 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
     ] as const;
 
     it('lists every page the control plane routes (a new page must be added here)', () => {
-      const source = readFileSync(path.join(ROOT, 'src/web/control-plane.ts'), 'utf8');
+      const source = readFileSync(path.join(ROOT, 'src/transport/web/control-plane.ts'), 'utf8');
       const literal = new Set([...source.matchAll(/'(\/workspace[^'/]*(?:\/[^'/]+)*)'/g)].map((m) => m[1]!.replace(/\/$/, '')));
       const listed = new Set<string>(pages().map(([, p]) => p));
       expect([...literal].filter((p) => !listed.has(p))).toEqual([]);

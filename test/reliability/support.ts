@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
-import { openDatabase } from '../../src/db/database.ts';
+import { openDatabase } from '../../src/platform/db/database.ts';
 import { createApiKey } from '../../src/domain/access/keys.ts';
 import { resolvePepper } from '../../src/domain/access/pepper.ts';
 import type { TestEnv } from '../helpers/backend.ts';

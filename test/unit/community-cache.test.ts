@@ -3,8 +3,8 @@
  * snapshot as soon as the boundary passes, a bound on entries, and counter failures passed through uncached.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { WINDOW_MS } from '../../src/counters/keys.ts';
-import { CounterUnavailableError, type CounterStore, type LookupTally } from '../../src/counters/types.ts';
+import { WINDOW_MS } from '../../src/platform/counters/keys.ts';
+import { CounterUnavailableError, type CounterStore, type LookupTally } from '../../src/platform/counters/types.ts';
 import { CommunitySignals } from '../../src/domain/community/signal.ts';
 import { closeStores, freshIp, hierarchy, lookups, STORES, T0 } from './community-fixtures.ts';
 

@@ -3,7 +3,7 @@
  * the embedded in-memory store), a hierarchy builder and a fixed UTC clock.
  */
 import { randomUUID } from 'node:crypto';
-import type { CounterStore } from '../../src/counters/types.ts';
+import type { CounterStore } from '../../src/platform/counters/types.ts';
 export { STORES, closeStores } from '../helpers/counter-stores.ts';
 import { DIMENSION_CODES, type DimensionCode, type Hierarchy } from '../../src/domain/network/types.ts';
 

@@ -1,6 +1,6 @@
 /** The pure parts of the community signal: the spike rule, label precedence, window starts and labels. */
 import { describe, expect, it } from 'vitest';
-import { WINDOW_MS } from '../../src/counters/keys.ts';
+import { WINDOW_MS } from '../../src/platform/counters/keys.ts';
 import { classify, COMMUNITY_LABELS, MIN_SPIKE_HITS, spikeFlags, SPIKE_FACTOR } from '../../src/domain/community/rules.ts';
 import { completeWindowStarts, RECENT_WINDOWS, WEEK_WINDOWS, windowLabel } from '../../src/domain/community/windows.ts';
 import { lookupEntities } from '../../src/domain/community/signal.ts';

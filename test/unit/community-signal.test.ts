@@ -3,10 +3,10 @@
  * the hour's distinct requesters, spikes against the entity's own week, and the state labels.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { WINDOW_MS } from '../../src/counters/keys.ts';
+import { WINDOW_MS } from '../../src/platform/counters/keys.ts';
 import { CommunitySignals } from '../../src/domain/community/signal.ts';
 import { closeStores, freshIp, hierarchy, lookups, STORES, T0 } from './community-fixtures.ts';
-import { CounterUnavailableError, type CounterStore } from '../../src/counters/types.ts';
+import { CounterUnavailableError, type CounterStore } from '../../src/platform/counters/types.ts';
 
 afterEach(closeStores);
 

@@ -4,9 +4,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CounterStore } from '../../src/counters/types.ts';
+import type { CounterStore } from '../../src/platform/counters/types.ts';
 import { STORES, closeStores } from '../helpers/counter-stores.ts';
-import { burstKey, nextUtcMidnightMs, quotaKey, utcDay, windowStart, WINDOW_MS } from '../../src/counters/keys.ts';
+import { burstKey, nextUtcMidnightMs, quotaKey, utcDay, windowStart, WINDOW_MS } from '../../src/platform/counters/keys.ts';
 
 afterEach(closeStores);
 

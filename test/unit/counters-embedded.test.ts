@@ -7,9 +7,9 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileS
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CounterUnavailableError, type CounterStore } from '../../src/counters/types.ts';
-import { createEmbeddedCounterStore } from '../../src/counters/embedded.ts';
-import { COMMUNITY_RETENTION_MS, windowStart, WINDOW_MS } from '../../src/counters/keys.ts';
+import { CounterUnavailableError, type CounterStore } from '../../src/platform/counters/types.ts';
+import { createEmbeddedCounterStore } from '../../src/platform/counters/embedded.ts';
+import { COMMUNITY_RETENTION_MS, windowStart, WINDOW_MS } from '../../src/platform/counters/keys.ts';
 
 const dirs: string[] = [];
 function journalFile(): string {
@@ -75,7 +75,7 @@ describe('embedded counter store: persistence', () => {
 
   it('recovers the writes of a process killed with SIGKILL', async () => {
     const file = journalFile();
-    const storeModule = resolve('src/counters/embedded.ts');
+    const storeModule = resolve('src/platform/counters/embedded.ts');
     const script = `
       import { createEmbeddedCounterStore } from ${JSON.stringify(storeModule)};
       const s = await createEmbeddedCounterStore({ file: ${JSON.stringify(file)} });

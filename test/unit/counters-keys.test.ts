@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   assertWindowStarts, burstKey, hashTag, nextUtcMidnightMs, quotaKey, utcDay, windowStart, WINDOW_MS,
-} from '../../src/counters/keys.ts';
+} from '../../src/platform/counters/keys.ts';
 
 describe('counter keys', () => {
   it('formats the UTC day as YYYYMMDD, whatever the local time zone', () => {

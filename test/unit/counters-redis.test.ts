@@ -8,9 +8,9 @@ import { createConnection, createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from 'redis';
-import { CounterUnavailableError, type CounterStore } from '../../src/counters/types.ts';
-import { createRedisCounterStore } from '../../src/counters/redis.ts';
-import { COMMUNITY_RETENTION_MS, nextUtcMidnightMs, quotaKey, utcDay, windowStart, WINDOW_MS } from '../../src/counters/keys.ts';
+import { CounterUnavailableError, type CounterStore } from '../../src/platform/counters/types.ts';
+import { createRedisCounterStore } from '../../src/platform/counters/redis.ts';
+import { COMMUNITY_RETENTION_MS, nextUtcMidnightMs, quotaKey, utcDay, windowStart, WINDOW_MS } from '../../src/platform/counters/keys.ts';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
 

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { GraphQLInt, GraphQLList, GraphQLObjectType, GraphQLSchema, GraphQLString } from 'graphql';
 import { createYoga } from 'graphql-yoga';
 import { useGraphQlJit } from '@envelop/graphql-jit';
-import { jsonSizeExceeds, useExecutionCeilings } from '../../src/graphql/ceilings.ts';
-import { checkDeadline } from '../../src/graphql/context.ts';
+import { jsonSizeExceeds, useExecutionCeilings } from '../../src/transport/graphql/ceilings.ts';
+import { checkDeadline } from '../../src/transport/graphql/context.ts';
 
 /**
  * The per-request ceilings on execution time and answer size, on both executors the /graphql

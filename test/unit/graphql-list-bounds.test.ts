@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { getNamedType, getNullableType, isListType, isObjectType, isLeafType, type GraphQLObjectType } from 'graphql';
-import { schema } from '../../src/graphql/schema.ts';
-import type { ListSize } from '../../src/graphql/cost.ts';
+import { schema } from '../../src/transport/graphql/schema.ts';
+import type { ListSize } from '../../src/transport/graphql/cost.ts';
 
 /**
  * The cost estimate multiplies by what a list can hold, so every plain list of objects in the

@@ -2,7 +2,7 @@
  * Shared seeding for the publishing and feed-store tests (not a test file itself). A database
  * per call: in-memory PGlite, or a fresh PostgreSQL database when DATABASE_URL is set.
  */
-import { openDatabase, type Database } from '../../src/db/database.ts';
+import { openDatabase, type Database } from '../../src/platform/db/database.ts';
 import type { PrismaClient } from '../../src/generated/prisma/client.ts';
 import { freshEnvironment, usingPostgres } from '../helpers/backend.ts';
 

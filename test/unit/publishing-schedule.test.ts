@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadNetworkData, type NetworkIndex } from '../../src/domain/network/index.ts';
 import type { PrismaClient } from '../../src/generated/prisma/client.ts';
-import { openDatabase } from '../../src/db/database.ts';
+import { openDatabase } from '../../src/platform/db/database.ts';
 import { publish, type PublishResult } from '../../src/domain/publishing/publish.ts';
 import { claimVersion, isPublishConflict } from '../../src/domain/publishing/publication-store.ts';
 import { withPublishLock } from '../../src/domain/publishing/lock.ts';

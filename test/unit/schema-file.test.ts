@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { isObjectType, printSchema, type GraphQLSchema } from 'graphql';
-import { schema } from '../../src/graphql/schema.ts';
-import { workspaceSchema } from '../../src/web/graphql/schema.ts';
+import { schema } from '../../src/transport/graphql/schema.ts';
+import { workspaceSchema } from '../../src/transport/web/graphql/schema.ts';
 
 const SCHEMAS: Array<[file: string, served: string, s: GraphQLSchema]> = [
   ['schema.graphql', '/graphql (API keys)', schema],

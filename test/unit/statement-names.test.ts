@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { statementNames } from '../../src/db/statement-names.ts';
+import { statementNames } from '../../src/platform/db/statement-names.ts';
 
 describe('prepared statement names', () => {
   it('names a text that begins with the line "-- prepared", the same name every time', () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../src/db/database.ts';
+import { openDatabase, type Database } from '../../src/platform/db/database.ts';
 import { KeyVerifier } from '../../src/domain/access/verifier.ts';
 import { createApiKey, revokeApiKey } from '../../src/domain/access/keys.ts';
 

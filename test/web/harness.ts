@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { loadConfig } from '../../src/config.ts';
 import { createApp, type App } from '../../src/app.ts';
-import { createLogger } from '../../src/log.ts';
+import { createLogger } from '../../src/platform/log.ts';
 import { startDevProvider, type DevProvider } from '../../src/cli/dev-provider.ts';
 import { freshEnvironment, type TestEnv } from '../helpers/backend.ts';
 import { issueConfirmation } from '../../src/domain/accounts/email-confirmation.ts';

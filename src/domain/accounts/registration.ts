@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { PrismaClient } from '../../generated/prisma/client.ts';
-import type { CounterStore } from '../../counters/types.ts';
+import type { CounterStore } from '../../platform/counters/types.ts';
 import type { Mailer } from '../mail/outbox.ts';
 import { admitMail } from '../mail/mail-limit.ts';
 import { clientKey, inWords, rateLimited, throttle } from '../throttle.ts';

@@ -1,5 +1,5 @@
-import type { CounterStore } from '../../counters/types.ts';
-import { retryAfterSeconds } from '../../counters/keys.ts';
+import type { CounterStore } from '../../platform/counters/types.ts';
+import { retryAfterSeconds } from '../../platform/counters/keys.ts';
 import { addressKey, clientKey } from '../throttle.ts';
 
 /**

@@ -1,5 +1,5 @@
 import type { PrismaClient } from '../../generated/prisma/client.ts';
-import type { Logger } from '../../log.ts';
+import type { Logger } from '../../platform/log.ts';
 import type { PaymentProvider } from './provider.ts';
 import { backoffMs } from '../mail/outbox.ts';
 

@@ -1,5 +1,5 @@
 import type { X509Certificate } from 'node:crypto';
-import { LruMap } from '../../lru-map.ts';
+import { LruMap } from '../../platform/lru-map.ts';
 import { parsePemChain } from './paypal-signature.ts';
 import { WebhookRejected } from './provider.ts';
 

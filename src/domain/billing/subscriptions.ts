@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { PrismaClient } from '../../generated/prisma/client.ts';
-import type { CounterStore } from '../../counters/types.ts';
-import type { Logger } from '../../log.ts';
+import type { CounterStore } from '../../platform/counters/types.ts';
+import type { Logger } from '../../platform/log.ts';
 import type { Mailer } from '../mail/outbox.ts';
 import type { AccountView } from '../accounts/accounts.ts';
 import type { TierCatalog } from '../metering/tiers.ts';

@@ -10,7 +10,7 @@
  * The community signal is a statistic over many calls, so that loss is accepted; metered counts (the quota)
  * never go through here. A graceful shutdown sends the last tally (flush()).
  */
-import type { CounterStore, LookupTally } from '../../counters/types.ts';
+import type { CounterStore, LookupTally } from '../../platform/counters/types.ts';
 
 /** One entity's lookups in one window. Most entities have one requester per batch: a Set only from the second. */
 type Tally = { hits: number; first: string; more: Set<string> | null };

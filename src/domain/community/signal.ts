@@ -30,10 +30,10 @@
  * Cost per cache miss: one counter read (readActivity), whose cost grows with the windows that had lookups only.
  * Counter failures (CounterUnavailableError) reach `read`'s caller unchanged and are not cached.
  */
-import type { CounterStore } from '../../counters/types.ts';
-import { windowStart, WINDOW_MS } from '../../counters/keys.ts';
+import type { CounterStore } from '../../platform/counters/types.ts';
+import { windowStart, WINDOW_MS } from '../../platform/counters/keys.ts';
 import type { Hierarchy } from '../network/types.ts';
-import { LruMap } from '../../lru-map.ts';
+import { LruMap } from '../../platform/lru-map.ts';
 import { LookupBuffer } from './lookup-buffer.ts';
 import { classify, spikeFlags, type CommunityLabel } from './rules.ts';
 import { completeWindowStarts, RECENT_WINDOWS, WEEK_WINDOWS, windowLabel } from './windows.ts';

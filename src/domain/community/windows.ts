@@ -3,7 +3,7 @@
  * nowMs is still being filled, so reading it would make the answer drift within the window and differ
  * between processes. Everything here is a pure function of windowStart(nowMs).
  */
-import { windowStart, WINDOW_MS } from '../../counters/keys.ts';
+import { windowStart, WINDOW_MS } from '../../platform/counters/keys.ts';
 
 /** Windows shown in recent_query_windows and summed into requesters_60m: one hour. */
 export const RECENT_WINDOWS = 6;

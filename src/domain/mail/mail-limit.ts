@@ -1,4 +1,4 @@
-import type { CounterStore } from '../../counters/types.ts';
+import type { CounterStore } from '../../platform/counters/types.ts';
 import { addressKey, inWords, rateLimited, throttle } from '../throttle.ts';
 
 /**

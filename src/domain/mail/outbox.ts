@@ -1,5 +1,5 @@
 import type { PrismaClient } from '../../generated/prisma/client.ts';
-import type { Logger } from '../../log.ts';
+import type { Logger } from '../../platform/log.ts';
 
 /**
  * The outbox: every message is a row first, delivered from there. A failed delivery stays

@@ -1,7 +1,7 @@
 import { AppError } from '../../errors.ts';
-import type { CounterStore } from '../../counters/types.ts';
-import { CounterUnavailableError } from '../../counters/types.ts';
-import { burstKey, nextUtcMidnightMs, quotaKey, retryAfterSeconds, utcDay, type QuotaSurface } from '../../counters/keys.ts';
+import type { CounterStore } from '../../platform/counters/types.ts';
+import { CounterUnavailableError } from '../../platform/counters/types.ts';
+import { burstKey, nextUtcMidnightMs, quotaKey, retryAfterSeconds, utcDay, type QuotaSurface } from '../../platform/counters/keys.ts';
 import type { Viewer } from '../access/verifier.ts';
 import { requireScoreEligible, type Tier } from './tiers.ts';
 

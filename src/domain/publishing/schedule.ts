@@ -5,8 +5,8 @@
  * timer keeps going; nothing is thrown out of it.
  */
 import type { PrismaClient } from '../../generated/prisma/client.ts';
-import type { Logger } from '../../log.ts';
-import { errorFields } from '../../log.ts';
+import type { Logger } from '../../platform/log.ts';
+import { errorFields } from '../../platform/log.ts';
 import type { NetworkIndex } from '../network/types.ts';
 import { withPublishLock } from './lock.ts';
 import { DEFAULT_KEEP, publish, type PublishResult } from './publish.ts';

@@ -1,0 +1,64 @@
+import type { Viewer } from '../access/verifier.ts';
+import type { NetworkIndex } from '../network/index.ts';
+import type { PublicationCache } from '../publishing/index.ts';
+import type { TierCatalog } from '../metering/tiers.ts';
+import type { ScoreMeter, QuotaPosture, MeteredSurface } from '../metering/meter.ts';
+import type { CommunitySignals, CommunitySignal } from '../community/signal.ts';
+import type { IpMemoryCache, IpMemory } from '../memory/ip-memory.ts';
+import { scoreIp, type IpScore } from '../scoring/score.ts';
+import { requireIp } from './dimensions.ts';
+import { reportLinks, type ReportLinks } from './report-links.ts';
+
+export type ScoreDeps = {
+  network: NetworkIndex; publications: PublicationCache; tiers: TierCatalog; meter: ScoreMeter;
+  community: CommunitySignals; ipMemory: IpMemoryCache; baseUrl: string;
+};
+
+export type ScoreOutcome = {
+  ip: string;
+  apiKey: { name: string; prefix: string };
+  quota: QuotaPosture;
+  score: IpScore;
+  community: CommunitySignal;
+  memory: IpMemory;
+  links: ReportLinks;
+  publication: { version: number; publishedAt: Date | null };
+};
+
+/**
+ * One metered score call, the same for REST, GraphQL and the MCP tool `score_ip` (counted on the caller's surface):
+ * validate → eligibility → compute from ONE publication snapshot (plus the workspace's own
+ * layer and memory) → burst limit and count in one atomic step (only now, so every failure
+ * before is free) → record the lookup for the community signal.
+ *
+ * The community snapshot is read in the same tick as the metering step, so both reach the counter store in
+ * one round trip (node-redis writes commands issued in one tick as one pipeline) instead of two in a row.
+ * Once the call is counted nothing may fail it, so a snapshot that cannot be read answers
+ * `community_signal.ok = false` (CommunitySignals.readOrUnavailable); when the store is down, the metering
+ * step fails too and the call is refused with 503 quota_unavailable, uncounted.
+ */
+export async function scoreRequest(
+  input: { ip: unknown; viewer: Viewer; requester: string; surface?: MeteredSurface | undefined }, deps: ScoreDeps,
+): Promise<ScoreOutcome> {
+  const ip = requireIp(input.ip);
+  const { viewer, surface = 'api_score' } = input;
+  const tier = deps.tiers.get(viewer.tier);
+  const nowMs = deps.meter.admit(tier, surface);
+  const snapshot = deps.publications.current();
+  const hierarchy = deps.network.resolve(ip);
+  const score = scoreIp(hierarchy, snapshot.global, snapshot.contextual(viewer.workspaceId));
+  // Before the metering step: a database failure reading the workspace's memory refuses the call uncounted.
+  const memory = await deps.ipMemory.get(viewer.workspaceId, ip);
+  const [community, quota] = await Promise.all([
+    deps.community.readOrUnavailable(`ip:${ip}`, nowMs),
+    deps.meter.consume(viewer, tier, nowMs, surface),
+  ]);
+  // The call has succeeded and is counted: a failure to record the lookup must not turn it into an error
+  // (CommunitySignals reports a failed batch once, to the log).
+  void deps.community.record(hierarchy, input.requester, nowMs);
+  return {
+    ip, apiKey: { name: viewer.keyName, prefix: viewer.keyPrefix }, quota, score, community, memory,
+    links: reportLinks(deps.baseUrl, ip, score),
+    publication: { version: snapshot.version, publishedAt: snapshot.publishedAt },
+  };
+}

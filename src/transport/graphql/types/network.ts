@@ -1,0 +1,115 @@
+import { builder } from '../builder.ts';
+import type { ListSize } from '../cost.ts';
+import { viewerOf } from '../context.ts';
+import { AppError } from '../../../errors.ts';
+import { DIMENSION_CODES, type DimensionCode, type DimensionEntity } from '../../../domain/network/types.ts';
+import type { PublishedEntity } from '../../../domain/publishing/index.ts';
+import { readDimensions, readEntity, requireIp, type DimensionView, type EntitySummaries, type IpDimensions } from '../../../domain/lookups/dimensions.ts';
+
+export const RiskSummary = builder.objectRef<PublishedEntity>('RiskSummary').implement({
+  description: 'A published behavioural-risk summary of one dimension entity.',
+  fields: (t) => ({
+    score: t.exposeInt('score', { description: 'Risk score 0-100.' }),
+    level: t.exposeString('level', { description: 'minimal, low, medium, high or critical.' }),
+    reports: t.int({ description: 'Reports counted as evidence.', resolve: (s) => s.counts.reports }),
+    badRatings: t.int({ description: 'Bad ratings counted.', resolve: (s) => s.counts.bad_ratings }),
+    neutralRatings: t.int({ description: 'Neutral ratings counted.', resolve: (s) => s.counts.neutral_ratings }),
+    goodRatings: t.int({ description: 'Good ratings counted.', resolve: (s) => s.counts.good_ratings }),
+    feedListings: t.int({ description: 'Threat-feed listings counted.', resolve: (s) => s.counts.feed_listings }),
+    reporters: t.exposeInt('reporters', { description: 'Distinct reporters (workspaces and feeds).' }),
+    firstSeen: t.field({ type: 'DateTime', nullable: true, description: 'Oldest evidence.', resolve: (s) => s.firstSeen }),
+    lastSeen: t.field({ type: 'DateTime', nullable: true, description: 'Newest evidence.', resolve: (s) => s.lastSeen }),
+  }),
+});
+
+export const DimensionEntityRef = builder.objectRef<DimensionEntity>('DimensionEntity').implement({
+  description: 'An entity of one dimension of the report hierarchy (a prefix, an AS, a city, ...).',
+  fields: (t) => ({
+    code: t.exposeString('code', { description: `Dimension code: ${DIMENSION_CODES.join(', ')}.` }),
+    key: t.exposeString('key', { description: 'Stable key of the entity (see the README for formats).' }),
+    name: t.exposeString('name', { description: 'Display name.' }),
+    size: t.exposeFloat('size', { description: 'Approximate number of addresses it holds (in the queried IP\'s address family).' }),
+  }),
+});
+
+const DimensionViewRef = builder.objectRef<DimensionView>('Dimension').implement({
+  description: 'One dimension of an IP\'s report hierarchy with the summaries the caller may see.',
+  fields: (t) => ({
+    code: t.exposeString('code', { description: `Dimension code: ${DIMENSION_CODES.join(', ')}.` }),
+    matched: t.exposeBoolean('matched', { description: 'True when a summary exists for the entity (published or the caller\'s own).' }),
+    entity: t.field({ type: DimensionEntityRef, nullable: true, description: 'The entity the IP resolved to; null when unresolved.', resolve: (d) => d.entity }),
+    reason: t.string({ nullable: true, description: 'Why the dimension is unmatched; null when matched.', resolve: (d) => d.reason }),
+    published: t.field({ type: RiskSummary, nullable: true, description: 'Summary in the global layer of the latest publication.', resolve: (d) => d.published }),
+    workspace: t.field({ type: RiskSummary, nullable: true, description: 'Summary of the caller workspace\'s own evidence (private to it).', resolve: (d) => d.workspace }),
+  }),
+});
+
+const SpecialRangeRef = builder.objectRef<{ cidr: string; name: string; reason: string }>('SpecialRange').implement({
+  description: 'An IANA special-purpose block (private, loopback, documentation, ...).',
+  fields: (t) => ({
+    cidr: t.exposeString('cidr', { description: 'The block.' }),
+    name: t.exposeString('name', { description: 'Its IANA name.' }),
+    reason: t.exposeString('reason', { description: 'Why it is not scored like a public address.' }),
+  }),
+});
+
+export const PublicationInfo = builder.objectRef<{ version: number; publishedAt: Date | null }>('PublicationInfo').implement({
+  description: 'The publication a read was answered from.',
+  fields: (t) => ({
+    version: t.exposeInt('version', { description: 'Publication version (0: nothing published yet).' }),
+    publishedAt: t.expose('publishedAt', { type: 'DateTime', nullable: true, description: 'When it was published.' }),
+  }),
+});
+
+export const IpAddressRef = builder.objectRef<IpDimensions>('IpAddress').implement({
+  description: 'An IP address resolved into its report hierarchy.',
+  fields: (t) => ({
+    address: t.string({ description: 'Canonical address.', resolve: (d) => d.hierarchy.ip }),
+    version: t.int({ description: '4 or 6.', resolve: (d) => d.hierarchy.version }),
+    special: t.field({ type: SpecialRangeRef, nullable: true, description: 'The special-purpose block it falls in, if any.', resolve: (d) => d.hierarchy.special }),
+    subnetSource: t.string({ description: 'announced (routing data), fallback (/24 or /48) or none (special address).', resolve: (d) => d.hierarchy.subnetSource }),
+    publication: t.field({ type: PublicationInfo, description: 'The publication these summaries come from.', resolve: (d) => d.snapshot }),
+    dimensions: t.field({ type: [DimensionViewRef], description: 'All eight dimensions, most specific first.', extensions: { list: { max: DIMENSION_CODES.length } satisfies ListSize }, resolve: (d) => d.dimensions }),
+  }),
+});
+
+builder.queryField('ip', (t) =>
+  t.field({
+    type: IpAddressRef,
+    description: 'Raw dimensional read: an IP\'s hierarchy and the published summary of each entity. Unmetered, but needs a score-eligible tier (tier_not_eligible otherwise).',
+    args: { address: t.arg.string({ required: true, description: 'IPv4 or IPv6 address.' }) },
+    resolve: (_root, args, ctx) => {
+      const viewer = viewerOf(ctx);
+      const ip = requireIp(args.address, 'ip');
+      return readDimensions(ip, viewer, ctx.services, ctx.services.publications.current());
+    },
+  }));
+
+export const EntityView = builder.objectRef<EntitySummaries>('DimensionEntitySummary').implement({
+  description: 'The summaries of one dimension entity, looked up by code and key.',
+  fields: (t) => ({
+    code: t.exposeString('code', { description: 'Dimension code.' }),
+    key: t.exposeString('key', { description: 'Entity key.' }),
+    name: t.string({ nullable: true, description: 'Display name, when published.', resolve: (e) => e.published?.name ?? e.workspace?.name ?? null }),
+    published: t.field({ type: RiskSummary, nullable: true, description: 'Global summary.', resolve: (e) => e.published }),
+    workspace: t.field({ type: RiskSummary, nullable: true, description: 'The caller workspace\'s own summary.', resolve: (e) => e.workspace }),
+    publication: t.field({ type: PublicationInfo, description: 'The publication read.', resolve: (e) => e }),
+  }),
+});
+
+builder.queryField('dimensionEntity', (t) =>
+  t.field({
+    type: EntityView,
+    description: 'A dimension entity by code and key (e.g. code "asn", key "AS13335") with its summaries. Unmetered, but needs a score-eligible tier (tier_not_eligible otherwise).',
+    args: {
+      code: t.arg.string({ required: true, description: `One of: ${DIMENSION_CODES.join(', ')}.` }),
+      key: t.arg.string({ required: true, description: 'Entity key as returned in dimensions.' }),
+    },
+    resolve: (_root, args, ctx) => {
+      const viewer = viewerOf(ctx);
+      if (!(DIMENSION_CODES as readonly string[]).includes(args.code)) {
+        throw new AppError('invalid_request', `code must be one of: ${DIMENSION_CODES.join(', ')}.`, [{ field: 'code', message: 'unknown dimension code' }]);
+      }
+      return readEntity(args.code as DimensionCode, args.key, viewer, ctx.services, ctx.services.publications.current());
+    },
+  }));

@@ -1,0 +1,82 @@
+import { builder } from '../builder.ts';
+import { workspaceDb } from '../../../domain/workspace/scope.ts';
+import { REPORT_ORDER, parseReportFilter, reportWhere } from '../../../domain/analyst/report-filter.ts';
+import { LIMITS } from '../../../domain/memory/schemas.ts';
+import { listLimit, textCost, type ListSize } from '../cost.ts';
+
+export const ReportType = builder.prismaNode('Report', {
+  description: 'A typed outcome event stored by `report`.',
+  id: { field: 'id' },
+  nullable: true,
+  fields: (t) => ({
+    databaseId: t.exposeInt('id', { description: 'Report id (integer, increasing); the id the REST API returns.' }),
+    eventType: t.exposeString('eventType', { description: 'observation, outcome or alert.' }),
+    outcomeCode: t.exposeString('outcomeCode', { description: 'Outcome classification (see the README vocabulary).' }),
+    severity: t.exposeString('severity', { description: 'info, low, medium, high or critical.' }),
+    title: t.exposeString('title', { description: 'Short headline.', extensions: { cost: textCost(LIMITS.title) } }),
+    summary: t.exposeString('summary', { description: 'One-line summary.', extensions: { cost: textCost(LIMITS.summary) } }),
+    details: t.exposeString('details', { description: 'Longer free text.', extensions: { cost: textCost(LIMITS.details) } }),
+    tags: t.exposeStringList('tags', { description: 'Lower-case tags.', extensions: { cost: textCost(LIMITS.tags * LIMITS.tagLength) } }),
+    status: t.exposeString('status', { description: 'Empty, open, confirmed, disputed or resolved.' }),
+    sharePolicy: t.exposeString('sharePolicy', { description: 'TLP 2.0 style share policy of the subject.' }),
+    namespace: t.exposeString('namespace', { description: 'Caller-chosen namespace, empty when none.' }),
+    requestedVisibility: t.exposeString('requestedVisibility', { description: 'Visibility the writer asked for.' }),
+    effectiveVisibility: t.exposeString('effectiveVisibility', { description: 'Visibility applied after the share policy.' }),
+    policyNotice: t.exposeString('policyNotice', { description: 'Why the effective visibility differs, empty when it does not.' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was stored.' }),
+    subject: t.relation('subject', { description: 'The subject the report is about.' }),
+    relatedSubjects: t.relation('links', {
+      description: `Related subjects with the role each played, in request order (at most ${LIMITS.relatedSubjects} by the write rules; \`limit\` takes the first ones).`,
+      args: { limit: t.arg.int({ description: `How many (0-${LIMITS.relatedSubjects}; default all).` }) },
+      query: (args) => ({ orderBy: { position: 'asc' }, take: listLimit(args.limit, LIMITS.relatedSubjects) }),
+      extensions: { list: { max: LIMITS.relatedSubjects, sizeArg: 'limit' } satisfies ListSize },
+    }),
+  }),
+});
+
+builder.prismaObject('ReportLink', {
+  description: 'A report\'s link to a related subject.',
+  fields: (t) => ({
+    role: t.exposeString('role', { description: 'The role the subject played, e.g. source_ip.' }),
+    position: t.exposeInt('position', { description: 'Position of the link in the report\'s related subjects (0-based).' }),
+    subject: t.relation('subject', { description: 'The related subject.' }),
+    report: t.relation('report', { description: 'The report that links it.' }),
+  }),
+});
+
+export const ReportFilterInput = builder.inputType('ReportFilter', {
+  description: 'Which reports to list. Every list means "any of"; fields combine with AND. Also used by the REST export.',
+  fields: (t) => ({
+    kind: t.stringList({ description: 'Kind of the report\'s main subject, e.g. ["ipaddress", "email"].' }),
+    outcomeCode: t.stringList({ description: 'Outcome codes, e.g. ["account_takeover"].' }),
+    severity: t.stringList({ description: 'Severities: info, low, medium, high, critical.' }),
+    sharePolicy: t.stringList({ description: 'Share policies, e.g. ["clear_share"].' }),
+    namespace: t.stringList({ description: 'Namespaces ("" is the default namespace).' }),
+    tags: t.stringList({ description: 'Reports carrying ALL of these tags.' }),
+    from: t.field({ type: 'DateTime', description: 'Stored at or after this instant.' }),
+    to: t.field({ type: 'DateTime', description: 'Stored before this instant.' }),
+    text: t.string({ description: 'Case-insensitive substring of the title or the summary.' }),
+  }),
+});
+
+const filterOf = (input: Record<string, unknown> | null | undefined) => parseReportFilter(input, (f) => `filter.${f}`);
+
+builder.queryField('report', (t) =>
+  t.prismaField({
+    type: 'Report',
+    nullable: true,
+    description: 'A report of the calling workspace by database id (null when it does not exist or belongs to another workspace).',
+    args: { id: t.arg.int({ required: true, description: 'The report\'s databaseId.' }) },
+    resolve: (query, _root, args, ctx) => workspaceDb(ctx).report.findFirst({ ...query, where: { id: args.id } }),
+  }));
+
+builder.queryField('reports', (t) =>
+  t.prismaConnection({
+    type: 'Report',
+    cursor: 'id',
+    description: 'The calling workspace\'s reports, newest first (by time, then id), filtered. Cursors hold a report\'s position, so reports stored between two page reads never shift or repeat items.',
+    args: { filter: t.arg({ type: ReportFilterInput, description: 'Which reports; all when omitted.' }) },
+    totalCount: (_root, args, ctx) => workspaceDb(ctx).report.count({ where: reportWhere(filterOf(args.filter)) }),
+    resolve: (query, _root, args, ctx) =>
+      workspaceDb(ctx).report.findMany({ ...query, where: reportWhere(filterOf(args.filter)), orderBy: REPORT_ORDER }),
+  }, { description: 'A page of reports.' }, { description: 'A report with its cursor.' }));

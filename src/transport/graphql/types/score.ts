@@ -1,0 +1,143 @@
+import { builder } from '../builder.ts';
+import { textCost, type ListSize } from '../cost.ts';
+import { DIMENSION_CODES } from '../../../domain/network/types.ts';
+import { RECENT_WINDOWS } from '../../../domain/community/windows.ts';
+import { LIMITS } from '../../../domain/memory/schemas.ts';
+import { viewerOf } from '../context.ts';
+import { ApiKeyInfo } from './workspace.ts';
+import { PublicationInfo } from './network.ts';
+import { scoreRequest } from '../../../domain/lookups/score-call.ts';
+import type { CommunitySignal } from '../../../domain/community/signal.ts';
+import {
+  CommunityView, DimensionView, EvidenceView, LastRatingView, MemoryView, QuotaView, ScoreResultView, ScoreSummaryView,
+} from './score-views.ts';
+
+const Quota = builder.objectRef<QuotaView>('Quota').implement({
+  description: 'The daily score quota after this call (resets 00:00 UTC).',
+  fields: (t) => ({
+    dailyLimit: t.exposeInt('dailyLimit', { description: 'Successful score calls allowed per UTC day.' }),
+    usedToday: t.exposeInt('usedToday', { description: 'Successful score calls counted today, this one included.' }),
+    remaining: t.exposeInt('remaining', { description: 'dailyLimit - usedToday, never negative.' }),
+    overLimit: t.exposeBoolean('overLimit', { description: 'True when no call is left today: the next score is refused until the reset.' }),
+    resetsAt: t.exposeString('resetsAt', { description: 'When the count resets (next 00:00 UTC).' }),
+  }),
+});
+
+const EvidenceCountsRef = builder.objectRef<EvidenceView>('EvidenceCounts').implement({
+  description: 'Evidence behind a dimension score.',
+  fields: (t) => ({
+    reports: t.exposeInt('reports', { description: 'Reports.' }),
+    badRatings: t.exposeInt('badRatings', { description: 'Bad ratings.' }),
+    neutralRatings: t.exposeInt('neutralRatings', { description: 'Neutral ratings.' }),
+    goodRatings: t.exposeInt('goodRatings', { description: 'Good ratings.' }),
+    feedListings: t.exposeInt('feedListings', { description: 'Threat-feed listings.' }),
+  }),
+});
+
+const MatchedEntity = builder.objectRef<{ key: string; name: string }>('MatchedEntity').implement({
+  description: 'The entity a dimension resolved to.',
+  fields: (t) => ({
+    key: t.exposeString('key', { description: 'Entity key.' }),
+    name: t.exposeString('name', { description: 'Display name.' }),
+  }),
+});
+
+const DimensionScoreRef = builder.objectRef<DimensionView>('DimensionScore').implement({
+  description: 'One dimension of the score, with its explanation.',
+  fields: (t) => ({
+    code: t.exposeString('code', { description: 'ip, subnet, isp, asn, org, city, region or country.' }),
+    matched: t.exposeBoolean('matched', { description: 'A summary exists for the entity.' }),
+    score: t.exposeInt('score', { description: 'The entity\'s score 0-100 (0 when unmatched).' }),
+    entity: t.expose('entity', { type: MatchedEntity, nullable: true, description: 'The entity; null when the IP has none in this dimension.' }),
+    level: t.exposeString('level', { nullable: true, description: 'Risk level of the entity\'s score.' }),
+    weight: t.exposeFloat('weight', { description: 'Weight of this dimension in the overall score.' }),
+    contribution: t.exposeInt('contribution', { description: 'Points of the overall score due to this dimension (they add up to it).' }),
+    source: t.exposeString('source', { nullable: true, description: 'published, workspace or both: where the summary came from.' }),
+    evidence: t.expose('evidence', { type: EvidenceCountsRef, nullable: true, description: 'Evidence counts.' }),
+    reason: t.exposeString('reason', { nullable: true, description: 'Why unmatched.' }),
+  }),
+});
+
+const ScoreSummary = builder.objectRef<ScoreSummaryView>('ScoreSummary').implement({
+  description: 'Overall score and per-dimension evidence.',
+  fields: (t) => ({
+    overallScore: t.exposeInt('overallScore', { description: 'Overall score 0-100.' }),
+    overallRiskLevel: t.exposeString('overallRiskLevel', { description: 'minimal, low, medium, high or critical.' }),
+    matchedCount: t.exposeInt('matchedCount', { description: 'Dimensions with a summary.' }),
+    driver: t.exposeString('driver', { nullable: true, description: 'The dimension that contributed most; null when the score is 0.' }),
+    dimensions: t.expose('dimensions', { type: [DimensionScoreRef], description: 'All eight dimensions, most specific first.', extensions: { list: { max: DIMENSION_CODES.length } satisfies ListSize } }),
+  }),
+});
+
+const CommunityWindow = builder.objectRef<CommunitySignal['recent_query_windows'][number]>('CommunityWindow').implement({
+  description: 'One complete 10-minute window.',
+  fields: (t) => ({
+    label: t.exposeString('label', { description: 'UTC start, HH:MM.' }),
+    hits: t.exposeInt('hits', { description: 'Lookups in the window.' }),
+    requesters: t.exposeInt('requesters', { description: 'Distinct requester IPs in the window.' }),
+  }),
+});
+
+const CommunitySignalRef = builder.objectRef<CommunityView>('CommunitySignal').implement({
+  description: 'Lookup activity on this IP across all workspaces, on a 10-minute cadence.',
+  fields: (t) => ({
+    ok: t.exposeBoolean('ok', { description: 'False when the signal could not be read for this call (label unavailable, zeros); the score is still answered.' }),
+    label: t.exposeString('label', { description: 'quiet, active, converging or spiking; unavailable when ok is false.' }),
+    hasSpike: t.exposeBoolean('hasSpike', { description: 'A spike window among the last six.' }),
+    lookups10m: t.exposeInt('lookups10m', { description: 'Lookups in the last complete window.' }),
+    requesters60m: t.exposeInt('requesters60m', { description: 'Distinct requesters over the last six windows.' }),
+    spikeWindows7d: t.exposeInt('spikeWindows7d', { description: 'Spike windows in the last 7 days.' }),
+    recentQueryWindows: t.expose('recentQueryWindows', { type: [CommunityWindow], description: 'The last six complete windows, oldest first.', extensions: { list: { max: RECENT_WINDOWS } satisfies ListSize } }),
+  }),
+});
+
+const LastRating = builder.objectRef<LastRatingView>('LastRating').implement({
+  description: 'The workspace\'s most recent rating of the IP.',
+  fields: (t) => ({
+    rating: t.exposeInt('rating', { description: '1 good, 0 neutral, -1 bad.' }),
+    note: t.exposeString('note', { description: 'Its note.', extensions: { cost: textCost(LIMITS.note) } }),
+    createdAt: t.exposeString('createdAt', { description: 'When.' }),
+  }),
+});
+
+const IpMemoryRef = builder.objectRef<MemoryView>('IpMemory').implement({
+  description: 'What the calling workspace itself wrote about the IP.',
+  fields: (t) => ({
+    goodRatings: t.exposeInt('goodRatings', { description: 'Good ratings.' }),
+    neutralRatings: t.exposeInt('neutralRatings', { description: 'Neutral ratings.' }),
+    badRatings: t.exposeInt('badRatings', { description: 'Bad ratings.' }),
+    lastRating: t.expose('lastRating', { type: LastRating, nullable: true, description: 'Most recent rating.' }),
+    reports: t.exposeInt('reports', { description: 'Reports naming the IP.' }),
+  }),
+});
+
+const LinkRef = builder.objectRef<{ code: string; url: string }>('ReportLinkUrl').implement({
+  description: 'A direct report page.',
+  fields: (t) => ({
+    code: t.exposeString('code', { description: 'Dimension code.' }),
+    url: t.exposeString('url', { description: 'Page URL under BASE_URL.' }),
+  }),
+});
+
+const ScoreResult = builder.objectRef<ScoreResultView>('ScoreResult').implement({
+  description: 'The answer of one metered score call.',
+  fields: (t) => ({
+    ip: t.exposeString('ip', { description: 'The canonical IP scored.' }),
+    apiKey: t.expose('apiKey', { type: ApiKeyInfo, description: 'The key used.' }),
+    quota: t.expose('quota', { type: Quota, description: 'Daily quota after this call.' }),
+    score: t.expose('score', { type: ScoreSummary, description: 'The score.' }),
+    communitySignal: t.expose('communitySignal', { type: CommunitySignalRef, description: 'Community lookup activity.' }),
+    memory: t.expose('memory', { type: IpMemoryRef, description: 'The workspace\'s own memory of the IP.' }),
+    reportLink: t.exposeString('reportLink', { description: 'Direct report page of the IP.' }),
+    dimensionLinks: t.expose('dimensionLinks', { type: [LinkRef], description: 'Direct report pages of the matched dimension entities.', extensions: { list: { max: DIMENSION_CODES.length } satisfies ListSize } }),
+    publication: t.expose('publication', { type: PublicationInfo, description: 'The publication the score was computed from.' }),
+  }),
+});
+
+builder.queryField('score', (t) =>
+  t.field({
+    type: ScoreResult,
+    description: 'Score an IP. Metered: each successful call counts against the same daily quota as POST /risk_api/score/.',
+    args: { ip: t.arg.string({ required: true, description: 'IPv4 or IPv6 address.' }) },
+    resolve: async (_root, args, ctx) => new ScoreResultView(await scoreRequest({ ip: args.ip, viewer: viewerOf(ctx), requester: ctx.clientIp, surface: ctx.surface }, ctx.services)),
+  }));

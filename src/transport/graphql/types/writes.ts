@@ -1,0 +1,142 @@
+import type { z } from 'zod';
+import { builder } from '../builder.ts';
+import { viewerOf } from '../context.ts';
+import { invalidRequest } from '../../../errors.ts';
+import { toDetails } from '../../../domain/validation.ts';
+import { rateInputSchema, reportInputSchema } from '../../../domain/memory/schemas.ts';
+import { effectiveVisibility } from '../../../domain/memory/vocabulary.ts';
+import { writeRating, writeReport, type RatingRow, type ReportRow } from '../../../domain/memory/writes.ts';
+import type { Written } from '../../../domain/memory/idempotency.ts';
+
+/** Parse with the same named zod schema the REST facade uses, so both surfaces reject alike. */
+export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const result = schema.safeParse(input);
+  if (!result.success) throw invalidRequest(toDetails(result.error));
+  return result.data;
+}
+
+const FREE = { counted: false, reason: 'free_endpoint' };
+const FreeQuota = builder.objectRef<typeof FREE>('FreeQuota').implement({
+  description: 'Quota posture of a free endpoint: never counted.',
+  fields: (t) => ({
+    counted: t.exposeBoolean('counted', { description: 'Always false.' }),
+    reason: t.exposeString('reason', { description: 'Always free_endpoint.' }),
+  }),
+});
+
+/** True when a Prisma query plan needs nothing beyond the row and these relations. */
+function coveredBy(query: { include?: Record<string, unknown>; select?: unknown }, relations: string[]): boolean {
+  return query.select === undefined && Object.keys(query.include ?? {}).every((r) => relations.includes(r));
+}
+
+const RatePayload = builder.objectRef<Written<RatingRow>>('RatePayload').implement({
+  description: 'Result of `rate`.',
+  fields: (t) => ({
+    rating: t.prismaField({
+      type: 'Rating', description: 'The stored rating.',
+      // The write already returned the row and its subject: answer from it unless more is asked for.
+      resolve: (query, w, _a, ctx) => (w.row && coveredBy(query, ['subject'])
+        ? w.row
+        : ctx.prisma.rating.findUniqueOrThrow({ ...query, where: { id: w.id } })),
+    }),
+    replayed: t.boolean({ description: 'True when an Idempotency-Key matched an earlier write and nothing new was written.', resolve: (w) => w.replayed }),
+    quota: t.field({ type: FreeQuota, description: 'Never counted against the score quota.', resolve: () => FREE }),
+  }),
+});
+
+const ReportPayload = builder.objectRef<Written<ReportRow>>('ReportPayload').implement({
+  description: 'Result of `report`.',
+  fields: (t) => ({
+    report: t.prismaField({
+      type: 'Report', description: 'The stored report.',
+      resolve: (query, w, _a, ctx) => (w.row && coveredBy(query, ['subject', 'links'])
+        ? w.row
+        : ctx.prisma.report.findUniqueOrThrow({ ...query, where: { id: w.id } })),
+    }),
+    replayed: t.boolean({ description: 'True when an Idempotency-Key matched an earlier write and nothing new was written.', resolve: (w) => w.replayed }),
+    quota: t.field({ type: FreeQuota, description: 'Never counted against the score quota.', resolve: () => FREE }),
+  }),
+});
+
+const RateInput = builder.inputType('RateInput', {
+  description: 'Quick feedback about an IP. Validation rules are in the README (rate).',
+  fields: (t) => ({
+    ip: t.string({ required: true, description: 'IPv4 or IPv6 address; stored canonical.' }),
+    rating: t.int({ required: true, description: '1 good, 0 neutral, -1 bad.' }),
+    note: t.string({ description: 'Free-text comment, at most 1000 characters.' }),
+  }),
+});
+
+const RelatedSubjectInput = builder.inputType('RelatedSubjectInput', {
+  description: 'A subject linked to a report, with the role it played.',
+  fields: (t) => ({
+    kind: t.string({ required: true, description: 'Identifier family of the related subject.' }),
+    key: t.string({ required: true, description: 'The identifier, normalised by kind.' }),
+    role: t.string({ description: 'Role it played (default linked), e.g. source_ip.' }),
+  }),
+});
+
+const ReportInput = builder.inputType('ReportInput', {
+  description: 'A typed outcome event. Vocabularies and bounds are in the README (report).',
+  fields: (t) => ({
+    kind: t.string({ required: true, description: 'Identifier family of the subject.' }),
+    key: t.string({ required: true, description: 'The identifier itself, interpreted by kind.' }),
+    title: t.string({ description: 'Short headline (at most 200 characters).' }),
+    summary: t.string({ description: 'One-line summary (at most 500 characters).' }),
+    details: t.string({ description: 'Longer free text (at most 10000 characters).' }),
+    outcomeCode: t.string({ required: true, description: 'Outcome classification, e.g. fraud_watch.' }),
+    severity: t.string({ description: 'info, low, medium (default), high or critical.' }),
+    tags: t.stringList({ description: 'Up to 20 tags.' }),
+    relatedSubjects: t.field({ type: [RelatedSubjectInput], description: 'Up to 50 related subjects.' }),
+    sharePolicy: t.string({ description: 'TLP 2.0 style share policy (default clear_share).' }),
+    visibility: t.string({ description: 'workspace (default) or community.' }),
+    namespace: t.string({ description: 'Optional namespace (default empty).' }),
+    eventType: t.string({ description: 'observation (default), outcome or alert.' }),
+    status: t.string({ description: 'Empty (default), open, confirmed, disputed or resolved.' }),
+  }),
+});
+
+/** GraphQL leaves absent optional fields as undefined or null; the schemas treat both as "use the default". */
+function withoutNulls(value: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null && v !== undefined));
+}
+
+builder.mutationField('rate', (t) =>
+  t.field({
+    type: RatePayload,
+    description: 'Record quick feedback about an IP (free, never counted).',
+    args: {
+      input: t.arg({ type: RateInput, required: true }),
+      idempotencyKey: t.arg.string({ description: 'Retry-safe key: a retry with the same key and input returns the first result.' }),
+    },
+    resolve: async (_root, args, ctx) => {
+      const viewer = viewerOf(ctx);
+      const input = parseInput(rateInputSchema, withoutNulls(args.input));
+      const written = await writeRating(ctx.prisma, viewer, input, args.idempotencyKey ?? ctx.idempotencyKey);
+      ctx.services.ipMemory.noteWrite(viewer.workspaceId, input.ip);
+      return written;
+    },
+  }));
+
+builder.mutationField('report', (t) =>
+  t.field({
+    type: ReportPayload,
+    description: 'Record a typed outcome event about a subject, linked to related subjects (free, never counted).',
+    args: {
+      input: t.arg({ type: ReportInput, required: true }),
+      idempotencyKey: t.arg.string({ description: 'Retry-safe key: a retry with the same key and input returns the first result.' }),
+    },
+    resolve: async (_root, args, ctx) => {
+      const viewer = viewerOf(ctx);
+      const raw = withoutNulls(args.input);
+      if (Array.isArray(raw.relatedSubjects)) raw.relatedSubjects = raw.relatedSubjects.map((r) => withoutNulls(r as Record<string, unknown>));
+      const input = parseInput(reportInputSchema, raw);
+      const visibility = effectiveVisibility(input.visibility, input.sharePolicy);
+      const written = await writeReport(ctx.prisma, viewer, {
+        ...input, requestedVisibility: input.visibility,
+        effectiveVisibility: visibility.effective, policyNotice: visibility.notice,
+      }, args.idempotencyKey ?? ctx.idempotencyKey);
+      for (const s of [input, ...input.relatedSubjects]) if (s.kind === 'ipaddress') ctx.services.ipMemory.noteWrite(viewer.workspaceId, s.key);
+      return written;
+    },
+  }));

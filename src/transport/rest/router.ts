@@ -1,0 +1,98 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { AppError, invalidRequest } from '../../errors.ts';
+import type { Logger } from '../../platform/log.ts';
+import type { Services } from '../../domain/services.ts';
+import type { BlockList } from 'node:net';
+import { clientIp } from '../http/client-ip.ts';
+import type { KeyVerifier } from '../../domain/access/verifier.ts';
+import type { Config } from '../../config.ts';
+import { apiKeyHeaders, requireApiKey } from '../http/api-key.ts';
+import { readJsonObject } from '../http/body.ts';
+import { IDEMPOTENCY_KEY } from '../../domain/memory/idempotency.ts';
+import { ipQuerySchema, rateInputSchema, reportInputSchema } from '../../domain/memory/schemas.ts';
+import { dimensionsOperation, shapeDimensions } from './dimensions.ts';
+import { scoreOperation, shapeScore } from './score.ts';
+import { camelToSnakePath, snakeToCamelKeys, toDetails } from '../../domain/validation.ts';
+import { runOperation, type Operation } from './operation.ts';
+import { rateOperation, reportOperation, shapeRate, shapeReport } from './writes.ts';
+import { sendError, sendJson } from './respond.ts';
+import { openApiDocument } from './openapi.ts';
+import { handleExport } from './export.ts';
+import type { z } from 'zod';
+
+export type RestDeps = { services: Services; verifier: KeyVerifier; config: Config; log: Logger; proxies: BlockList | null };
+type Handler = (req: IncomingMessage, res: ServerResponse, requestId: string) => Promise<void>;
+
+/**
+ * A JSON endpoint: auth, body, the shared zod schema (so REST reports its own field names),
+ * then the fixed operation on the shared schema, then the spec shape.
+ */
+type Endpoint = {
+  schema: z.ZodType;
+  op: Operation;
+  /** GraphQL variables from the body (camelCase, as the schema saw it). */
+  variables: (input: Record<string, unknown>) => Record<string, unknown>;
+  shape: (data: never) => { body: unknown; replayed: boolean; headers?: Record<string, string> };
+  /** New writes answer 201, replays and reads 200. */
+  creates: boolean;
+};
+
+function endpoint(deps: RestDeps, spec: Endpoint): Handler {
+  return async (req, res, requestId) => {
+    const viewer = await deps.verifier.verify(requireApiKey(...apiKeyHeaders(req)));
+    const idempotencyKey = spec.creates ? readIdempotencyKey(req.headers['idempotency-key']) : undefined;
+    const input = snakeToCamelKeys(await readJsonObject(req, deps.config.maxBodyBytes)) as Record<string, unknown>;
+    const checked = spec.schema.safeParse(input);
+    if (!checked.success) {
+      throw invalidRequest(toDetails(checked.error).map((d) => ({ field: camelToSnakePath(d.field), message: d.message })));
+    }
+    const context = {
+      prisma: deps.services.prisma, services: deps.services, viewer, requestId, idempotencyKey,
+      clientIp: clientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], deps.proxies),
+    };
+    const data = await runOperation<never>(spec.op, { ...spec.variables(input), ...(spec.creates ? { idempotencyKey } : {}) }, context);
+    const { body, replayed, headers } = spec.shape(data);
+    sendJson(res, spec.creates && !replayed ? 201 : 200, body, { ...headers, ...(replayed ? { 'idempotent-replayed': 'true' } : {}) });
+  };
+}
+
+function readIdempotencyKey(header: string | string[] | undefined): string | undefined {
+  if (header !== undefined && (Array.isArray(header) || !IDEMPOTENCY_KEY.test(header))) {
+    throw new AppError('invalid_request', 'The Idempotency-Key header must be one value of 1-255 printable ASCII characters.',
+      [{ field: 'Idempotency-Key', message: 'must be 1-255 printable ASCII characters' }]);
+  }
+  return header;
+}
+
+export function createRestRouter(deps: RestDeps) {
+  const openapi = JSON.stringify(openApiDocument(deps.config.baseUrl));
+  const routes: Record<string, Partial<Record<string, Handler>>> = {
+    '/risk_api/rate': { POST: endpoint(deps, { schema: rateInputSchema, op: rateOperation, variables: (input) => ({ input }), shape: shapeRate as never, creates: true }) },
+    '/risk_api/report': { POST: endpoint(deps, { schema: reportInputSchema, op: reportOperation, variables: (input) => ({ input }), shape: shapeReport as never, creates: true }) },
+    '/risk_api/score': { POST: endpoint(deps, { schema: ipQuerySchema, op: scoreOperation, variables: (input) => ({ ip: input.ip }), shape: shapeScore as never, creates: false }) },
+    '/risk_api/dimensions': { POST: endpoint(deps, { schema: ipQuerySchema, op: dimensionsOperation, variables: (input) => ({ ip: input.ip }), shape: shapeDimensions as never, creates: false }) },
+    '/risk_api/export': { GET: (req, res, id) => handleExport(req, res, id, deps), POST: (req, res, id) => handleExport(req, res, id, deps) },
+    '/risk_api/openapi.json': {
+      GET: async (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+        res.end(openapi);
+      },
+    },
+  };
+
+  return async function handleRest(req: IncomingMessage, res: ServerResponse, path: string, requestId: string) {
+    const route = routes[path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path];
+    try {
+      if (!route) throw new AppError('not_found', `No endpoint at ${path}. See ${deps.config.baseUrl}/risk_api/openapi.json.`);
+      const handler = route[req.method ?? ''];
+      if (!handler) {
+        const allow = Object.keys(route).join(', ');
+        sendError(res, new AppError('method_not_allowed', `Use ${allow} for ${path}.`), requestId, deps.log, { allow });
+        return;
+      }
+      await handler(req, res, requestId);
+    } catch (e) {
+      sendError(res, e, requestId, deps.log);
+    }
+  };
+}

@@ -1,0 +1,78 @@
+import { defineOperation } from './operation.ts';
+import { rateLimitHeaders, type QuotaPosture } from '../../domain/metering/meter.ts';
+import { retryAfterSeconds } from '../../platform/counters/keys.ts';
+
+/**
+ * POST /risk_api/score/: the metered score, executed as one fixed query on the shared schema. Its aliases are the
+ * spec's snake_case names, in the body's key order, so graphql-jit's result already holds the `score`, `api_key`
+ * and dimension objects of the response; shapeScore only regroups the few parts nested differently.
+ */
+export const scoreOperation = defineOperation('score', /* GraphQL */ `
+  query Score($ip: String!) {
+    score(ip: $ip) {
+      ip
+      api_key: apiKey { name prefix }
+      quota { daily_limit: dailyLimit used_today: usedToday remaining over_limit: overLimit resetsAt }
+      score {
+        overall_score: overallScore overall_risk_level: overallRiskLevel matched_count: matchedCount driver
+        dimensions {
+          code matched score entity { key name } level weight contribution source reason
+          evidence { reports bad_ratings: badRatings neutral_ratings: neutralRatings good_ratings: goodRatings feed_listings: feedListings }
+        }
+      }
+      communitySignal {
+        ok label hasSpike lookups10m requesters60m spikeWindows7d
+        recentQueryWindows { label hits requesters }
+      }
+      memory { goodRatings neutralRatings badRatings reports lastRating { rating note createdAt } }
+      reportLink
+      dimensionLinks { code url }
+      publication { version publishedAt }
+    }
+  }`);
+
+type Evidence = { reports: number; bad_ratings: number; neutral_ratings: number; good_ratings: number; feed_listings: number };
+export type ScoreData = { score: {
+  ip: string; api_key: { name: string; prefix: string };
+  quota: { daily_limit: number; used_today: number; remaining: number; over_limit: boolean; resetsAt: string };
+  score: { overall_score: number; overall_risk_level: string; matched_count: number; driver: string | null; dimensions: Array<{
+    code: string; matched: boolean; score: number; entity: { key: string; name: string } | null; level: string | null; weight: number;
+    contribution: number; source: string | null; reason: string | null; evidence: Evidence | null }> };
+  communitySignal: { ok: boolean; label: string; hasSpike: boolean; lookups10m: number; requesters60m: number; spikeWindows7d: number;
+    recentQueryWindows: Array<{ label: string; hits: number; requesters: number }> };
+  memory: { goodRatings: number; neutralRatings: number; badRatings: number; reports: number; lastRating: { rating: number; note: string; createdAt: string } | null };
+  reportLink: string; dimensionLinks: Array<{ code: string; url: string }>;
+  publication: { version: number; publishedAt: string | null };
+} };
+
+export function shapeScore(data: ScoreData) {
+  const s = data.score;
+  const { resetsAt, ...quota } = s.quota;
+  const posture: QuotaPosture = { ...quota, resets_at: resetsAt, retry_after_s: retryAfterSeconds(Date.parse(resetsAt), Date.now()) };
+  const c = s.communitySignal;
+  const dimensionLinks: Record<string, string> = {};
+  for (const l of s.dimensionLinks) dimensionLinks[l.code] = l.url;
+  return {
+    body: {
+      ok: true, endpoint: 'score',
+      query: { ip: s.ip },
+      api_key: s.api_key,
+      quota,
+      score: s.score,
+      community_signal: {
+        ok: c.ok, state: { label: c.label, has_spike: c.hasSpike },
+        metrics: { lookups_10m: c.lookups10m, requesters_60m: c.requesters60m, spike_windows_7d: c.spikeWindows7d },
+        recent_query_windows: c.recentQueryWindows,
+      },
+      links: { ip: s.reportLink, dimensions: dimensionLinks },
+      workspace_memory: {
+        ratings: { good: s.memory.goodRatings, neutral: s.memory.neutralRatings, bad: s.memory.badRatings },
+        last_rating: s.memory.lastRating && { rating: s.memory.lastRating.rating, note: s.memory.lastRating.note, created_at: s.memory.lastRating.createdAt },
+        reports: s.memory.reports,
+      },
+      publication: { version: s.publication.version, published_at: s.publication.publishedAt },
+    },
+    replayed: false,
+    headers: rateLimitHeaders(posture),
+  };
+}
