@@ -31,7 +31,7 @@ import { createApp } from '../src/app.ts';
 import { createLogger } from '../src/platform/log.ts';
 import { createApiKey } from '../src/domain/access/keys.ts';
 import { schema } from '../src/transport/graphql/schema.ts';
-import type { GraphQLContext } from '../src/transport/graphql/context.ts';
+import type { RequestContext } from '../src/transport/http/request-context.ts';
 import type { PrismaClient } from '../src/generated/prisma/client.ts';
 import { embeddedBackend, postgresBackend, type Backend } from './backends.ts';
 import { percentile } from './load.ts';
@@ -147,7 +147,7 @@ try {
     const off = logging ? onQuery((q) => sql.push(q)) : () => {};
     const counted = base.$extends({ query: { $allOperations({ args: a, query }) { ops++; return query(a); } } }) as unknown as PrismaClient;
     const { query, variables } = JSON.parse(body);
-    const ctx: GraphQLContext = { prisma: counted, services: { ...app.services, prisma: counted }, viewer, requestId: 'walk', clientIp: '127.0.0.1' };
+    const ctx: RequestContext = { prisma: counted, services: { ...app.services, prisma: counted }, viewer, requestId: 'walk', clientIp: '127.0.0.1' };
     const result = await execute({ schema, document: parse(query), variableValues: variables, contextValue: ctx });
     off();
     if (result.errors) throw new Error(JSON.stringify(result.errors));

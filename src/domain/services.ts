@@ -4,6 +4,10 @@ import type { PublicationCache } from './publishing/index.ts';
 import type { CounterStore } from '../platform/counters/types.ts';
 import type { ScoreDeps } from './lookups/score-call.ts';
 import type { Logger } from '../platform/log.ts';
+import { TierCatalog } from './metering/tiers.ts';
+import { ScoreMeter } from './metering/meter.ts';
+import { CommunitySignals } from './community/signal.ts';
+import { IpMemoryCache } from './memory/ip-memory.ts';
 
 /** The long-lived parts every resolver may use; built once by createApp. */
 export type Services = ScoreDeps & {
@@ -14,3 +18,29 @@ export type Services = ScoreDeps & {
   baseUrl: string;
   log: Logger;
 };
+
+/** A window's lookups are sent to the counters in one batch per COMMUNITY_FLUSH_MS, and its snapshot read
+ *  COMMUNITY_SETTLE_MS after it ends, when every process has sent its last batch (docs/decisions: community flush). */
+const COMMUNITY_FLUSH_MS = 25;
+const COMMUNITY_SETTLE_MS = 1_000;
+
+type Parts = Pick<Services, 'prisma' | 'network' | 'publications' | 'counters' | 'baseUrl' | 'log'> & { keyCacheTtlMs: number };
+
+/** The domain's services over the opened platform (database, counters, network data, publications). */
+export async function createServices(parts: Parts): Promise<Services> {
+  const { prisma, counters, log } = parts;
+  const services: Services = {
+    prisma, network: parts.network, publications: parts.publications, counters, baseUrl: parts.baseUrl, log,
+    tiers: await TierCatalog.load(prisma),
+    meter: new ScoreMeter(counters),
+    community: new CommunitySignals(counters, {
+      flushMs: COMMUNITY_FLUSH_MS, settleMs: COMMUNITY_SETTLE_MS,
+      onRecordError: (e) => log.warn('community lookups not recorded', { err: String(e) }),
+      onReadError: (e) => log.warn('community signal not read; answered ok: false', { err: String(e) }),
+    }),
+    ipMemory: new IpMemoryCache(prisma, parts.keyCacheTtlMs),
+  };
+  await services.ipMemory.catchUp();
+  services.ipMemory.follow(2_000, (e) => log.warn('ip memory catch-up failed', { err: String(e) }));
+  return services;
+}

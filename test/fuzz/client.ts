@@ -1,6 +1,6 @@
 import http from 'node:http';
 import net from 'node:net';
-import { ERROR_STATUS } from '../../src/errors.ts';
+import { ERRORS } from '../../src/errors.ts';
 
 /**
  * The fuzz tests' HTTP side: a node:http client that can send what fetch refuses (raw bytes,
@@ -49,8 +49,8 @@ export function assertCodedRestError(a: Answer, context: string): string {
   if (a.status >= 500) fail('a 5xx answer');
   if (!body || body.ok !== false || typeof body.error !== 'string' || typeof body.message !== 'string' || body.message === '') fail('not a coded error body');
   const code = body!.error as string;
-  if (!(code in ERROR_STATUS)) fail(`unknown error code ${code}`);
-  if (ERROR_STATUS[code as keyof typeof ERROR_STATUS] !== a.status) fail(`code ${code} answered with status ${a.status}`);
+  if (!(code in ERRORS)) fail(`unknown error code ${code}`);
+  if (ERRORS[code as keyof typeof ERRORS].status !== a.status) fail(`code ${code} answered with status ${a.status}`);
   if (body!.details !== undefined) {
     const ok = Array.isArray(body!.details) && body!.details.length > 0 && body!.details.every((d) => typeof d?.field === 'string' && typeof d?.message === 'string');
     if (!ok) fail('details is not a list of { field, message }');

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import net from 'node:net';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { backendName } from '../helpers/backend.ts';
-import { ERROR_STATUS } from '../../src/errors.ts';
+import { ERRORS } from '../../src/errors.ts';
 import { BAD_UTF8, FUZZ_REPORT, FUZZ_RUNS, fuzzParameters, fuzzTimeout, oddString } from './arbitraries.ts';
 import { ANSWER_TIMEOUT_MS, Tally, closeClient, rawExchange, send, type RawResult } from './client.ts';
 
@@ -135,7 +135,7 @@ describe(`HTTP framing fuzz (${backendName}), ${FUZZ_RUNS} cases`, () => {
       if (r.status !== null) {
         expect(r.status, `a 5xx: ${context}\n  answer: ${r.head}\r\n\r\n${r.body.slice(0, 300)}`).toBeLessThan(500);
         const json = (() => { try { return JSON.parse(r.body); } catch { return undefined; } })();
-        if (json && json.ok === false) expect(ERROR_STATUS[json.error as keyof typeof ERROR_STATUS], `an uncoded error: ${context} → ${r.body.slice(0, 300)}`).toBe(r.status);
+        if (json && json.ok === false) expect(ERRORS[json.error as keyof typeof ERRORS]?.status, `an uncoded error: ${context} → ${r.body.slice(0, 300)}`).toBe(r.status);
       }
       const label = r.status === null ? 'closed' : r.status < 400 ? 'ok'
         : /"error":"([a-z_]+)"/.exec(r.body)?.[1] ?? /"code":"([A-Za-z_]+)"/.exec(r.body)?.[1] ?? (/^content-type: text\/html/im.test(r.head) ? 'html page' : 'no body');

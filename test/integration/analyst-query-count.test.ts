@@ -4,7 +4,7 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { backendName } from '../helpers/backend.ts';
 import { rateIp, writeReport } from '../helpers/analyst.ts';
 import { schema } from '../../src/transport/graphql/schema.ts';
-import type { GraphQLContext } from '../../src/transport/graphql/context.ts';
+import type { RequestContext } from '../../src/transport/http/request-context.ts';
 import type { PrismaClient } from '../../src/generated/prisma/client.ts';
 import { createGraphQLServer } from '../../src/transport/graphql/yoga.ts';
 import { scoreOperation } from '../../src/transport/rest/score.ts';
@@ -33,7 +33,7 @@ const DEEP = parse(`query Deep($n: Int!) {
 
 describe(`query count of a deep request (${backendName})`, () => {
   let s: TestServer;
-  let viewer: NonNullable<GraphQLContext['viewer']>;
+  let viewer: NonNullable<RequestContext['viewer']>;
   beforeAll(async () => {
     s = await startTestServer();
     const key = await s.createKey('count-a', { tier: 'developer' }); // reads dimension summaries
@@ -59,7 +59,7 @@ describe(`query count of a deep request (${backendName})`, () => {
 
   async function countFor(n: number): Promise<{ queries: number; items: number }> {
     const { counter, prisma } = countingClient();
-    const ctx: GraphQLContext = { prisma, services: { ...s.app.services, prisma }, viewer, requestId: 't', clientIp: '127.0.0.1' };
+    const ctx: RequestContext = { prisma, services: { ...s.app.services, prisma }, viewer, requestId: 't', clientIp: '127.0.0.1' };
     const result = await execute({ schema, document: DEEP, variableValues: { n }, contextValue: ctx });
     expect(result.errors, JSON.stringify(result.errors)).toBeUndefined();
     const data = result.data as any;

@@ -3,7 +3,7 @@ import { GraphQLInt, GraphQLList, GraphQLObjectType, GraphQLSchema, GraphQLStrin
 import { createYoga } from 'graphql-yoga';
 import { useGraphQlJit } from '@envelop/graphql-jit';
 import { jsonSizeExceeds, useExecutionCeilings } from '../../src/transport/graphql/ceilings.ts';
-import { checkDeadline } from '../../src/transport/graphql/context.ts';
+import { checkDeadline } from '../../src/transport/http/request-context.ts';
 
 /**
  * The per-request ceilings on execution time and answer size, on both executors the /graphql

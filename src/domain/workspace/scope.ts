@@ -1,5 +1,4 @@
 import type { PrismaClient } from '../../generated/prisma/client.ts';
-import { viewerOf, type GraphQLContext } from '../../transport/graphql/context.ts';
 
 /**
  * Workspace isolation for the analyst graph, in ONE place.
@@ -36,13 +35,12 @@ export function scopedWhere(model: string, where: unknown, workspaceId: number):
   return { ...base, AND: [...and, scope(workspaceId)] };
 }
 
-export function workspaceDb(ctx: GraphQLContext): PrismaClient {
-  const { workspaceId } = viewerOf(ctx);
-  let perWorkspace = clients.get(ctx.prisma);
-  if (!perWorkspace) clients.set(ctx.prisma, (perWorkspace = new Map()));
+export function workspaceDb(prisma: PrismaClient, workspaceId: number): PrismaClient {
+  let perWorkspace = clients.get(prisma);
+  if (!perWorkspace) clients.set(prisma, (perWorkspace = new Map()));
   const cached = perWorkspace.get(workspaceId);
   if (cached) return cached;
-  const client = ctx.prisma.$extends({
+  const client = prisma.$extends({
     query: {
       $allModels: {
         $allOperations({ model, operation, args, query }) {
@@ -56,9 +54,4 @@ export function workspaceDb(ctx: GraphQLContext): PrismaClient {
   if (perWorkspace.size >= MAX_CACHED_WORKSPACES) perWorkspace.delete(perWorkspace.keys().next().value!);
   perWorkspace.set(workspaceId, client);
   return client;
-}
-
-/** The caller's workspace id, for the few raw-SQL aggregates the client extension cannot see into. */
-export function workspaceIdOf(ctx: GraphQLContext): number {
-  return viewerOf(ctx).workspaceId;
 }

@@ -1,7 +1,7 @@
 /**
  * Whether an error means "the database could not be reached or dropped the connection" (PostgreSQL
  * restarted, failed over, or an administrator terminated the session) rather than a bug: such a
- * request is answered 503 database_unavailable with Retry-After, not 500 internal_error.
+ * request is answered 503 database_unavailable with Retry-After, not 500 internal_error (src/transport/http/errors.ts).
  *
  * Recognised anywhere along the `cause` chain:
  * - Prisma connection codes: P1001 (can't reach), P1002 (timed out), P1008 (operation timed out),
@@ -11,10 +11,6 @@
  *   (administrator / crash shutdown, cannot connect now) or 53300 (too many connections);
  * - node-postgres' own connection failures, which reach us unwrapped.
  */
-/** What the client is told (REST and GraphQL alike). */
-export const DATABASE_UNAVAILABLE_MESSAGE =
-  'The database connection failed during this request. Retry shortly; send writes with an Idempotency-Key so a retry never stores them twice.';
-
 const PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
 const ADAPTER_KINDS = new Set(['ConnectionClosed', 'DatabaseNotReachable', 'SocketTimeout', 'TooManyConnections']);
 const SQLSTATE = /^(08[0-9A-Z]{3}|57P0[123]|53300)$/;

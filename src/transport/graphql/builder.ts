@@ -4,8 +4,7 @@ import PrismaPlugin from '@pothos/plugin-prisma';
 import RelayPlugin from '@pothos/plugin-relay';
 import type PrismaTypes from '../../generated/pothos-types.ts';
 import { getDatamodel } from '../../generated/pothos-types.ts';
-import type { GraphQLContext } from './context.ts';
-import { workspaceDb } from '../../domain/workspace/scope.ts';
+import { type RequestContext, workspaceDbOf } from '../http/request-context.ts';
 import { decodeNodeId, encodeNodeId } from './node-id.ts';
 import { inDateRange } from '../../domain/validation.ts';
 import type { ListSize } from './cost.ts';
@@ -14,7 +13,7 @@ import { loadNodes } from './nodes.ts';
 /** Builder configuration only; each type lives in its own file under ./types. */
 export const builder = new SchemaBuilder<{
   PrismaTypes: PrismaTypes;
-  Context: GraphQLContext;
+  Context: RequestContext;
   Scalars: { DateTime: { Input: Date; Output: Date } };
   DefaultFieldNullability: false;
 }>({
@@ -51,7 +50,7 @@ export const builder = new SchemaBuilder<{
   },
   prisma: {
     // Relation and node fallbacks load through the workspace-scoped client: see scope.ts.
-    client: (ctx) => workspaceDb(ctx),
+    client: (ctx) => workspaceDbOf(ctx),
     dmmf: getDatamodel(),
     exposeDescriptions: true,
     filterConnectionTotalCount: true,

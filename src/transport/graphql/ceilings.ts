@@ -1,7 +1,7 @@
 import { GraphQLError, getOperationAST, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { ERROR_STATUS } from '../../errors.ts';
-import { setDeadline } from './context.ts';
+import { ERRORS } from '../../errors.ts';
+import { setDeadline } from '../http/request-context.ts';
 
 /**
  * Hard ceilings per GraphQL request, the backstop behind the cost estimate (limits-plugin.ts):
@@ -50,7 +50,7 @@ export function useExecutionCeilings(ceilings: Ceilings = EXECUTION_CEILINGS): P
 }
 
 function refusal(code: 'query_timeout' | 'response_too_large', message: string, limit: Record<string, number>): GraphQLError {
-  return new GraphQLError(message, { extensions: { code, ...limit, http: { status: ERROR_STATUS[code] } } });
+  return new GraphQLError(message, { extensions: { code, ...limit, http: { status: ERRORS[code].status } } });
 }
 
 /**

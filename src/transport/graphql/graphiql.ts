@@ -5,6 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Handler } from '../http/server.ts';
 
 /**
  * GraphiQL at GET /graphql (a browser asking for HTML), served entirely from this server: the
@@ -102,8 +103,8 @@ function load(name: string): Promise<Loaded> {
   return p;
 }
 
-/** Serves GET/HEAD /graphiql/<version>/<file>; false when `path` names no asset (the caller answers 404). */
-export async function serveGraphiqlAsset(req: IncomingMessage, res: ServerResponse, urlPath: string): Promise<boolean> {
+/** Serves GET/HEAD /graphiql/<version>/<file>; false when `path` names no asset (the server answers 404). */
+export const serveGraphiqlAsset: Handler = async (req, res, urlPath) => {
   const name = urlPath.startsWith(GRAPHIQL_ASSETS) ? urlPath.slice(GRAPHIQL_ASSETS.length) : '';
   if (!Object.hasOwn(FILES, name) || (req.method !== 'GET' && req.method !== 'HEAD')) return false;
   const a = await load(name);
@@ -111,10 +112,9 @@ export async function serveGraphiqlAsset(req: IncomingMessage, res: ServerRespon
     'content-type': FILES[name]!.type, etag: a.etag, vary: 'accept-encoding',
     'cache-control': 'public, max-age=31536000, immutable', 'x-content-type-options': 'nosniff', 'cross-origin-resource-policy': 'same-origin',
   };
-  if (req.headers['if-none-match'] === a.etag) { res.writeHead(304, headers); res.end(); return true; }
+  if (req.headers['if-none-match'] === a.etag) { res.writeHead(304, headers); res.end(); return; }
   const gz = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
   const body = gz ? a.gzipped : a.body;
   res.writeHead(200, { ...headers, ...(gz ? { 'content-encoding': 'gzip' } : {}), 'content-length': body.length });
   res.end(req.method === 'HEAD' ? undefined : body);
-  return true;
-}
+};

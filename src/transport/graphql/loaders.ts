@@ -1,7 +1,6 @@
 import DataLoader from 'dataloader';
-import { checkDeadline, type GraphQLContext } from './context.ts';
+import { checkDeadline, type RequestContext, viewerOf, workspaceDbOf } from '../http/request-context.ts';
 import { batchWhenSettled } from './turns.ts';
-import { workspaceDb, workspaceIdOf } from '../../domain/workspace/scope.ts';
 import { relatedSubjects, type RelatedSubject } from '../../domain/analyst/related.ts';
 import { subjectRowCounts, type SubjectRowCount } from '../../domain/analyst/counts.ts';
 import type { Snapshot } from '../../domain/publishing/index.ts';
@@ -31,15 +30,15 @@ export type Loaders = {
   counts: Record<SubjectRowCount, DataLoader<number, number>>;
 };
 
-const cache = new WeakMap<GraphQLContext, Loaders>();
+const cache = new WeakMap<RequestContext, Loaders>();
 
-export function loadersOf(ctx: GraphQLContext): Loaders {
+export function loadersOf(ctx: RequestContext): Loaders {
   let loaders = cache.get(ctx);
   if (loaders) {
     checkDeadline(ctx);
     return loaders;
   }
-  const workspaceId = workspaceIdOf(ctx);
+  const workspaceId = viewerOf(ctx).workspaceId;
   const bySelection = new Map<string, DataLoader<number, Subject>>();
   loaders = {
     workspaceId,
@@ -56,7 +55,7 @@ export function loadersOf(ctx: GraphQLContext): Loaders {
       let loader = bySelection.get(key);
       if (!loader) {
         loader = new DataLoader<number, Subject>(async (ids) => {
-          const rows = await workspaceDb(ctx).subject.findMany({ ...query, where: { id: { in: [...ids] } } });
+          const rows = await workspaceDbOf(ctx).subject.findMany({ ...query, where: { id: { in: [...ids] } } });
           const byId = new Map(rows.map((r) => [r.id, r]));
           return ids.map((id) => byId.get(id) ?? new Error(`subject ${id} is not in this workspace`));
         }, { maxBatchSize: 500, batchScheduleFn: batchWhenSettled(ctx) });
@@ -69,9 +68,9 @@ export function loadersOf(ctx: GraphQLContext): Loaders {
   return loaders;
 }
 
-function countLoader(ctx: GraphQLContext, what: SubjectRowCount): DataLoader<number, number> {
+function countLoader(ctx: RequestContext, what: SubjectRowCount): DataLoader<number, number> {
   return new DataLoader(async (ids) => {
-    const counts = await subjectRowCounts(workspaceDb(ctx), what, ids);
+    const counts = await subjectRowCounts(workspaceDbOf(ctx), what, ids);
     return ids.map((id) => counts.get(id) ?? 0);
   }, { maxBatchSize: 500, batchScheduleFn: batchWhenSettled(ctx) });
 }

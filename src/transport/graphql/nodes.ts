@@ -1,8 +1,7 @@
 import { brandWithType } from '@pothos/core';
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import type { GraphQLResolveInfo } from 'graphql';
-import type { GraphQLContext } from './context.ts';
-import { workspaceDb } from '../../domain/workspace/scope.ts';
+import { type RequestContext, workspaceDbOf } from '../http/request-context.ts';
 
 type ParsedId = { typename: string; id: string } | null | undefined;
 type Delegate = { findMany(args: object): Promise<Array<{ id: number }>> };
@@ -15,7 +14,7 @@ type Delegate = { findMany(args: object): Promise<Array<{ id: number }>> };
  * client (another workspace's id finds nothing: null, as for an unknown id). Answers keep the
  * order of `ids`, each object branded with its type for the Node interface.
  */
-export async function loadNodes(ids: readonly ParsedId[], ctx: GraphQLContext, info: GraphQLResolveInfo): Promise<unknown[]> {
+export async function loadNodes(ids: readonly ParsedId[], ctx: RequestContext, info: GraphQLResolveInfo): Promise<unknown[]> {
   const byType = new Map<string, number[]>();
   for (const parsed of ids) {
     if (!parsed) continue;
@@ -24,7 +23,7 @@ export async function loadNodes(ids: readonly ParsedId[], ctx: GraphQLContext, i
     byType.set(parsed.typename, list);
   }
   const found = new Map<string, object>();
-  const db = workspaceDb(ctx) as unknown as Record<string, Delegate>;
+  const db = workspaceDbOf(ctx) as unknown as Record<string, Delegate>;
   await Promise.all([...byType].map(async ([typename, typeIds]) => {
     const query = await queryFromInfo({ context: ctx, info, typeName: typename, awaitSelections: true });
     const model = typename[0]!.toLowerCase() + typename.slice(1);

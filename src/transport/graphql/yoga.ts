@@ -1,75 +1,29 @@
 import { createYoga } from 'graphql-yoga';
-import { GraphQLError } from 'graphql';
-import { PothosValidationError } from '@pothos/core';
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { BlockList } from 'node:net';
-import { clientIp } from '../http/client-ip.ts';
 import { schema } from './schema.ts';
 import { useQueryLimits } from './limits-plugin.ts';
 import { useExecutionCeilings, type Ceilings } from './ceilings.ts';
 import { useGraphQlJit } from '@envelop/graphql-jit';
 import { jitCompatible } from './jit-scope.ts';
-import type { GraphQLContext } from './context.ts';
-import type { Services } from '../../domain/services.ts';
-import type { KeyVerifier } from '../../domain/access/verifier.ts';
+import { requestContext, type ApiDeps, type RequestContext } from '../http/request-context.ts';
 import { apiKeyHeaders, readApiKey } from '../http/api-key.ts';
-import { AppError, isAppError } from '../../errors.ts';
+import { AppError } from '../../errors.ts';
 import { readBody } from '../http/body.ts';
-import { sendJson } from '../rest/respond.ts';
-import { errorFields, type Logger } from '../../platform/log.ts';
-import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../../platform/db/unavailable.ts';
-import type { GraphQLCors } from './cors.ts';
+import { graphqlError, sendError, toAppError } from '../http/errors.ts';
+import { requestIdOf } from '../http/request-id.ts';
+import { useRequestErrors } from './request-errors.ts';
+import { graphqlCors, type GraphQLCors } from './cors.ts';
+import type { Handler } from '../http/server.ts';
+import type { Logger } from '../../platform/log.ts';
 import { sendGraphiqlPage, wantsGraphiql } from './graphiql.ts';
 
-/** Maps resolver errors to GraphQL errors carrying the same code as REST in extensions.code. */
-function toGraphQLError(error: unknown, log: Logger): GraphQLError {
-  const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
-  if (isAppError(original)) {
-    const base = error instanceof GraphQLError ? error : undefined;
-    const authFailure = original.code === 'missing_api_key' || original.code === 'invalid_api_key' || original.code === 'conflicting_api_keys';
-    return new GraphQLError(original.message, {
-      ...(base ? { nodes: base.nodes, source: base.source, positions: base.positions, path: base.path } : {}),
-      extensions: {
-        code: original.code,
-        ...(original.details ? { details: original.details } : {}),
-        ...(authFailure ? { http: { status: original.status } } : {}),
-      },
-    });
-  }
-  // The relay plugin checks paging arguments itself ("Invalid cursor: x", a negative `first`): the client's input, not our fault.
-  if (original instanceof PothosValidationError) {
-    const base = error instanceof GraphQLError ? error : undefined;
-    return new GraphQLError(original.message, {
-      ...(base ? { nodes: base.nodes, source: base.source, positions: base.positions, path: base.path } : {}),
-      extensions: { code: 'invalid_request' },
-    });
-  }
-  // Syntax and validation errors carry yoga's codes. Variable coercion errors ("Variable "$ip" of non-null
-  // type "String!" must not be null.", a scalar refusing its value) carry none: they are invalid input.
-  // They come before execution, so without a path (graphql-jit wraps a scalar's GraphQLError as originalError).
-  if (error instanceof GraphQLError && (!error.originalError || (error.originalError instanceof GraphQLError && !error.path))) {
-    if (typeof error.extensions?.code === 'string') return error;
-    return new GraphQLError(error.message, {
-      nodes: error.nodes, source: error.source, positions: error.positions, path: error.path,
-      extensions: { ...error.extensions, code: 'invalid_request' },
-    });
-  }
-  const requestId = randomUUID();
-  if (isDatabaseUnavailable(original)) {
-    log.error('database unavailable', { requestId, ...errorFields(original) });
-    return new GraphQLError(DATABASE_UNAVAILABLE_MESSAGE, {
-      extensions: { code: 'database_unavailable', request_id: requestId },
-    });
-  }
-  log.error('unhandled GraphQL error', { requestId, ...errorFields(original) });
-  return new GraphQLError(`Something went wrong on our side. Quote request id ${requestId} when you contact support.`, {
-    extensions: { code: 'internal_error', request_id: requestId },
-  });
-}
+type GraphQLDeps = Pick<ApiDeps, 'services' | 'verifier' | 'log' | 'proxies'> & { ceilings?: Ceilings };
 
-export function createGraphQLServer(deps: { services: Services; verifier: KeyVerifier; log: Logger; proxies: BlockList | null; ceilings?: Ceilings }) {
-  return createYoga<{ req: IncomingMessage }, GraphQLContext>({
+/** The Node adapter's server context: the request, and the id the HTTP server gave it (absent in tests calling yoga.fetch). */
+type ServerContext = { req: IncomingMessage; requestId?: string };
+
+export function createGraphQLServer(deps: GraphQLDeps) {
+  return createYoga<ServerContext, RequestContext>({
     schema,
     graphqlEndpoint: '/graphql',
     graphiql: false, // served by graphiql.ts from bundled assets (yoga's page loads its scripts from a public CDN)
@@ -78,15 +32,20 @@ export function createGraphQLServer(deps: { services: Services; verifier: KeyVer
     // graphql-jit compiles each distinct operation once (cached by yoga's document cache), so large
     // selections such as the score query skip graphql-js's generic executor on every call. The
     // ceilings come after it: they wrap whichever executor runs.
-    plugins: [useQueryLimits(), useGraphQlJit({}, { enableIf: (args) => jitCompatible(args.schema, args.document) }), useExecutionCeilings(deps.ceilings)],
+    plugins: [
+      useQueryLimits(), useGraphQlJit({}, { enableIf: (args) => jitCompatible(args.schema, args.document) }), useExecutionCeilings(deps.ceilings),
+      useRequestErrors(deps.log),
+    ],
     logging: false,
-    maskedErrors: { maskError: (error) => toGraphQLError(error, deps.log) },
-    context: async ({ request, req }): Promise<GraphQLContext> => {
-      const key = readApiKey(...apiKeyHeaders(req));
-      const viewer = key === null ? null : await deps.verifier.verify(key);
-      const idem = request.headers.get('idempotency-key') ?? undefined;
-      const ip = clientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], deps.proxies);
-      return { prisma: deps.services.prisma, services: deps.services, viewer, requestId: randomUUID(), idempotencyKey: idem, clientIp: ip };
+    maskedErrors: { maskError: (error) => graphqlError(error, deps.log) },
+    context: async ({ request, req, requestId = requestIdOf(req) }): Promise<RequestContext> => {
+      try {
+        const key = readApiKey(...apiKeyHeaders(req));
+        const viewer = key === null ? null : await deps.verifier.verify(key);
+        return requestContext(deps, req, requestId, viewer, { idempotencyKey: request.headers.get('idempotency-key') ?? undefined });
+      } catch (e) {
+        throw toAppError(e, requestId, deps.log); // the key store unreachable: logged and answered under this request's id
+      }
     },
   });
 }
@@ -100,7 +59,16 @@ type Yoga = ReturnType<typeof createGraphQLServer>;
  * closed; another content type: 415 unsupported_media_type. CORS headers (cors.ts) come first, so a granted
  * origin can read these refusals too.
  */
-export async function serveGraphQL(yoga: Yoga, req: IncomingMessage & { body?: unknown }, res: ServerResponse, maxBytes: number, cors: GraphQLCors): Promise<void> {
+export function createGraphQLHandler(deps: ApiDeps): Handler {
+  const yoga = createGraphQLServer(deps);
+  const cors = graphqlCors(deps.config.corsOrigins);
+  return (req, res, _path, requestId) => serveGraphQL(yoga, req, res, requestId, { maxBytes: deps.config.maxBodyBytes, cors, log: deps.log });
+}
+
+async function serveGraphQL(
+  yoga: Yoga, req: IncomingMessage & { body?: unknown }, res: ServerResponse, requestId: string, opts: { maxBytes: number; cors: GraphQLCors; log: Logger },
+): Promise<void> {
+  const { maxBytes, cors } = opts;
   if (cors.handle(req, res)) return;
   if (wantsGraphiql(req)) return sendGraphiqlPage(res);
   if (req.method === 'POST') {
@@ -114,10 +82,9 @@ export async function serveGraphQL(yoga: Yoga, req: IncomingMessage & { body?: u
       // yoga matches the type case- and space-sensitively ("APPLICATION/JSON" got an empty 415): it is JSON, say so plainly.
       req.headers['content-type'] = 'application/json';
     } catch (e) {
-      if (!isAppError(e)) throw e;
-      sendJson(res, e.status, { errors: [{ message: e.message, extensions: { code: e.code } }] }, { connection: 'close' });
+      sendError(res, e, requestId, opts.log, 'graphql', { connection: 'close' });
       return;
     }
   }
-  await yoga(req, res);
+  await yoga(req, res, { requestId });
 }

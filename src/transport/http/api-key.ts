@@ -1,6 +1,5 @@
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '../../errors.ts';
-import { MISSING_KEY_MESSAGE } from '../graphql/context.ts';
 
 /**
  * Reads the API key from `X-API-Key` or `Authorization: Bearer <key>`. Returns null when
@@ -26,7 +25,7 @@ export function readApiKey(xApiKey: string | string[] | null | undefined, author
 
 export function requireApiKey(xApiKey: string | string[] | null | undefined, authorization: string | string[] | null | undefined): string {
   const key = readApiKey(xApiKey, authorization);
-  if (key === null) throw new AppError('missing_api_key', MISSING_KEY_MESSAGE);
+  if (key === null) throw new AppError('missing_api_key');
   return key;
 }
 

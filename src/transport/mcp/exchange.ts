@@ -2,7 +2,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { JSONRPCMessage, JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { GraphQLContext } from '../graphql/context.ts';
+import type { RequestContext } from '../http/request-context.ts';
 
 /** A message that passed the SDK's JSON-RPC schema is a request when it has both a method and an id. */
 export function isRequest(message: JSONRPCMessage): message is JSONRPCRequest {
@@ -48,7 +48,7 @@ export class ExchangeMux implements Transport {
   }
 
   /** One exchange: a request resolves with its response (under the client's id), anything else with null (HTTP 202). */
-  exchange(message: JSONRPCMessage, ctx: GraphQLContext): Promise<JSONRPCMessage> | null {
+  exchange(message: JSONRPCMessage, ctx: RequestContext): Promise<JSONRPCMessage> | null {
     if (!isRequest(message)) return null;
     const id = ++this.lastId;
     return new Promise((answer) => {
@@ -62,8 +62,8 @@ export class ExchangeMux implements Transport {
 }
 
 /** The context an exchange attached to its request (see ExchangeMux.exchange). */
-export function contextOf(extra: { authInfo?: AuthInfo | undefined }): GraphQLContext {
-  const ctx = extra.authInfo?.extra?.ctx as GraphQLContext | undefined;
+export function contextOf(extra: { authInfo?: AuthInfo | undefined }): RequestContext {
+  const ctx = extra.authInfo?.extra?.ctx as RequestContext | undefined;
   if (!ctx) throw new Error('an MCP request reached a handler without its exchange context');
   return ctx;
 }

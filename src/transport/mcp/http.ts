@@ -1,22 +1,15 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { BlockList } from 'node:net';
 import { JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { AppError } from '../../errors.ts';
-import type { Config } from '../../config.ts';
-import type { Logger } from '../../platform/log.ts';
-import type { Services } from '../../domain/services.ts';
-import type { KeyVerifier } from '../../domain/access/verifier.ts';
-import type { GraphQLContext } from '../graphql/context.ts';
-import { clientIp } from '../http/client-ip.ts';
+import { requestContext, type ApiDeps } from '../http/request-context.ts';
 import { readJsonObject } from '../http/body.ts';
-import { asAppError, sendJson } from '../rest/respond.ts';
+import { sendJson } from '../http/send.ts';
+import { sendError } from '../http/errors.ts';
+import type { Handler } from '../http/server.ts';
 import { authenticate } from './auth.ts';
 import { originGuard } from './origin.ts';
-import { sendRpcError } from './rpc-error.ts';
 import { mcpServer } from './server.ts';
 import { connectMux, isRequest } from './exchange.ts';
 
-export type McpDeps = { services: Services; verifier: KeyVerifier; config: Config; log: Logger; proxies: BlockList | null };
 
 /**
  * POST /mcp: the MCP Streamable HTTP transport, stateless (no session: any process behind a balancer answers any
@@ -28,19 +21,18 @@ export type McpDeps = { services: Services; verifier: KeyVerifier; config: Confi
  * SDK's own schema (400; batches, dropped by the 2025-06-18 protocol, are refused) → MCP-Protocol-Version, when
  * sent, one the SDK supports (400) → the process's SDK server answers (exchange.ts); a notification alone gets 202.
  */
-export function createMcpHandler(deps: McpDeps) {
+export function createMcpHandler(deps: ApiDeps): Handler {
   const checkOrigin = originGuard(deps.config.baseUrl, deps.config.mcpAllowedOrigins);
   const mux = connectMux(mcpServer(deps.log));
-  return async function handleMcp(req: IncomingMessage, res: ServerResponse, requestId: string) {
+  return async function handleMcp(req, res, _path, requestId) {
     try {
       const cors = checkOrigin(req);
       for (const [name, value] of Object.entries(cors)) res.setHeader(name, value); // on refusals too, so a browser can read them
       if (req.method === 'OPTIONS' && cors['access-control-allow-origin']) { res.writeHead(204).end(); return; } // a CORS preflight
       if (req.method !== 'POST') {
-        sendRpcError(res, new AppError('method_not_allowed',
-          'This MCP server is stateless: send every JSON-RPC message as a POST (it opens no server-sent event stream and keeps no session to delete).'),
-          { allow: 'POST' });
-        return;
+        throw new AppError('method_not_allowed',
+          'This MCP server is stateless: send every JSON-RPC message as a POST (it opens no server-sent event stream and keeps no session to delete).',
+          undefined, undefined, { allow: 'POST' });
       }
       const viewer = await authenticate(req, deps.verifier);
       const accept = req.headers.accept ?? '';
@@ -57,15 +49,11 @@ export function createMcpHandler(deps: McpDeps) {
         throw new AppError('invalid_request', `Unsupported MCP-Protocol-Version ${version}; this server speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}.`,
           [{ field: 'MCP-Protocol-Version', message: 'unsupported protocol version' }]);
       }
-      const ctx: GraphQLContext = {
-        prisma: deps.services.prisma, services: deps.services, viewer, requestId, surface: 'agent_score',
-        clientIp: clientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], deps.proxies),
-      };
-      const answer = mux.exchange(message, ctx);
+      const answer = mux.exchange(message, requestContext(deps, req, requestId, viewer, { surface: 'agent_score' }));
       if (answer) sendJson(res, 200, await answer);
       else res.writeHead(202).end();
     } catch (e) {
-      sendRpcError(res, asAppError(e, requestId, deps.log));
+      sendError(res, e, requestId, deps.log, 'jsonrpc'); // the refusal as a JSON-RPC error, REST's body in its data
     }
   };
 }

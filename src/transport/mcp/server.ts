@@ -3,10 +3,10 @@ import path from 'node:path';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import type { GraphQLContext } from '../graphql/context.ts';
+import type { RequestContext } from '../http/request-context.ts';
 import type { Logger } from '../../platform/log.ts';
 import { PACKAGE_ROOT } from '../../platform/package-root.ts';
-import { asAppError } from '../rest/respond.ts';
+import { toAppError } from '../http/errors.ts';
 import { failure, parseArguments, success } from './tool.ts';
 import { TOOL_LISTING, TOOLS_BY_NAME } from './tools/index.ts';
 import { contextOf } from './exchange.ts';
@@ -33,13 +33,13 @@ export function mcpServer(log: Logger): Server {
 }
 
 /** Bad arguments and refusals are tool results (isError) the model can read and act on; only an unknown tool is a protocol error. */
-async function callTool(name: string, args: Record<string, unknown>, ctx: GraphQLContext, log: Logger): Promise<CallToolResult> {
+async function callTool(name: string, args: Record<string, unknown>, ctx: RequestContext, log: Logger): Promise<CallToolResult> {
   const spec = TOOLS_BY_NAME.get(name);
   if (!spec) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}. tools/list names the tools: ${[...TOOLS_BY_NAME.keys()].join(', ')}.`);
   try {
     const { input, raw, idempotencyKey } = parseArguments(spec, args);
     return success(await spec.run(input, { ...ctx, idempotencyKey }, raw), spec.render);
   } catch (e) {
-    return failure(asAppError(e, ctx.requestId, log));
+    return failure(toAppError(e, ctx.requestId, log));
   }
 }

@@ -4,7 +4,7 @@ import { AppError, invalidRequest, type ErrorDetail } from '../../errors.ts';
 import { camelToSnakePath, snakeToCamelKeys, toDetails } from '../../domain/validation.ts';
 import { IDEMPOTENCY_KEY } from '../../domain/memory/idempotency.ts';
 import { bodySchema, errorBody } from '../rest/openapi.ts';
-import type { GraphQLContext } from '../graphql/context.ts';
+import type { RequestContext } from '../http/request-context.ts';
 
 /**
  * One MCP tool: a thin translation onto what REST and GraphQL already run. Arguments arrive in the REST wire
@@ -24,7 +24,7 @@ export type ToolSpec<I = never> = {
   /** JSON Schema of a successful answer's structuredContent. */
   output: Record<string, unknown>;
   /** `raw` is the renamed arguments before the schema's transforms: what REST hands its operation. */
-  run(input: I, ctx: GraphQLContext, raw: Record<string, unknown>): Promise<Record<string, unknown>>;
+  run(input: I, ctx: RequestContext, raw: Record<string, unknown>): Promise<Record<string, unknown>>;
   /** The text block for clients that read only `content`: by default the answer's JSON, as the MCP specification advises. */
   render?(body: Record<string, unknown>): string;
 };

@@ -3,13 +3,11 @@ import { once } from 'node:events';
 import { AppError } from '../../errors.ts';
 import { apiKeyHeaders, requireApiKey } from '../http/api-key.ts';
 import { readJsonObject } from '../http/body.ts';
-import { clientIp } from '../http/client-ip.ts';
 import { camelToSnakePath, snakeToCamelKeys } from '../../domain/validation.ts';
 import { REPORT_ORDER, afterPosition, parseReportFilter } from '../../domain/analyst/report-filter.ts';
 import { reportWhere } from '../../domain/analyst/report-filter.ts';
 import { workspaceDb } from '../../domain/workspace/scope.ts';
-import type { GraphQLContext } from '../graphql/context.ts';
-import type { RestDeps } from './router.ts';
+import type { ApiDeps } from '../http/request-context.ts';
 import { CSV_HEADER, EXPORT_SELECT, decodeExportCursor, encodeExportCursor, toCsvLine, toRecord, type ExportRow } from './export-format.ts';
 
 /**
@@ -26,7 +24,7 @@ const CONTROL = new Set(['format', 'limit', 'cursor']);
 type ExportRequest = { params: Record<string, unknown>; format: 'ndjson' | 'csv'; limit: number; after: { createdAt: Date; id: number } | null };
 
 /** GET: `?outcome_code=spam,fraud_watch&from=...&format=csv`; POST: the same keys in a JSON body, lists as arrays. */
-async function readRequest(req: IncomingMessage, deps: RestDeps): Promise<ExportRequest> {
+async function readRequest(req: IncomingMessage, deps: ApiDeps): Promise<ExportRequest> {
   let raw: Record<string, unknown>;
   if (req.method === 'POST') {
     raw = snakeToCamelKeys(await readJsonObject(req, deps.config.maxBodyBytes)) as Record<string, unknown>;
@@ -61,15 +59,11 @@ function dateOf(value: string, field: string): Date {
   return d;
 }
 
-export async function handleExport(req: IncomingMessage, res: ServerResponse, requestId: string, deps: RestDeps): Promise<void> {
+export async function handleExport(req: IncomingMessage, res: ServerResponse, requestId: string, deps: ApiDeps): Promise<void> {
   const viewer = await deps.verifier.verify(requireApiKey(...apiKeyHeaders(req)));
   const request = await readRequest(req, deps);
   const filter = parseReportFilter(request.params, camelToSnakePath);
-  const ctx: GraphQLContext = {
-    prisma: deps.services.prisma, services: deps.services, viewer, requestId,
-    clientIp: clientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], deps.proxies),
-  };
-  const db = workspaceDb(ctx);
+  const db = workspaceDb(deps.services.prisma, viewer.workspaceId);
   const base = reportWhere(filter);
   const where = (after: { createdAt: Date; id: number } | null) => (after ? { AND: [base, afterPosition(after.createdAt, after.id)] } : base);
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ERROR_STATUS } from '../../errors.ts';
+import { ERRORS } from '../../errors.ts';
 import { ipQuerySchema, rateInputSchema, reportInputSchema } from '../../domain/memory/schemas.ts';
 
 /**
@@ -35,15 +35,15 @@ export function bodySchema(schema: z.ZodType) {
 export const errorBody = {
   type: 'object', required: ['ok', 'error', 'message'],
   properties: {
-    ok: { const: false }, error: { type: 'string', enum: Object.keys(ERROR_STATUS) }, message: { type: 'string' },
+    ok: { const: false }, error: { type: 'string', enum: Object.keys(ERRORS) }, message: { type: 'string' },
     details: { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } } },
     request_id: { type: 'string', description: 'Present on internal_error.' },
   },
 };
 const freeQuota = { type: 'object', properties: { counted: { const: false }, reason: { const: 'free_endpoint' } } };
-const errors = (...codes: Array<keyof typeof ERROR_STATUS>) => Object.fromEntries(
-  [...new Set(codes.map((c) => ERROR_STATUS[c]))].map((status) => [String(status), {
-    description: codes.filter((c) => ERROR_STATUS[c] === status).join(', '),
+const errors = (...codes: Array<keyof typeof ERRORS>) => Object.fromEntries(
+  [...new Set(codes.map((c) => ERRORS[c].status))].map((status) => [String(status), {
+    description: codes.filter((c) => ERRORS[c].status === status).join(', '),
     content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
   }]));
 const writeErrors = errors('missing_api_key', 'invalid_api_key', 'conflicting_api_keys', 'invalid_json', 'invalid_request',

@@ -1,7 +1,7 @@
 import { execute, parse, validate, type DocumentNode, type GraphQLError } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { schema } from '../graphql/schema.ts';
-import type { GraphQLContext } from '../graphql/context.ts';
+import type { RequestContext } from '../http/request-context.ts';
 import { isAppError } from '../../errors.ts';
 import { jitCompatible } from '../graphql/jit-scope.ts';
 
@@ -37,7 +37,7 @@ export function defineOperation(name: string, source: string): Operation {
   return { document, name, compiled };
 }
 
-export async function runOperation<T>(op: Operation, variables: Record<string, unknown>, context: GraphQLContext): Promise<T> {
+export async function runOperation<T>(op: Operation, variables: Record<string, unknown>, context: RequestContext): Promise<T> {
   const result = op.compiled
     ? await op.compiled.query(undefined, context, variables)
     : await execute({ schema, document: op.document, contextValue: context, variableValues: variables });

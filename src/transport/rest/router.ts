@@ -1,12 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError, invalidRequest } from '../../errors.ts';
-import type { Logger } from '../../platform/log.ts';
-import type { Services } from '../../domain/services.ts';
-import type { BlockList } from 'node:net';
-import { clientIp } from '../http/client-ip.ts';
-import type { KeyVerifier } from '../../domain/access/verifier.ts';
-import type { Config } from '../../config.ts';
 import { apiKeyHeaders, requireApiKey } from '../http/api-key.ts';
+import { requestContext, type ApiDeps } from '../http/request-context.ts';
+import type { Handler } from '../http/server.ts';
 import { readJsonObject } from '../http/body.ts';
 import { IDEMPOTENCY_KEY } from '../../domain/memory/idempotency.ts';
 import { ipQuerySchema, rateInputSchema, reportInputSchema } from '../../domain/memory/schemas.ts';
@@ -15,13 +11,13 @@ import { scoreOperation, shapeScore } from './score.ts';
 import { camelToSnakePath, snakeToCamelKeys, toDetails } from '../../domain/validation.ts';
 import { runOperation, type Operation } from './operation.ts';
 import { rateOperation, reportOperation, shapeRate, shapeReport } from './writes.ts';
-import { sendError, sendJson } from './respond.ts';
+import { sendJson } from '../http/send.ts';
+import { sendError } from '../http/errors.ts';
 import { openApiDocument } from './openapi.ts';
 import { handleExport } from './export.ts';
 import type { z } from 'zod';
 
-export type RestDeps = { services: Services; verifier: KeyVerifier; config: Config; log: Logger; proxies: BlockList | null };
-type Handler = (req: IncomingMessage, res: ServerResponse, requestId: string) => Promise<void>;
+type Method = (req: IncomingMessage, res: ServerResponse, requestId: string) => Promise<void>;
 
 /**
  * A JSON endpoint: auth, body, the shared zod schema (so REST reports its own field names),
@@ -37,7 +33,7 @@ type Endpoint = {
   creates: boolean;
 };
 
-function endpoint(deps: RestDeps, spec: Endpoint): Handler {
+function endpoint(deps: ApiDeps, spec: Endpoint): Method {
   return async (req, res, requestId) => {
     const viewer = await deps.verifier.verify(requireApiKey(...apiKeyHeaders(req)));
     const idempotencyKey = spec.creates ? readIdempotencyKey(req.headers['idempotency-key']) : undefined;
@@ -46,10 +42,7 @@ function endpoint(deps: RestDeps, spec: Endpoint): Handler {
     if (!checked.success) {
       throw invalidRequest(toDetails(checked.error).map((d) => ({ field: camelToSnakePath(d.field), message: d.message })));
     }
-    const context = {
-      prisma: deps.services.prisma, services: deps.services, viewer, requestId, idempotencyKey,
-      clientIp: clientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], deps.proxies),
-    };
+    const context = requestContext(deps, req, requestId, viewer, { idempotencyKey });
     const data = await runOperation<never>(spec.op, { ...spec.variables(input), ...(spec.creates ? { idempotencyKey } : {}) }, context);
     const { body, replayed, headers } = spec.shape(data);
     sendJson(res, spec.creates && !replayed ? 201 : 200, body, { ...headers, ...(replayed ? { 'idempotent-replayed': 'true' } : {}) });
@@ -64,9 +57,9 @@ function readIdempotencyKey(header: string | string[] | undefined): string | und
   return header;
 }
 
-export function createRestRouter(deps: RestDeps) {
+export function createRestRouter(deps: ApiDeps): Handler {
   const openapi = JSON.stringify(openApiDocument(deps.config.baseUrl));
-  const routes: Record<string, Partial<Record<string, Handler>>> = {
+  const routes: Record<string, Partial<Record<string, Method>>> = {
     '/risk_api/rate': { POST: endpoint(deps, { schema: rateInputSchema, op: rateOperation, variables: (input) => ({ input }), shape: shapeRate as never, creates: true }) },
     '/risk_api/report': { POST: endpoint(deps, { schema: reportInputSchema, op: reportOperation, variables: (input) => ({ input }), shape: shapeReport as never, creates: true }) },
     '/risk_api/score': { POST: endpoint(deps, { schema: ipQuerySchema, op: scoreOperation, variables: (input) => ({ ip: input.ip }), shape: shapeScore as never, creates: false }) },
@@ -80,15 +73,14 @@ export function createRestRouter(deps: RestDeps) {
     },
   };
 
-  return async function handleRest(req: IncomingMessage, res: ServerResponse, path: string, requestId: string) {
+  return async function handleRest(req, res, path, requestId) {
     const route = routes[path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path];
     try {
       if (!route) throw new AppError('not_found', `No endpoint at ${path}. See ${deps.config.baseUrl}/risk_api/openapi.json.`);
       const handler = route[req.method ?? ''];
       if (!handler) {
         const allow = Object.keys(route).join(', ');
-        sendError(res, new AppError('method_not_allowed', `Use ${allow} for ${path}.`), requestId, deps.log, { allow });
-        return;
+        throw new AppError('method_not_allowed', `Use ${allow} for ${path}.`, undefined, undefined, { allow });
       }
       await handler(req, res, requestId);
     } catch (e) {

@@ -18,7 +18,7 @@ export type WebDeps = {
 
 /** One control-plane request. */
 export type WebRequest = {
-  req: IncomingMessage; res: ServerResponse; method: string; path: string; query: URLSearchParams;
+  req: IncomingMessage; res: ServerResponse; method: string; path: string; requestId: string; query: URLSearchParams;
   ip: string; session: Session | null;
 };
 

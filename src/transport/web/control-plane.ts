@@ -1,83 +1,83 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
+import { AppError } from '../../errors.ts';
 import { clientIp } from '../http/client-ip.ts';
+import { sendError } from '../http/errors.ts';
+import type { Handler } from '../http/server.ts';
 import { readSession } from '../../domain/accounts/sessions.ts';
-import { readCookies, redirect, sendHtml } from './http.ts';
+import { readCookies, readForm, redirect, securityHeaders } from './http.ts';
 import { html, page } from './html.ts';
 import { SESSION_COOKIE, type SignedIn, type WebDeps, type WebRequest } from './context.ts';
 import { checkOrigin, checkSessionToken } from './csrf.ts';
-import { WebError } from './web-error.ts';
 import { confirmPage, registerPage, signInPage, signOut } from './auth-pages.ts';
 import { keysPage, revokePage } from './keys-page.ts';
 import { subscriptionPage } from './subscription-page.ts';
 import { usagePage } from './usage-page.ts';
 import { reportPage } from './report-page.ts';
 import { APP_JS } from './assets.ts';
-import { readForm } from './http.ts';
-import { isAppError } from '../../errors.ts';
-import { errorFields } from '../../platform/log.ts';
 import { createWorkspaceGraphql, WORKSPACE_GRAPHQL_PATH } from './graphql/server.ts';
 
 /**
  * The web workspace control plane (API mode) under /workspace/. Sessions only: a request
  * carrying an API key is refused, and the session cookie (Path=/workspace) never reaches the API.
+ * Refusals are pages, rendered from the error table by the one error renderer.
  */
-export type ControlPlane = (req: IncomingMessage, res: ServerResponse, path: string) => Promise<void>;
-
-export function createControlPlane(deps: WebDeps): ControlPlane {
+export function createControlPlane(deps: WebDeps): Handler {
   const graphql = createWorkspaceGraphql(deps);
-  return async (req, res, path) => {
-    const w: WebRequest = {
-      req, res, path, method: req.method ?? 'GET', query: new URL(req.url ?? '/', 'http://x').searchParams,
+  return async (req, res, path, requestId) => {
+    const web: WebRequest = {
+      req, res, path, requestId, method: req.method ?? 'GET', query: new URL(req.url ?? '/', 'http://x').searchParams,
       ip: clientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], deps.proxies), session: null,
     };
     // The session GraphQL answers JSON, never HTML pages: it does its own session, API-key and CSRF checks.
-    if (path === WORKSPACE_GRAPHQL_PATH || path === `${WORKSPACE_GRAPHQL_PATH}/`) return graphql(w);
+    if (path === WORKSPACE_GRAPHQL_PATH || path === `${WORKSPACE_GRAPHQL_PATH}/`) return graphql(web);
     try {
-      await route(deps, w);
+      await route(deps, web);
     } catch (e) {
-      const status = e instanceof WebError ? e.status : isAppError(e) ? e.status : 500;
-      if (status === 500) deps.log.error('control plane error', { path, ...errorFields(e) });
-      const message = status === 500 ? 'Something went wrong on our side; try again.' : (e as Error).message;
-      const chrome = w.session ? { email: w.session.account.email, csrf: w.session.csrfToken } : null;
-      const headers = e instanceof WebError ? e.headers : isAppError(e) ? e.headers ?? {} : {}; // e.g. Retry-After
-      if (!res.headersSent) sendHtml(res, status, page('Something is not right', chrome, html`<p class="notice error" role="alert">${message}</p><p><a href="javascript:history.back()">Back</a></p>`), headers);
+      const chrome = web.session ? { email: web.session.account.email, csrf: web.session.csrfToken } : null;
+      const errorPage = (error: AppError) => page('Something is not right', chrome,
+        html`<p class="notice error" role="alert">${error.message}</p><p><a href="javascript:history.back()">Back</a></p>`);
+      sendError(res, e, requestId, deps.log, { html: errorPage }, securityHeaders);
     }
   };
 }
 
-async function route(deps: WebDeps, w: WebRequest) {
-  const { path, method } = w;
-  if (w.req.headers['x-api-key'] || /^bearer\s/i.test(w.req.headers.authorization ?? '')) {
-    throw new WebError(401, 'The workspace control plane accepts a signed-in session, not API keys. API keys work on /risk_api/ and /graphql.');
+function usesApiKey(req: IncomingMessage): boolean {
+  return Boolean(req.headers['x-api-key']) || /^bearer\s/i.test(req.headers.authorization ?? '');
+}
+
+async function route(deps: WebDeps, web: WebRequest) {
+  const { path, method } = web;
+  if (usesApiKey(web.req)) throw new AppError('api_key_not_accepted');
+  if (method !== 'GET' && method !== 'HEAD' && method !== 'POST') {
+    throw new AppError('method_not_allowed', 'Only GET and POST are served here.', undefined, undefined, { allow: 'GET, HEAD, POST' });
   }
-  if (method !== 'GET' && method !== 'HEAD' && method !== 'POST') throw new WebError(405, 'Only GET and POST are served here.');
   if (path === '/workspace/assets/app.js') {
-    w.res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'max-age=300', 'x-content-type-options': 'nosniff' });
-    return void w.res.end(APP_JS);
+    web.res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'max-age=300', 'x-content-type-options': 'nosniff' });
+    return void web.res.end(APP_JS);
   }
-  w.session = await readSession(deps.services.prisma, readCookies(w.req).get(SESSION_COOKIE));
-  if (path === '/workspace/register') return registerPage(deps, w);
-  if (path === '/workspace/confirm') return confirmPage(deps, w);
-  if (path === '/workspace/sign-in') return w.session && method === 'GET' ? redirect(w.res, '/workspace/keys') : signInPage(deps, w);
-  if (!w.session) {
-    if (method === 'GET') return redirect(w.res, '/workspace/sign-in');
-    throw new WebError(401, 'Sign in first: this page needs a signed-in session.');
+  web.session = await readSession(deps.services.prisma, readCookies(web.req).get(SESSION_COOKIE));
+  if (path === '/workspace/register') return registerPage(deps, web);
+  if (path === '/workspace/confirm') return confirmPage(deps, web);
+  if (path === '/workspace/sign-in') return web.session && method === 'GET' ? redirect(web.res, '/workspace/keys') : signInPage(deps, web);
+  if (!web.session) {
+    if (method === 'GET') return redirect(web.res, '/workspace/sign-in');
+    throw new AppError('unauthenticated', 'Sign in first: this page needs a signed-in session.');
   }
-  const s = w as SignedIn;
+  const signedIn = web as SignedIn;
   if (method === 'POST') {
-    checkOrigin(w.req, deps.config.baseUrl);
-    checkSessionToken((await readForm(w.req)).get('_csrf'), s.session.csrfToken);
+    checkOrigin(web.req, deps.config.baseUrl);
+    checkSessionToken((await readForm(web.req)).get('_csrf'), signedIn.session.csrfToken);
   }
-  if (path === '/workspace' || path === '/workspace/') return redirect(w.res, '/workspace/keys');
-  if (path === '/workspace/sign-out' && method === 'POST') return signOut(deps, s);
-  if (path === '/workspace/keys') return keysPage(deps, s);
+  if (path === '/workspace' || path === '/workspace/') return redirect(web.res, '/workspace/keys');
+  if (path === '/workspace/sign-out' && method === 'POST') return signOut(deps, signedIn);
+  if (path === '/workspace/keys') return keysPage(deps, signedIn);
   const revoke = /^\/workspace\/keys\/([A-Za-z0-9_]{1,40})\/revoke$/.exec(path);
-  if (revoke) return revokePage(deps, s, revoke[1]!);
-  if (path === '/workspace/subscription') return subscriptionPage(deps, s, method === 'POST' ? 'request' : 'show');
-  if (path === '/workspace/subscription/resend' && method === 'POST') return subscriptionPage(deps, s, 'resend');
-  if (path === '/workspace/subscription/confirm-email' && method === 'POST') return subscriptionPage(deps, s, 'confirm-email');
-  if (path === '/workspace/usage') return usagePage(deps, s);
+  if (revoke) return revokePage(deps, signedIn, revoke[1]!);
+  if (path === '/workspace/subscription') return subscriptionPage(deps, signedIn, method === 'POST' ? 'request' : 'show');
+  if (path === '/workspace/subscription/resend' && method === 'POST') return subscriptionPage(deps, signedIn, 'resend');
+  if (path === '/workspace/subscription/confirm-email' && method === 'POST') return subscriptionPage(deps, signedIn, 'confirm-email');
+  if (path === '/workspace/usage') return usagePage(deps, signedIn);
   const report = /^\/workspace\/reports\/([a-z]+)\/([^/]+)$/.exec(path);
-  if (report && method !== 'HEAD') return reportPage(deps, s, report[1]!, report[2]!);
-  throw new WebError(404, `Nothing at ${path}.`);
+  if (report && method !== 'HEAD') return reportPage(deps, signedIn, report[1]!, report[2]!);
+  throw new AppError('not_found', `Nothing at ${path}.`);
 }

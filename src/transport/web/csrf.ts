@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { sameToken } from '../../domain/accounts/sessions.ts';
-import { forbidden } from './web-error.ts';
+import { AppError } from '../../errors.ts';
 import { readCookies } from './http.ts';
 import { PRE_CSRF_COOKIE } from './context.ts';
 
@@ -16,11 +16,11 @@ export function checkOrigin(req: IncomingMessage, baseUrl: string) {
   const origin = req.headers.origin;
   if (!origin) return;
   const own = new Set([new URL(baseUrl).origin, `http://${req.headers.host}`, `https://${req.headers.host}`]);
-  if (!own.has(origin)) throw forbidden('The request came from another site (Origin mismatch).');
+  if (!own.has(origin)) throw new AppError('origin_not_allowed', 'The request came from another site (Origin mismatch).');
 }
 
 export function checkSessionToken(sent: string | null | undefined, expected: string) {
-  if (!sameToken(sent, expected)) throw forbidden('The form expired or did not come from this site (CSRF token missing or wrong). Reload the page and try again.');
+  if (!sameToken(sent, expected)) throw new AppError('csrf_token_invalid');
 }
 
 /** The pre-session token of the register/sign-in forms; a new one when the browser has none. */
@@ -31,5 +31,5 @@ export function preSessionToken(req: IncomingMessage): { token: string; fresh: b
 
 export function checkPreSessionToken(req: IncomingMessage, sent: string | null) {
   const have = readCookies(req).get(PRE_CSRF_COOKIE);
-  if (!have || !sameToken(sent, have)) throw forbidden('The form expired or did not come from this site (CSRF token missing or wrong). Reload the page and try again.');
+  if (!have || !sameToken(sent, have)) throw new AppError('csrf_token_invalid');
 }

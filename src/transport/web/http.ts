@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError } from '../../errors.ts';
+import { readBody } from '../http/body.ts';
 
 /** Small HTTP helpers of the control plane: cookies, form bodies, HTML responses. */
 
@@ -27,28 +28,16 @@ export function cookie(name: string, value: string, o: CookieOptions): string {
   return `${name}=${encodeURIComponent(value)}; Path=${o.path ?? '/workspace'}; Max-Age=${o.maxAgeS}; Expires=${expires}; HttpOnly; SameSite=Lax${o.secure ? '; Secure' : ''}`;
 }
 
-export async function readRaw(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
-  if (Number(req.headers['content-length'] ?? 0) > maxBytes) throw new AppError('payload_too_large', `The body is larger than ${maxBytes} bytes.`);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > maxBytes) throw new AppError('payload_too_large', `The body is larger than ${maxBytes} bytes.`);
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
-}
-
 /** The parsed form, read once per request (the router reads it for the CSRF check; the page reuses it). */
 export async function readForm(req: IncomingMessage & { parsedForm?: URLSearchParams }): Promise<URLSearchParams> {
   if (req.parsedForm) return req.parsedForm;
   const type = req.headers['content-type'] ?? '';
   if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(type)) throw new AppError('unsupported_media_type', 'Send the form as application/x-www-form-urlencoded.');
-  req.parsedForm = new URLSearchParams((await readRaw(req, 16 * 1024)).toString('utf8'));
+  req.parsedForm = new URLSearchParams((await readBody(req, 16 * 1024)).toString('utf8'));
   return req.parsedForm;
 }
 
-const SECURITY_HEADERS = {
+export const securityHeaders: Record<string, string> = {
   'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; script-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; connect-src 'self'",
   'x-frame-options': 'DENY',
   'x-content-type-options': 'nosniff',
@@ -57,11 +46,11 @@ const SECURITY_HEADERS = {
 };
 
 export function sendHtml(res: ServerResponse, status: number, body: string, headers: Record<string, string | string[]> = {}) {
-  res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', ...SECURITY_HEADERS, ...headers });
+  res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', ...securityHeaders, ...headers });
   res.end(body);
 }
 
 export function redirect(res: ServerResponse, location: string, headers: Record<string, string | string[]> = {}) {
-  res.writeHead(303, { location, ...SECURITY_HEADERS, ...headers });
+  res.writeHead(303, { location, ...securityHeaders, ...headers });
   res.end();
 }

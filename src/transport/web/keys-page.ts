@@ -1,9 +1,9 @@
+import { AppError } from '../../errors.ts';
 import { html, page, csrfField, when, type Html } from './html.ts';
 import { readForm, redirect, sendHtml } from './http.ts';
 import type { SignedIn, WebDeps } from './context.ts';
 import { KEY_NAME_MAX } from '../../domain/access/keys.ts';
 import { createKey, findKey, listKeys, revokeKey } from './workspace-actions.ts';
-import { WebError } from './web-error.ts';
 
 /**
  * Keys: create (the secret is rendered once, in the response to the POST, and stored nowhere
@@ -40,7 +40,7 @@ Copy it now: this is the only time it is shown. After you leave or reload this p
 export async function revokePage(deps: WebDeps, w: SignedIn, prefix: string) {
   const a = w.session.account;
   const key = await findKey(deps, a, prefix);
-  if (!key) throw new WebError(404, `No key with prefix ${prefix} in this workspace.`);
+  if (!key) throw new AppError('not_found', `No key with prefix ${prefix} in this workspace.`);
   if (w.method === 'POST') {
     await revokeKey(deps, a, prefix);
     return redirect(w.res, '/workspace/keys');

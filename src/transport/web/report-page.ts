@@ -1,3 +1,4 @@
+import { AppError } from '../../errors.ts';
 import { csrfField, html, page, when, type Html } from './html.ts';
 import { sendHtml } from './http.ts';
 import type { SignedIn, WebDeps } from './context.ts';
@@ -5,7 +6,6 @@ import { DIMENSION_CODES, type DimensionCode } from '../../domain/network/types.
 import type { PublishedEntity } from '../../domain/publishing/index.ts';
 import { nextUtcMidnightMs, quotaKey, utcDay } from '../../platform/counters/keys.ts';
 import { parseIp } from '../../domain/network/ip.ts';
-import { WebError } from './web-error.ts';
 
 /**
  * Direct report pages (the score response's report links): one dimension entity's published
@@ -29,13 +29,13 @@ function summary(title: string, s: PublishedEntity | null | undefined): Html {
 }
 
 export async function reportPage(deps: WebDeps, w: SignedIn, code: string, rawKey: string) {
-  if (!(DIMENSION_CODES as readonly string[]).includes(code)) throw new WebError(404, `Unknown dimension "${code}".`);
+  if (!(DIMENSION_CODES as readonly string[]).includes(code)) throw new AppError('not_found', `Unknown dimension "${code}".`);
   const dim = code as DimensionCode;
   let key: string;
-  try { key = decodeURIComponent(rawKey); } catch { throw new WebError(400, 'The entity key is not valid URL encoding.'); }
+  try { key = decodeURIComponent(rawKey); } catch { throw new AppError('invalid_request', 'The entity key is not valid URL encoding.'); }
   if (dim === 'ip') {
     const ip = parseIp(key);
-    if (!ip.ok) throw new WebError(400, `Not an IP address: ${ip.reason}.`);
+    if (!ip.ok) throw new AppError('invalid_request', `Not an IP address: ${ip.reason}.`);
     key = ip.canonical;
   }
   const a = w.session.account;

@@ -2,8 +2,6 @@ import { html, page, csrfField, when } from './html.ts';
 import { readForm, redirect, sendHtml } from './http.ts';
 import type { SignedIn, WebDeps } from './context.ts';
 import { requestTier, resendApprovalMail, sendConfirmationMail, subscriptionState, tierOffers } from './workspace-actions.ts';
-import { isAppError } from '../../errors.ts';
-import { WebError } from './web-error.ts';
 
 const SENT: Record<string, string> = {
   '1': 'The e-mail with the approval link is on its way.',
@@ -20,15 +18,10 @@ export async function subscriptionPage(deps: WebDeps, w: SignedIn, action: 'show
   const notice = SENT[w.query.get('sent') ?? ''] ?? null;
   if (w.method === 'POST') {
     const f = await readForm(w.req);
-    try {
-      if (action === 'request') await requestTier(deps, a, f.get('tier') ?? '');
-      else if (action === 'confirm-email') await sendConfirmationMail(deps, a);
-      else await resendApprovalMail(deps, a);
-      return redirect(w.res, `/workspace/subscription?sent=${action === 'confirm-email' ? 'confirmation' : '1'}`);
-    } catch (e) {
-      if (!isAppError(e)) throw e;
-      throw new WebError(e.status, e.message, e.headers ?? {});
-    }
+    if (action === 'request') await requestTier(deps, a, f.get('tier') ?? '');
+    else if (action === 'confirm-email') await sendConfirmationMail(deps, a);
+    else await resendApprovalMail(deps, a);
+    return redirect(w.res, `/workspace/subscription?sent=${action === 'confirm-email' ? 'confirmation' : '1'}`);
   }
   const view = await subscriptionState(deps, a);
   const tiers = tierOffers(deps).filter((t) => t.requestable);

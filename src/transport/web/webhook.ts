@@ -1,27 +1,33 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { WebDeps } from './context.ts';
-import { readRaw } from './http.ts';
+import { AppError } from '../../errors.ts';
 import { WebhookRejected } from '../../domain/billing/provider.ts';
 import { applyEvent } from '../../domain/billing/webhook-events.ts';
-import { sendJson } from '../rest/respond.ts';
+import { readBody } from '../http/body.ts';
+import { sendJson } from '../http/send.ts';
+import type { Handler } from '../http/server.ts';
 
 /**
  * POST /webhooks/paypal. Forged, stale or unsigned deliveries → 400 and nothing changes.
  * A verified event → 200 whatever its outcome (replayed, mismatched, ...): the provider
- * must not retry an event we deliberately ignored.
+ * must not retry an event we deliberately ignored. Refusals are REST-shaped errors (the HTTP server renders them).
  */
-export async function handleWebhook(deps: WebDeps, req: IncomingMessage, res: ServerResponse) {
+export function webhookHandler(deps: WebDeps): Handler {
+  return (req, res) => handleWebhook(deps, req, res);
+}
+
+async function handleWebhook(deps: WebDeps, req: IncomingMessage, res: ServerResponse) {
   const provider = deps.billing.provider;
-  if (!provider) return sendJson(res, 404, { ok: false, error: 'not_found', message: 'No payment provider is configured.' });
-  if (req.method !== 'POST') return sendJson(res, 405, { ok: false, error: 'method_not_allowed', message: 'POST only.' }, { allow: 'POST' });
-  const raw = await readRaw(req, 256 * 1024);
+  if (!provider) throw new AppError('not_found', 'No payment provider is configured.');
+  if (req.method !== 'POST') throw new AppError('method_not_allowed', 'POST only.', undefined, undefined, { allow: 'POST' });
+  const raw = await readBody(req, 256 * 1024);
   let event;
   try {
     event = await provider.verifyWebhook(req.headers, raw);
   } catch (e) {
     if (!(e instanceof WebhookRejected)) throw e;
     deps.log.warn('webhook rejected', { reason: e.message });
-    return sendJson(res, 400, { ok: false, error: 'invalid_signature', message: e.message });
+    throw new AppError('invalid_signature', e.message);
   }
   let outcome;
   try {

@@ -1,5 +1,5 @@
 import { builder } from '../builder.ts';
-import { workspaceDb, workspaceIdOf } from '../../../domain/workspace/scope.ts';
+import { viewerOf, workspaceDbOf, type RequestContext } from '../../http/request-context.ts';
 import { AppError } from '../../../errors.ts';
 import { SUBJECT_KIND_CODES } from '../../../domain/subjects/kinds.ts';
 import { MAX_WINDOW_DAYS, reportCountsByOutcome, topSubjects, type OutcomeDay, type SubjectCount } from '../../../domain/analyst/aggregates.ts';
@@ -8,7 +8,6 @@ import { DimensionEntityRef, EntityView } from './network.ts';
 import { loadersOf } from '../loaders.ts';
 import type { ListSize } from '../cost.ts';
 import { OUTCOME_CODES } from '../../../domain/memory/vocabulary.ts';
-import type { GraphQLContext } from '../context.ts';
 import type { DimensionCode } from '../../../domain/network/types.ts';
 
 const DAY_MS = 86_400_000;
@@ -44,7 +43,7 @@ builder.queryField('reportCountsByOutcome', (t) =>
       to: t.arg({ type: 'DateTime', required: true, description: 'Window end (exclusive).' }),
     },
     resolve: (_root, { from, to }, ctx) => {
-      const workspaceId = workspaceIdOf(ctx);
+      const workspaceId = viewerOf(ctx).workspaceId;
       if (from >= to || to.getTime() - from.getTime() > MAX_WINDOW_DAYS * DAY_MS) {
         throw new AppError('invalid_request', `from must be before to, at most ${MAX_WINDOW_DAYS} days apart.`, [{ field: 'to', message: 'window out of range' }]);
       }
@@ -62,7 +61,7 @@ builder.queryField('topSubjects', (t) =>
       kind: t.arg.string({ description: `Only subjects of this kind: ${SUBJECT_KIND_CODES.join(', ')}.` }),
     },
     resolve: (_root, { limit, kind }, ctx) => {
-      const workspaceId = workspaceIdOf(ctx);
+      const workspaceId = viewerOf(ctx).workspaceId;
       const n = limit ?? 10;
       if (!Number.isInteger(n) || n < 1 || n > 100) throw new AppError('invalid_request', 'limit must be 1-100.', [{ field: 'limit', message: 'must be 1-100' }]);
       if (kind != null && !(SUBJECT_KIND_CODES as readonly string[]).includes(kind)) {
@@ -82,23 +81,23 @@ for (const ref of [EntityView, DimensionEntityRef] as const) {
       totalCount: async (entity, _args, ctx) => (await entityIps(ctx, entity)).length,
       resolve: async (query, entity, _args, ctx) => {
         const ids = pageWindow(await entityIps(ctx, entity), query);
-        return ids.length === 0 ? [] : workspaceDb(ctx).subject.findMany({ ...query, where: { id: { in: ids } }, orderBy: { id: 'asc' } });
+        return ids.length === 0 ? [] : workspaceDbOf(ctx).subject.findMany({ ...query, where: { id: { in: ids } }, orderBy: { id: 'asc' } });
       },
     }, { description: 'A page of IP address subjects.' }, { description: 'An IP address subject with its cursor.' }));
 }
 
 /** One index per service set (one per process): see EntityIpIndex. */
-const indexes = new WeakMap<GraphQLContext['services'], EntityIpIndex>();
+const indexes = new WeakMap<RequestContext['services'], EntityIpIndex>();
 
 /** One lookup per entity per request, shared by the page and its totalCount. */
-function entityIps(ctx: GraphQLContext, entity: { code: DimensionCode; key: string }): Promise<number[]> {
+function entityIps(ctx: RequestContext, entity: { code: DimensionCode; key: string }): Promise<number[]> {
   const memo = loadersOf(ctx).entityIps;
   const k = `${entity.code}\u0000${entity.key}`;
   let ids = memo.get(k);
   if (!ids) {
     let index = indexes.get(ctx.services);
     if (!index) indexes.set(ctx.services, (index = new EntityIpIndex(ctx.prisma, ctx.services.network)));
-    memo.set(k, (ids = index.ids(workspaceIdOf(ctx), entity.code, entity.key)));
+    memo.set(k, (ids = index.ids(viewerOf(ctx).workspaceId, entity.code, entity.key)));
   }
   return ids;
 }

@@ -1,6 +1,6 @@
 import { builder } from '../builder.ts';
 import type { ListSize } from '../cost.ts';
-import { viewerOf } from '../context.ts';
+import { viewerOf } from '../../http/request-context.ts';
 import { AppError } from '../../../errors.ts';
 import { DIMENSION_CODES, type DimensionCode, type DimensionEntity } from '../../../domain/network/types.ts';
 import type { PublishedEntity } from '../../../domain/publishing/index.ts';

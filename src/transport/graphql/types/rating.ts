@@ -1,5 +1,5 @@
 import { builder } from '../builder.ts';
-import { workspaceDb, workspaceIdOf } from '../../../domain/workspace/scope.ts';
+import { viewerOf, workspaceDbOf } from '../../http/request-context.ts';
 import { requireIp } from '../../../domain/lookups/dimensions.ts';
 import { AppError } from '../../../errors.ts';
 import { LIMITS } from '../../../domain/memory/schemas.ts';
@@ -33,9 +33,9 @@ builder.queryField('ratingsOfIp', (t) =>
       from: t.arg({ type: 'DateTime', description: 'Stored at or after this instant.' }),
       to: t.arg({ type: 'DateTime', description: 'Stored before this instant.' }),
     },
-    totalCount: (_root, args, ctx) => workspaceDb(ctx).rating.count({ where: ratingsWhere(args, workspaceIdOf(ctx)) }),
+    totalCount: (_root, args, ctx) => workspaceDbOf(ctx).rating.count({ where: ratingsWhere(args, viewerOf(ctx).workspaceId) }),
     resolve: (query, _root, args, ctx) =>
-      workspaceDb(ctx).rating.findMany({ ...query, where: ratingsWhere(args, workspaceIdOf(ctx)), orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] }),
+      workspaceDbOf(ctx).rating.findMany({ ...query, where: ratingsWhere(args, viewerOf(ctx).workspaceId), orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] }),
   }, { description: 'A page of ratings.' }, { description: 'A rating with its cursor.' }));
 
 /**

@@ -1,5 +1,5 @@
 import { builder } from '../builder.ts';
-import { workspaceDb } from '../../../domain/workspace/scope.ts';
+import { workspaceDbOf } from '../../http/request-context.ts';
 import { REPORT_ORDER, parseReportFilter, reportWhere } from '../../../domain/analyst/report-filter.ts';
 import { LIMITS } from '../../../domain/memory/schemas.ts';
 import { listLimit, textCost, type ListSize } from '../cost.ts';
@@ -67,7 +67,7 @@ builder.queryField('report', (t) =>
     nullable: true,
     description: 'A report of the calling workspace by database id (null when it does not exist or belongs to another workspace).',
     args: { id: t.arg.int({ required: true, description: 'The report\'s databaseId.' }) },
-    resolve: (query, _root, args, ctx) => workspaceDb(ctx).report.findFirst({ ...query, where: { id: args.id } }),
+    resolve: (query, _root, args, ctx) => workspaceDbOf(ctx).report.findFirst({ ...query, where: { id: args.id } }),
   }));
 
 builder.queryField('reports', (t) =>
@@ -76,7 +76,7 @@ builder.queryField('reports', (t) =>
     cursor: 'id',
     description: 'The calling workspace\'s reports, newest first (by time, then id), filtered. Cursors hold a report\'s position, so reports stored between two page reads never shift or repeat items.',
     args: { filter: t.arg({ type: ReportFilterInput, description: 'Which reports; all when omitted.' }) },
-    totalCount: (_root, args, ctx) => workspaceDb(ctx).report.count({ where: reportWhere(filterOf(args.filter)) }),
+    totalCount: (_root, args, ctx) => workspaceDbOf(ctx).report.count({ where: reportWhere(filterOf(args.filter)) }),
     resolve: (query, _root, args, ctx) =>
-      workspaceDb(ctx).report.findMany({ ...query, where: reportWhere(filterOf(args.filter)), orderBy: REPORT_ORDER }),
+      workspaceDbOf(ctx).report.findMany({ ...query, where: reportWhere(filterOf(args.filter)), orderBy: REPORT_ORDER }),
   }, { description: 'A page of reports.' }, { description: 'A report with its cursor.' }));

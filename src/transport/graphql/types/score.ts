@@ -3,7 +3,7 @@ import { textCost, type ListSize } from '../cost.ts';
 import { DIMENSION_CODES } from '../../../domain/network/types.ts';
 import { RECENT_WINDOWS } from '../../../domain/community/windows.ts';
 import { LIMITS } from '../../../domain/memory/schemas.ts';
-import { viewerOf } from '../context.ts';
+import { viewerOf } from '../../http/request-context.ts';
 import { ApiKeyInfo } from './workspace.ts';
 import { PublicationInfo } from './network.ts';
 import { scoreRequest } from '../../../domain/lookups/score-call.ts';

@@ -1,7 +1,6 @@
 import { builder } from '../builder.ts';
-import { workspaceDb } from '../../../domain/workspace/scope.ts';
+import { workspaceDbOf, viewerOf, type RequestContext } from '../../http/request-context.ts';
 import { loadersOf } from '../loaders.ts';
-import { viewerOf, type GraphQLContext } from '../context.ts';
 import { AppError } from '../../../errors.ts';
 import { MAX_RAW_KEY, normalizeSubjectKey } from '../../../domain/subjects/normalize.ts';
 import { SUBJECT_KIND_CODES, type SubjectKind } from '../../../domain/subjects/kinds.ts';
@@ -26,7 +25,7 @@ type CountedPage = {
   edges: readonly unknown[];
   pageInfo: { hasNextPage: boolean } | Promise<{ hasNextPage: boolean }>;
 };
-async function totalCountOf(what: SubjectRowCount, page: CountedPage, ctx: GraphQLContext): Promise<number> {
+async function totalCountOf(what: SubjectRowCount, page: CountedPage, ctx: RequestContext): Promise<number> {
   const { after, before, last } = page.args;
   if (after == null && before == null && last == null && !(await page.pageInfo).hasNextPage) return page.edges.length;
   const { id } = page.parent as { id?: unknown };
@@ -104,7 +103,7 @@ builder.queryField('subject', (t) =>
       key: t.arg.string({ required: true, description: 'The identifier, normalised like on write.' }),
     },
     resolve: (query, _root, args, ctx) => {
-      const db = workspaceDb(ctx);
+      const db = workspaceDbOf(ctx);
       if (!(SUBJECT_KIND_CODES as readonly string[]).includes(args.kind)) {
         throw new AppError('invalid_request', `kind must be one of: ${SUBJECT_KIND_CODES.join(', ')}`, [{ field: 'kind', message: 'unknown kind' }]);
       }

@@ -1,5 +1,5 @@
 import { builder } from '../builder.ts';
-import { viewerOf } from '../context.ts';
+import { viewerOf } from '../../http/request-context.ts';
 
 type WorkspaceShape = { name: string; tier: string };
 type ApiKeyShape = { name: string; prefix: string };

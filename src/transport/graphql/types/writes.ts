@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { builder } from '../builder.ts';
-import { viewerOf } from '../context.ts';
+import { viewerOf } from '../../http/request-context.ts';
 import { invalidRequest } from '../../../errors.ts';
 import { toDetails } from '../../../domain/validation.ts';
 import { rateInputSchema, reportInputSchema } from '../../../domain/memory/schemas.ts';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { typeError } from '../../../domain/memory/schemas.ts';
 import { tierJson } from '../../../domain/metering/tiers.ts';
-import { viewerOf } from '../../graphql/context.ts';
+import { viewerOf } from '../../http/request-context.ts';
 import type { ToolSpec } from '../tool.ts';
 
 const int = { type: 'integer' };

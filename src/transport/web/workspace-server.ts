@@ -1,11 +1,10 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { WebDeps } from './context.ts';
 import { Mailer } from '../../domain/mail/outbox.ts';
 import { smtpTransport } from '../../domain/mail/smtp.ts';
 import { PayPalProvider } from '../../domain/billing/paypal.ts';
 import { ProviderCancellations } from '../../domain/billing/cancellations.ts';
 import { createControlPlane } from './control-plane.ts';
-import { handleWebhook } from './webhook.ts';
+import { webhookHandler } from './webhook.ts';
 
 /** Builds the control plane and its mailer and payment provider from the configuration. */
 export function createWorkspaceServer(d: Omit<WebDeps, 'billing' | 'mailer'>) {
@@ -26,12 +25,10 @@ export function createWorkspaceServer(d: Omit<WebDeps, 'billing' | 'mailer'>) {
       },
     },
   };
-  const controlPlane = createControlPlane(deps);
   return {
     deps,
-    handle(req: IncomingMessage, res: ServerResponse, path: string) {
-      return path === '/webhooks/paypal' ? handleWebhook(deps, req, res) : controlPlane(req, res, path);
-    },
+    controlPlane: createControlPlane(deps),
+    webhook: webhookHandler(deps),
     close: async () => { await cancellations?.stop(); await mailer.stop(); },
   };
 }
