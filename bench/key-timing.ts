@@ -4,7 +4,7 @@
  * noise) on the embedded database and, when PostgreSQL answers at BENCH_PG_URL, on PostgreSQL:
  * many samples of both cases, interleaved in a random order so drift hits both alike, with the
  * key cache off (every call reads the database: the case an attacker probing fresh prefixes gets)
- * and on. Prints medians and the median difference; the figure goes to the README, not to a test
+ * and on. Prints medians and the median difference; the figure goes to docs/reliability.md, not to a test
  * (the test, test/reliability/key-timing.test.ts, proves the two paths do the same operations).
  *
  *   --samples N   samples per case (default 4000)

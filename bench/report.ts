@@ -1,7 +1,7 @@
 /**
  * The markdown the bench prints and saves: one load table (every scenario with its ratio to
  * the relevant floor from the same run and the target it must meet) and one service table
- * (start-up time and memory). Targets are fixed here so the README and the run agree.
+ * (start-up time and memory). Targets are fixed here so docs/benchmarks.md and the run agree.
  */
 import type { Measured } from './load.ts';
 import type { Scenario, ScenarioName } from './scenarios.ts';

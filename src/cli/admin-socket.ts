@@ -1,8 +1,10 @@
 import { createConnection, createServer } from 'node:net';
 import { chmodSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { isAppError } from '../errors.ts';
 import type { Logger } from '../platform/log.ts';
+import { currentOwner } from '../platform/db/embedded-lock.ts';
 
 /**
  * A Unix socket inside DATA_DIR through which operator commands reach the server that owns
@@ -11,6 +13,7 @@ import type { Logger } from '../platform/log.ts';
  */
 export function socketPath(dataDir: string) { return path.join(dataDir, 'admin.sock'); }
 export type AdminServer = { close(): Promise<void> };
+export type AdminReply = { ok: boolean; result?: unknown; error?: string; message?: string };
 type Run = (command: string, args: Record<string, unknown>) => Promise<unknown>;
 
 export async function serveAdmin(dataDir: string, run: Run, log: Logger): Promise<AdminServer> {
@@ -40,7 +43,7 @@ export async function serveAdmin(dataDir: string, run: Run, log: Logger): Promis
   return { close: () => new Promise((resolve) => server.close(() => { rmSync(file, { force: true }); resolve(); })) };
 }
 
-export function callAdmin(dataDir: string, command: string, args: Record<string, unknown>): Promise<{ ok: boolean; result?: unknown; error?: string; message?: string }> {
+export function callAdmin(dataDir: string, command: string, args: Record<string, unknown>): Promise<AdminReply> {
   return new Promise((resolve, reject) => {
     const socket = createConnection(socketPath(dataDir));
     let buffer = '';
@@ -50,4 +53,35 @@ export function callAdmin(dataDir: string, command: string, args: Record<string,
     socket.on('end', () => { try { resolve(JSON.parse(buffer)); } catch (e) { reject(e); } });
     socket.on('error', reject);
   });
+}
+
+/** Connect errors that mean nothing listens on the socket yet: the command was never sent, so trying again is safe. */
+const NOT_LISTENING = new Set(['ENOENT', 'ECONNREFUSED']);
+
+/**
+ * Runs the command inside the process that owns DATA_DIR, or answers null when no process owns it (the caller
+ * then opens the database itself). A server holds DATA_DIR from the moment it opens its database, seconds
+ * before its socket listens (migrations, the network data, the publication): meanwhile this waits, up to
+ * `timeoutMs`, for the socket to answer or the owner to go away, and says once that it waits.
+ */
+export async function callOwner(
+  dataDir: string, command: string, args: Record<string, unknown>,
+  opts: { timeoutMs: number; onWait: () => void },
+): Promise<AdminReply | null> {
+  const deadline = Date.now() + opts.timeoutMs;
+  let told = false;
+  for (;;) {
+    const owner = currentOwner(dataDir);
+    if (owner === null) return null;
+    try {
+      return await callAdmin(dataDir, command, args);
+    } catch (e) {
+      if (!NOT_LISTENING.has((e as NodeJS.ErrnoException).code ?? '')) throw e;
+    }
+    if (Date.now() >= deadline) {
+      throw Object.assign(new Error(`process ${owner} holds ${dataDir}, and no server answered on ${socketPath(dataDir)} within ${opts.timeoutMs / 1000} s`), { code: 'server_not_ready' });
+    }
+    if (!told) { opts.onWait(); told = true; }
+    await sleep(100);
+  }
 }

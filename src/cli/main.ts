@@ -1,10 +1,9 @@
 import { parseArgs } from 'node:util';
 import { loadConfig, ConfigError, networkOptions } from '../config.ts';
 import { openDatabase } from '../platform/db/database.ts';
-import { currentOwner } from '../platform/db/embedded-lock.ts';
 import { resolvePepper } from '../domain/access/pepper.ts';
 import { isAppError } from '../errors.ts';
-import { callAdmin } from './admin-socket.ts';
+import { callOwner } from './admin-socket.ts';
 import { publishInvalidation } from '../platform/counters/invalidation.ts';
 import { COMMAND_NAMES, runCommand } from './commands.ts';
 import { printBadLines, printHuman } from './output.ts';
@@ -38,6 +37,9 @@ const USAGE = `risk-api — operator commands (work whether or not the server is
 
 Configuration comes from the same environment variables as the server (DATA_DIR, DATABASE_URL, ...).`;
 
+/** How long a command waits for a starting server's admin socket (start-up takes seconds; more on a loaded machine). */
+const SERVER_START_WAIT_MS = 60_000;
+
 /** Positional arguments each command accepts, by name. */
 const POSITIONALS: Record<string, string[]> = {
   'keys revoke': ['prefix'], 'workspaces set-tier': ['workspace', 'tier'], 'feeds import': ['file'], 'feeds remove': ['name'],
@@ -45,9 +47,11 @@ const POSITIONALS: Record<string, string[]> = {
 
 async function execute(command: string, args: Record<string, unknown>): Promise<unknown> {
   const config = loadConfig();
-  if (!config.databaseUrl && currentOwner(config.dataDir) !== null) {
-    // A running server owns the embedded database: run the command inside it.
-    const reply = await callAdmin(config.dataDir, command, args);
+  // A server that owns the embedded database, even one still starting, runs the command inside itself.
+  const reply = config.databaseUrl ? null : await callOwner(config.dataDir, command, args, {
+    timeoutMs: SERVER_START_WAIT_MS, onWait: () => console.error('waiting for the server to finish starting…'),
+  });
+  if (reply) {
     if (!reply.ok) throw Object.assign(new Error(reply.message), { code: reply.error });
     return reply.result;
   }
