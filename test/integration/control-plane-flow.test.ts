@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startControlPlane, Browserish, type ControlPlaneHarness } from '../web/harness.ts';
+import { startControlPlane, type ControlPlaneHarness } from '../web/harness.ts';
 import { backendName } from '../helpers/backend.ts';
 
 /** Register → confirmation link over SMTP → sign in → key → score refused on free → request tier → e-mail → approve → active tier → score → revoke. */

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { freshEnvironment, usingPostgres, type TestEnv } from '../helpers/backend.ts';
 import { openDatabase, type Database } from '../../src/platform/db/database.ts';
 import { writeRating, writeReport } from '../../src/domain/memory/writes.ts';
+import { reportInputSchema } from '../../src/domain/memory/schemas.ts';
 import { IpMemoryCache } from '../../src/domain/memory/ip-memory.ts';
 import type { Viewer } from '../../src/domain/access/verifier.ts';
 
@@ -29,14 +30,14 @@ describe.skipIf(!usingPostgres)('prepared statements on PostgreSQL', () => {
   }
 
   async function writeAndRead(viewer: Viewer) {
-    for (const rating of [1, -1]) await writeRating(db.prisma, viewer, { ip: '192.0.2.7', rating, note: '' });
-    const report = {
-      kind: 'ipaddress', key: '192.0.2.7', title: 't', summary: '', details: '', outcomeCode: 'fraud_watch', severity: 'high', tags: ['a'],
-      relatedSubjects: [{ kind: 'email', key: 'mule@example.com', role: 'account' }], sharePolicy: 'clear_share', namespace: '',
-      eventType: 'observation', status: '', requestedVisibility: 'workspace', effectiveVisibility: 'workspace', policyNotice: '',
-    };
-    for (let i = 0; i < 2; i++) await writeReport(db.prisma, viewer, report);
     const memory = new IpMemoryCache(db.prisma, 0);
+    const deps = { prisma: db.prisma, ipMemory: memory };
+    for (const rating of [1, -1]) await writeRating(deps, viewer, { ip: '192.0.2.7', rating, note: '' });
+    const report = reportInputSchema.parse({
+      kind: 'ipaddress', key: '192.0.2.7', title: 't', outcomeCode: 'fraud_watch', severity: 'high', tags: ['a'],
+      relatedSubjects: [{ kind: 'email', key: 'mule@example.com', role: 'account' }],
+    });
+    for (let i = 0; i < 2; i++) await writeReport(deps, viewer, report);
     await memory.catchUp();
     return memory.get(viewer.workspaceId, '192.0.2.7');
   }

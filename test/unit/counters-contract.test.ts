@@ -4,7 +4,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CounterStore } from '../../src/platform/counters/types.ts';
 import { STORES, closeStores } from '../helpers/counter-stores.ts';
 import { burstKey, nextUtcMidnightMs, quotaKey, utcDay, windowStart, WINDOW_MS } from '../../src/platform/counters/keys.ts';
 

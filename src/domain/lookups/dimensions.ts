@@ -1,14 +1,12 @@
 import type { Hierarchy, DimensionCode, DimensionEntity } from '../network/types.ts';
 import type { NetworkIndex } from '../network/index.ts';
 import type { PublishedEntity, Snapshot } from '../publishing/index.ts';
-import { parseIp } from '../network/ip.ts';
-import { AppError } from '../../errors.ts';
 import { NO_EVIDENCE_REASON } from '../scoring/score.ts';
 import { requireScoreEligible, type TierCatalog } from '../metering/tiers.ts';
 import type { Viewer } from '../access/verifier.ts';
 
 /** One dimension of an IP's report hierarchy with the summaries a workspace may see. */
-export type DimensionView = {
+export type DimensionRead = {
   code: DimensionCode;
   matched: boolean;
   entity: DimensionEntity | null;
@@ -19,16 +17,10 @@ export type DimensionView = {
   workspace: PublishedEntity | null;
 };
 
-export type IpDimensions = { hierarchy: Hierarchy; snapshot: Snapshot; dimensions: DimensionView[] };
+export type IpDimensions = { hierarchy: Hierarchy; snapshot: Snapshot; dimensions: DimensionRead[] };
 export type EntitySummaries = { code: DimensionCode; key: string; published: PublishedEntity | null; workspace: PublishedEntity | null; version: number; publishedAt: Date | null };
 type Reader = Pick<Viewer, 'workspaceId' | 'tier'>;
 
-/** Parses an untrusted IP, or throws invalid_request naming `field`. */
-export function requireIp(input: unknown, field = 'ip'): string {
-  const parsed = parseIp(input);
-  if (!parsed.ok) throw new AppError('invalid_request', `${field} ${parsed.reason}.`, [{ field, message: parsed.reason }]);
-  return parsed.canonical;
-}
 
 /** The raw dimensional payload: hierarchy + published summaries, read from ONE snapshot. Unmetered, but only
  *  for a score-eligible tier (tiers.ts: the score can be rebuilt from these summaries). */
@@ -36,7 +28,7 @@ export function readDimensions(ip: string, viewer: Reader, deps: { network: Netw
   requireScoreEligible(deps.tiers.get(viewer.tier), 'dimensions');
   const hierarchy = deps.network.resolve(ip);
   const contextual = snapshot.contextual(viewer.workspaceId);
-  const dimensions = hierarchy.dimensions.map(({ code, entity, reason }): DimensionView => {
+  const dimensions = hierarchy.dimensions.map(({ code, entity, reason }): DimensionRead => {
     if (!entity || (hierarchy.special && code !== 'ip')) {
       return { code, matched: false, entity, reason: reason ?? hierarchy.special?.reason ?? null, published: null, workspace: null };
     }

@@ -6,7 +6,6 @@ import type { ScoreMeter, QuotaPosture, MeteredSurface } from '../metering/meter
 import type { CommunitySignals, CommunitySignal } from '../community/signal.ts';
 import type { IpMemoryCache, IpMemory } from '../memory/ip-memory.ts';
 import { scoreIp, type IpScore } from '../scoring/score.ts';
-import { requireIp } from './dimensions.ts';
 import { reportLinks, type ReportLinks } from './report-links.ts';
 
 export type ScoreDeps = {
@@ -27,7 +26,7 @@ export type ScoreOutcome = {
 
 /**
  * One metered score call, the same for REST, GraphQL and the MCP tool `score_ip` (counted on the caller's surface):
- * validate → eligibility → compute from ONE publication snapshot (plus the workspace's own
+ * (a canonical IP: each transport validates its input) → eligibility → compute from ONE publication snapshot (plus the workspace's own
  * layer and memory) → burst limit and count in one atomic step (only now, so every failure
  * before is free) → record the lookup for the community signal.
  *
@@ -38,10 +37,9 @@ export type ScoreOutcome = {
  * step fails too and the call is refused with 503 quota_unavailable, uncounted.
  */
 export async function scoreRequest(
-  input: { ip: unknown; viewer: Viewer; requester: string; surface?: MeteredSurface | undefined }, deps: ScoreDeps,
+  input: { ip: string; viewer: Viewer; requester: string; surface?: MeteredSurface | undefined }, deps: ScoreDeps,
 ): Promise<ScoreOutcome> {
-  const ip = requireIp(input.ip);
-  const { viewer, surface = 'api_score' } = input;
+  const { ip, viewer, surface = 'api_score' } = input;
   const tier = deps.tiers.get(viewer.tier);
   const nowMs = deps.meter.admit(tier, surface);
   const snapshot = deps.publications.current();

@@ -1,5 +1,8 @@
 import type { PrismaClient } from '../../generated/prisma/client.ts';
 import type { Viewer } from '../access/verifier.ts';
+import type { IpMemoryCache } from './ip-memory.ts';
+import type { ReportInput } from './schemas.ts';
+import { effectiveVisibility } from './vocabulary.ts';
 import { writeOne, type BatchStatement, type GroupCommit } from './group-commit.ts';
 import { writeOnce, type Idempotency, type Written } from './idempotency.ts';
 import { RatingBatcher, ratingStatement, type RatingRow } from './rating-batch.ts';
@@ -10,6 +13,9 @@ export type { ReportRow, ReportWrite } from './report-batch.ts';
 
 /** Validated, normalised input (see schemas.ts): what `rate` writes. */
 export type RateWrite = { ip: string; rating: number; note: string };
+
+/** What a write needs: the database, and the cache of workspaces' memory of IPs, which each write keeps current. */
+export type MemoryDeps = { prisma: PrismaClient; ipMemory: Pick<IpMemoryCache, 'noteWrite'> };
 
 /** One batcher per database client: every write of the process shares its group commit. */
 function perClient<B>(make: (prisma: PrismaClient) => B): (prisma: PrismaClient) => B {
@@ -41,17 +47,27 @@ function writeMemory<I, S, R extends { id: number }>(
 }
 
 /** Stores a rating of an IP (its subject node is created on first use). */
-export function writeRating(prisma: PrismaClient, viewer: Viewer, input: RateWrite, idempotencyKey?: string): Promise<Written<RatingRow>> {
-  return writeMemory(prisma, viewer.workspaceId, { workspaceId: viewer.workspaceId, apiKeyId: viewer.apiKeyId, ...input },
+export async function writeRating(deps: MemoryDeps, viewer: Viewer, input: RateWrite, idempotencyKey?: string): Promise<Written<RatingRow>> {
+  const { prisma } = deps;
+  const written = await writeMemory(prisma, viewer.workspaceId, { workspaceId: viewer.workspaceId, apiKeyId: viewer.apiKeyId, ...input },
     ratingBatcher(prisma), ratingStatement, idempotencyKey ? { key: idempotencyKey, endpoint: 'rate', request: input } : null);
+  deps.ipMemory.noteWrite(viewer.workspaceId, input.ip);
+  return written;
 }
 
 /**
  * Stores a report, its subject and each related subject with its role. Subject nodes are found
  * or created with INSERT ... ON CONFLICT, so concurrent reports about the same new subject
- * converge on one node (test/reliability/concurrency-subjects.test.ts).
+ * converge on one node (test/reliability/concurrency-subjects.test.ts). The visibility asked for is
+ * stored with the one the share policy allows (vocabulary.ts).
  */
-export function writeReport(prisma: PrismaClient, viewer: Viewer, input: ReportWrite, idempotencyKey?: string): Promise<Written<ReportRow>> {
-  return writeMemory(prisma, viewer.workspaceId, { workspaceId: viewer.workspaceId, apiKeyId: viewer.apiKeyId, ...input },
-    reportBatcher(prisma), reportStatement, idempotencyKey ? { key: idempotencyKey, endpoint: 'report', request: input } : null);
+export async function writeReport(deps: MemoryDeps, viewer: Viewer, input: ReportInput, idempotencyKey?: string): Promise<Written<ReportRow>> {
+  const { prisma } = deps;
+  const allowed = effectiveVisibility(input.visibility, input.sharePolicy);
+  // The whole input travels on (visibility included): it is also what an Idempotency-Key's request hash covers.
+  const report: ReportWrite = { ...input, requestedVisibility: input.visibility, effectiveVisibility: allowed.effective, policyNotice: allowed.notice };
+  const written = await writeMemory(prisma, viewer.workspaceId, { workspaceId: viewer.workspaceId, apiKeyId: viewer.apiKeyId, ...report },
+    reportBatcher(prisma), reportStatement, idempotencyKey ? { key: idempotencyKey, endpoint: 'report', request: report } : null);
+  for (const s of [input, ...input.relatedSubjects]) if (s.kind === 'ipaddress') deps.ipMemory.noteWrite(viewer.workspaceId, s.key);
+  return written;
 }

@@ -1,3 +1,4 @@
+import { AppError } from '../../errors.ts';
 import ipaddr from 'ipaddr.js';
 
 /** A parsed IP address in its one canonical text form (what we store and key on). */
@@ -54,4 +55,11 @@ function dottedTailToHex(text: string): string | null {
   if (!IPV4_STRICT.test(tail)) return null;
   const [a, b, c, d] = tail.split('.').map(Number) as [number, number, number, number];
   return `${text.slice(0, cut)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+}
+
+/** A canonical IP from a caller's argument, or invalid_request naming `field`. */
+export function requireIp(input: unknown, field = 'ip'): string {
+  const parsed = parseIp(input);
+  if (!parsed.ok) throw new AppError('invalid_request', `${field} ${parsed.reason}.`, [{ field, message: parsed.reason }]);
+  return parsed.canonical;
 }

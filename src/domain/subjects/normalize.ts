@@ -1,4 +1,5 @@
-import { type KeyResult, type SubjectKind } from './kinds.ts';
+import { AppError } from '../../errors.ts';
+import { isSubjectKind, SUBJECT_KIND_CODES, type KeyResult, type SubjectKind } from './kinds.ts';
 import { codePointLength, textProblem } from './text.ts';
 import { normalizeDomain } from './domain.ts';
 import { normalizeAsnKey, normalizeCidrKey, normalizeIpKey } from './network-keys.ts';
@@ -53,4 +54,18 @@ export function normalizeSubjectKey(kind: SubjectKind, key: string): KeyResult {
   const problem = textProblem(key);
   if (problem) return fail(problem);
   return normalize(key);
+}
+
+/** A kind named by a caller (a query argument), or invalid_request listing the kinds. */
+export function requireKind(kind: string): SubjectKind {
+  if (!isSubjectKind(kind)) throw new AppError('invalid_request', `kind must be one of: ${SUBJECT_KIND_CODES.join(', ')}`, [{ field: 'kind', message: 'unknown kind' }]);
+  return kind;
+}
+
+/** A subject named by a caller, as stored: its kind checked and its key normalised like on write, or invalid_request. */
+export function requireSubject(kind: string, key: string): { kind: SubjectKind; key: string } {
+  const checked = requireKind(kind);
+  const normalized = normalizeSubjectKey(checked, key);
+  if (!normalized.ok) throw new AppError('invalid_request', `key ${normalized.reason}`, [{ field: 'key', message: normalized.reason }]);
+  return { kind: checked, key: normalized.key };
 }

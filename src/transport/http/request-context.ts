@@ -31,17 +31,27 @@ export type RequestContext = {
   deadline?: number;
   /** The quota a `score` call counts on: the API's (default; REST and /graphql) or the agent surface's (MCP). */
   surface?: MeteredSurface | undefined;
+  /**
+   * The operation's input as the transport already validated it with the operation's schema (the REST facade
+   * and MCP check a body first, to name problems in their own field names): the resolver takes it as it is.
+   */
+  input?: unknown;
 };
 
 /** The context of one API-key request. */
 export function requestContext(
   deps: Pick<ApiDeps, 'services' | 'proxies'>, req: IncomingMessage, requestId: string, viewer: Viewer | null,
-  more: { idempotencyKey?: string | undefined; surface?: MeteredSurface } = {},
+  more: Pick<RequestContext, 'idempotencyKey' | 'surface' | 'input'> = {},
 ): RequestContext {
   return {
     prisma: deps.services.prisma, services: deps.services, viewer, requestId, ...more,
     clientIp: clientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], deps.proxies),
   };
+}
+
+/** A resolver's input: the transport's validated one, else its arguments parsed here (each request validates once). */
+export function inputOf<T>(ctx: RequestContext, parse: () => T): T {
+  return ctx.input !== undefined ? (ctx.input as T) : parse();
 }
 
 /** The one gate every workspace-scoped resolver passes: no viewer, no data; past the deadline, no more work. */

@@ -38,7 +38,7 @@ async function callTool(name: string, args: Record<string, unknown>, ctx: Reques
   if (!spec) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}. tools/list names the tools: ${[...TOOLS_BY_NAME.keys()].join(', ')}.`);
   try {
     const { input, raw, idempotencyKey } = parseArguments(spec, args);
-    return success(await spec.run(input, { ...ctx, idempotencyKey }, raw), spec.render);
+    return success(await spec.run(input, { ...ctx, idempotencyKey, input }, raw), spec.render);
   } catch (e) {
     return failure(toAppError(e, ctx.requestId, log));
   }

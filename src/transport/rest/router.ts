@@ -42,7 +42,7 @@ function endpoint(deps: ApiDeps, spec: Endpoint): Method {
     if (!checked.success) {
       throw invalidRequest(toDetails(checked.error).map((d) => ({ field: camelToSnakePath(d.field), message: d.message })));
     }
-    const context = requestContext(deps, req, requestId, viewer, { idempotencyKey });
+    const context = requestContext(deps, req, requestId, viewer, { idempotencyKey, input: checked.data });
     const data = await runOperation<never>(spec.op, { ...spec.variables(input), ...(spec.creates ? { idempotencyKey } : {}) }, context);
     const { body, replayed, headers } = spec.shape(data);
     sendJson(res, spec.creates && !replayed ? 201 : 200, body, { ...headers, ...(replayed ? { 'idempotent-replayed': 'true' } : {}) });

@@ -1,3 +1,4 @@
+import { requireKind } from '../../../domain/subjects/normalize.ts';
 import { builder } from '../builder.ts';
 import { viewerOf, workspaceDbOf, type RequestContext } from '../../http/request-context.ts';
 import { AppError } from '../../../errors.ts';
@@ -64,10 +65,7 @@ builder.queryField('topSubjects', (t) =>
       const workspaceId = viewerOf(ctx).workspaceId;
       const n = limit ?? 10;
       if (!Number.isInteger(n) || n < 1 || n > 100) throw new AppError('invalid_request', 'limit must be 1-100.', [{ field: 'limit', message: 'must be 1-100' }]);
-      if (kind != null && !(SUBJECT_KIND_CODES as readonly string[]).includes(kind)) {
-        throw new AppError('invalid_request', `kind must be one of: ${SUBJECT_KIND_CODES.join(', ')}`, [{ field: 'kind', message: 'unknown kind' }]);
-      }
-      return topSubjects(ctx.prisma, workspaceId, n, kind ?? null);
+      return topSubjects(ctx.prisma, workspaceId, n, kind == null ? null : requireKind(kind));
     },
   }));
 

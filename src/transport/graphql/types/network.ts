@@ -1,10 +1,11 @@
 import { builder } from '../builder.ts';
 import type { ListSize } from '../cost.ts';
-import { viewerOf } from '../../http/request-context.ts';
+import { inputOf, viewerOf } from '../../http/request-context.ts';
 import { AppError } from '../../../errors.ts';
 import { DIMENSION_CODES, type DimensionCode, type DimensionEntity } from '../../../domain/network/types.ts';
 import type { PublishedEntity } from '../../../domain/publishing/index.ts';
-import { readDimensions, readEntity, requireIp, type DimensionView, type EntitySummaries, type IpDimensions } from '../../../domain/lookups/dimensions.ts';
+import { requireIp } from '../../../domain/network/ip.ts';
+import { readDimensions, readEntity, type DimensionRead, type EntitySummaries, type IpDimensions } from '../../../domain/lookups/dimensions.ts';
 
 export const RiskSummary = builder.objectRef<PublishedEntity>('RiskSummary').implement({
   description: 'A published behavioural-risk summary of one dimension entity.',
@@ -32,7 +33,7 @@ export const DimensionEntityRef = builder.objectRef<DimensionEntity>('DimensionE
   }),
 });
 
-const DimensionViewRef = builder.objectRef<DimensionView>('Dimension').implement({
+const DimensionRef = builder.objectRef<DimensionRead>('Dimension').implement({
   description: 'One dimension of an IP\'s report hierarchy with the summaries the caller may see.',
   fields: (t) => ({
     code: t.exposeString('code', { description: `Dimension code: ${DIMENSION_CODES.join(', ')}.` }),
@@ -69,7 +70,7 @@ export const IpAddressRef = builder.objectRef<IpDimensions>('IpAddress').impleme
     special: t.field({ type: SpecialRangeRef, nullable: true, description: 'The special-purpose block it falls in, if any.', resolve: (d) => d.hierarchy.special }),
     subnetSource: t.string({ description: 'announced (routing data), fallback (/24 or /48) or none (special address).', resolve: (d) => d.hierarchy.subnetSource }),
     publication: t.field({ type: PublicationInfo, description: 'The publication these summaries come from.', resolve: (d) => d.snapshot }),
-    dimensions: t.field({ type: [DimensionViewRef], description: 'All eight dimensions, most specific first.', extensions: { list: { max: DIMENSION_CODES.length } satisfies ListSize }, resolve: (d) => d.dimensions }),
+    dimensions: t.field({ type: [DimensionRef], description: 'All eight dimensions, most specific first.', extensions: { list: { max: DIMENSION_CODES.length } satisfies ListSize }, resolve: (d) => d.dimensions }),
   }),
 });
 
@@ -80,7 +81,7 @@ builder.queryField('ip', (t) =>
     args: { address: t.arg.string({ required: true, description: 'IPv4 or IPv6 address.' }) },
     resolve: (_root, args, ctx) => {
       const viewer = viewerOf(ctx);
-      const ip = requireIp(args.address, 'ip');
+      const { ip } = inputOf(ctx, () => ({ ip: requireIp(args.address, 'ip') }));
       return readDimensions(ip, viewer, ctx.services, ctx.services.publications.current());
     },
   }));

@@ -1,6 +1,6 @@
 import { builder } from '../builder.ts';
 import { viewerOf, workspaceDbOf } from '../../http/request-context.ts';
-import { requireIp } from '../../../domain/lookups/dimensions.ts';
+import { requireIp } from '../../../domain/network/ip.ts';
 import { AppError } from '../../../errors.ts';
 import { LIMITS } from '../../../domain/memory/schemas.ts';
 import { textCost } from '../cost.ts';

@@ -3,7 +3,8 @@ import { textCost, type ListSize } from '../cost.ts';
 import { DIMENSION_CODES } from '../../../domain/network/types.ts';
 import { RECENT_WINDOWS } from '../../../domain/community/windows.ts';
 import { LIMITS } from '../../../domain/memory/schemas.ts';
-import { viewerOf } from '../../http/request-context.ts';
+import { inputOf, viewerOf } from '../../http/request-context.ts';
+import { requireIp } from '../../../domain/network/ip.ts';
 import { ApiKeyInfo } from './workspace.ts';
 import { PublicationInfo } from './network.ts';
 import { scoreRequest } from '../../../domain/lookups/score-call.ts';
@@ -139,5 +140,5 @@ builder.queryField('score', (t) =>
     type: ScoreResult,
     description: 'Score an IP. Metered: each successful call counts against the same daily quota as POST /risk_api/score/.',
     args: { ip: t.arg.string({ required: true, description: 'IPv4 or IPv6 address.' }) },
-    resolve: async (_root, args, ctx) => new ScoreResultView(await scoreRequest({ ip: args.ip, viewer: viewerOf(ctx), requester: ctx.clientIp, surface: ctx.surface }, ctx.services)),
+    resolve: async (_root, args, ctx) => new ScoreResultView(await scoreRequest({ ip: inputOf(ctx, () => ({ ip: requireIp(args.ip) })).ip, viewer: viewerOf(ctx), requester: ctx.clientIp, surface: ctx.surface }, ctx.services)),
   }));

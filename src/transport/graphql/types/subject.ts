@@ -1,9 +1,8 @@
 import { builder } from '../builder.ts';
 import { workspaceDbOf, viewerOf, type RequestContext } from '../../http/request-context.ts';
 import { loadersOf } from '../loaders.ts';
-import { AppError } from '../../../errors.ts';
-import { MAX_RAW_KEY, normalizeSubjectKey } from '../../../domain/subjects/normalize.ts';
-import { SUBJECT_KIND_CODES, type SubjectKind } from '../../../domain/subjects/kinds.ts';
+import { MAX_RAW_KEY, requireSubject } from '../../../domain/subjects/normalize.ts';
+import { SUBJECT_KIND_CODES } from '../../../domain/subjects/kinds.ts';
 import { readDimensions } from '../../../domain/lookups/dimensions.ts';
 import { REPORT_ORDER } from '../../../domain/analyst/report-filter.ts';
 import { IpAddressRef } from './network.ts';
@@ -104,11 +103,6 @@ builder.queryField('subject', (t) =>
     },
     resolve: (query, _root, args, ctx) => {
       const db = workspaceDbOf(ctx);
-      if (!(SUBJECT_KIND_CODES as readonly string[]).includes(args.kind)) {
-        throw new AppError('invalid_request', `kind must be one of: ${SUBJECT_KIND_CODES.join(', ')}`, [{ field: 'kind', message: 'unknown kind' }]);
-      }
-      const normalized = normalizeSubjectKey(args.kind as SubjectKind, args.key);
-      if (!normalized.ok) throw new AppError('invalid_request', `key ${normalized.reason}`, [{ field: 'key', message: normalized.reason }]);
-      return db.subject.findFirst({ ...query, where: { kind: args.kind, key: normalized.key } });
+      return db.subject.findFirst({ ...query, where: requireSubject(args.kind, args.key) });
     },
   }));

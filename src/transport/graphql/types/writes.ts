@@ -1,10 +1,9 @@
 import type { z } from 'zod';
 import { builder } from '../builder.ts';
-import { viewerOf } from '../../http/request-context.ts';
+import { inputOf, viewerOf } from '../../http/request-context.ts';
 import { invalidRequest } from '../../../errors.ts';
 import { toDetails } from '../../../domain/validation.ts';
 import { rateInputSchema, reportInputSchema } from '../../../domain/memory/schemas.ts';
-import { effectiveVisibility } from '../../../domain/memory/vocabulary.ts';
 import { writeRating, writeReport, type RatingRow, type ReportRow } from '../../../domain/memory/writes.ts';
 import type { Written } from '../../../domain/memory/idempotency.ts';
 
@@ -110,11 +109,8 @@ builder.mutationField('rate', (t) =>
       idempotencyKey: t.arg.string({ description: 'Retry-safe key: a retry with the same key and input returns the first result.' }),
     },
     resolve: async (_root, args, ctx) => {
-      const viewer = viewerOf(ctx);
-      const input = parseInput(rateInputSchema, withoutNulls(args.input));
-      const written = await writeRating(ctx.prisma, viewer, input, args.idempotencyKey ?? ctx.idempotencyKey);
-      ctx.services.ipMemory.noteWrite(viewer.workspaceId, input.ip);
-      return written;
+      const input = inputOf(ctx, () => parseInput(rateInputSchema, withoutNulls(args.input)));
+      return writeRating(ctx.services, viewerOf(ctx), input, args.idempotencyKey ?? ctx.idempotencyKey);
     },
   }));
 
@@ -127,16 +123,11 @@ builder.mutationField('report', (t) =>
       idempotencyKey: t.arg.string({ description: 'Retry-safe key: a retry with the same key and input returns the first result.' }),
     },
     resolve: async (_root, args, ctx) => {
-      const viewer = viewerOf(ctx);
-      const raw = withoutNulls(args.input);
-      if (Array.isArray(raw.relatedSubjects)) raw.relatedSubjects = raw.relatedSubjects.map((r) => withoutNulls(r as Record<string, unknown>));
-      const input = parseInput(reportInputSchema, raw);
-      const visibility = effectiveVisibility(input.visibility, input.sharePolicy);
-      const written = await writeReport(ctx.prisma, viewer, {
-        ...input, requestedVisibility: input.visibility,
-        effectiveVisibility: visibility.effective, policyNotice: visibility.notice,
-      }, args.idempotencyKey ?? ctx.idempotencyKey);
-      for (const s of [input, ...input.relatedSubjects]) if (s.kind === 'ipaddress') ctx.services.ipMemory.noteWrite(viewer.workspaceId, s.key);
-      return written;
+      const input = inputOf(ctx, () => {
+        const raw = withoutNulls(args.input);
+        if (Array.isArray(raw.relatedSubjects)) raw.relatedSubjects = raw.relatedSubjects.map((r) => withoutNulls(r as Record<string, unknown>));
+        return parseInput(reportInputSchema, raw);
+      });
+      return writeReport(ctx.services, viewerOf(ctx), input, args.idempotencyKey ?? ctx.idempotencyKey);
     },
   }));
