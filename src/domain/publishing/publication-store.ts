@@ -11,6 +11,7 @@
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.ts';
 import { AppError } from '../../errors.ts';
 import type { SummaryRow } from './summarize.ts';
+import { publishedCounts } from '../scoring/evidence.ts';
 
 export const STALE_BUILDING_MS = 60 * 60_000;
 
@@ -55,7 +56,7 @@ export async function insertSummaries(prisma: PrismaClient, publicationId: numbe
     SELECT ${publicationId}, w, c, k, n, s, l, j::jsonb, r, f::timestamptz, t::timestamptz
       FROM unnest(${col((r) => r.workspaceId)}::int[], ${col((r) => r.code)}::text[], ${col((r) => r.key)}::text[],
                   ${col((r) => r.name)}::text[], ${col((r) => r.summary.score)}::int[], ${col((r) => r.summary.level)}::text[],
-                  ${col((r) => JSON.stringify(r.summary.counts))}::text[], ${col((r) => r.summary.reporters)}::int[],
+                  ${col((r) => JSON.stringify(publishedCounts(r.summary.counts)))}::text[], ${col((r) => r.summary.reporters)}::int[],
                   ${col((r) => iso(r.summary.firstSeen))}::text[], ${col((r) => iso(r.summary.lastSeen))}::text[])
         AS t(w, c, k, n, s, l, j, r, f, t)`;
 }

@@ -87,7 +87,7 @@ export class SnapshotBuilder {
     const countsKey = `${reports},${bad},${neutral},${good},${feeds}`;
     let countsId = this.countsIds.get(countsKey);
     if (countsId === undefined) {
-      countsId = this.countsTable.push(Object.freeze({ reports, bad_ratings: bad, neutral_ratings: neutral, good_ratings: good, feed_listings: feeds })) - 1;
+      countsId = this.countsTable.push(Object.freeze({ reports, badRatings: bad, neutralRatings: neutral, goodRatings: good, feedListings: feeds })) - 1;
       this.countsIds.set(countsKey, countsId);
     }
     let levelId = this.levelIds.get(level);
