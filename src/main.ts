@@ -14,10 +14,8 @@ try {
   process.exit(1);
 }
 const log = createLogger(config.logLevel);
-// Under load V8 let the old space grow to ~3x the live heap (measured: 511 MB collected down to 150 MB)
-// before a full collection, and RSS followed. Capping the growth trades memory for collector time
-// (bench, PostgreSQL + Redis, RSS under load / GraphQL score p99): V8's rule 555–596 MB / ~20 ms,
-// 50% 419–473 MB / 28–34 ms, 25% 420–429 MB / 46–48 ms; REST score's throughput did not move. V8 reads this
+// Under load V8 let the old space grow to several times the live heap before a full collection, and RSS
+// followed. Capping the growth trades memory for collector time (docs/decisions/0003-heap-growth-percent.md). V8 reads this
 // flag at every collection, so setting it here, before the network data and publication load, is early enough.
 if (config.heapGrowthPercent > 0) v8.setFlagsFromString(`--heap-growing-percent=${config.heapGrowthPercent}`);
 const started = performance.now();
