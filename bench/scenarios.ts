@@ -1,11 +1,14 @@
 /**
- * What each scenario sends. Requests are pre-built per connection (autocannon then sends
- * ready buffers: no per-request building in the load generator, which shares the CPU with the
- * server), each connection over its own slice of the data set's IPs and rotating over the keys.
+ * What each scenario sends. Requests are pre-built (the load generator then sends ready bytes:
+ * no per-request building in the generator, which shares the CPU with the server), over the data
+ * set's IPs and rotating over the keys.
  */
-import type { Request } from 'autocannon';
 
-export type ScenarioName = 'floor-http' | 'floor-yoga' | 'score-rest' | 'score-graphql' | 'score-mcp' | 'rate' | 'report' | 'dimensions' | 'analyst-graphql';
+/** One request as the generators take it (wrk through bench/load.ts; autocannon in soak.ts). */
+export type Request = { method?: string; path: string; headers: Record<string, string>; body?: string };
+
+export type ScenarioName = 'floor-http' | 'floor-yoga' | 'score-rest' | 'score-rest-context' | 'score-graphql' | 'score-mcp' | 'rate' | 'report' | 'dimensions'
+  | 'analyst-graphql' | 'crowdsec-fresh' | 'crowdsec-decided';
 
 export type Scenario = {
   name: ScenarioName;
@@ -13,6 +16,8 @@ export type Scenario = {
   path: string;
   /** The body for the n-th distinct request (n selects the IP). */
   body: (ip: string, n: number) => string;
+  /** Set: a GET to this path for the IP instead of a POST of `body` to `path`. */
+  get?: (ip: string) => string;
   /** GraphQL answers errors with status 200: such bodies count as failures. */
   graphql: boolean;
   /** Which floor its requests/s are compared with. */
@@ -53,6 +58,10 @@ export function scenarios(scoreQuery: string): Record<ScenarioName, Scenario> {
     'floor-http': { name: 'floor-http', label: 'bare node:http (floor)', path: '/risk_api/score/', body: (ip) => json({ ip }), graphql: false, floor: null },
     'floor-yoga': { name: 'floor-yoga', label: 'bare yoga `{ hello }` (floor)', path: '/graphql', body: () => json({ query: '{ hello }' }), graphql: true, floor: null },
     'score-rest': { name: 'score-rest', label: 'score REST', path: '/risk_api/score/', body: (ip) => json({ ip }), graphql: false, floor: 'floor-http' },
+    // The same call on IPs the calling workspace rated twice and reported once (run.ts writes them first).
+    'score-rest-context': {
+      name: 'score-rest-context', label: 'score REST (IPs the workspace wrote about)', path: '/risk_api/score/', body: (ip) => json({ ip }), graphql: false, floor: 'floor-http',
+    },
     'score-graphql': {
       name: 'score-graphql', label: 'score GraphQL', path: '/graphql', body: (ip) => json({ query: scoreQuery, variables: { ip } }), graphql: true, floor: 'floor-yoga',
     },
@@ -86,21 +95,33 @@ export function scenarios(scoreQuery: string): Record<ScenarioName, Scenario> {
         return json({ query, variables });
       },
     },
+    // The peer (bench/crowdsec.ts): CrowdSec LAPI's bouncer lookup, `X-Api-Key` added with the keys.
+    'crowdsec-fresh': {
+      name: 'crowdsec-fresh', label: 'CrowdSec LAPI decision lookup, IPs without a decision', path: '/v1/decisions', body: () => '', graphql: false, floor: 'floor-http',
+      get: (ip) => `/v1/decisions?ip=${ip}`,
+    },
+    'crowdsec-decided': {
+      name: 'crowdsec-decided', label: 'CrowdSec LAPI decision lookup, decided IPs', path: '/v1/decisions', body: () => '', graphql: false, floor: 'floor-http',
+      get: (ip) => `/v1/decisions?ip=${ip}`,
+    },
   };
+}
+
+/** `count` distinct requests (IPs spread by a prime stride, keys rotating): the list the load sends in turn. */
+export function requestsOf(s: Scenario, ips: readonly string[], keys: readonly string[], count: number, first = 0): Request[] {
+  const out: Request[] = [];
+  for (let n = first; n < first + count; n++) {
+    const ip = ips[(n * 7919) % ips.length]!;
+    const headers: Record<string, string> = s.get ? { ...s.headers } : { 'content-type': 'application/json', ...s.headers };
+    if (keys.length) headers['x-api-key'] = keys[n % keys.length]!;
+    out.push(s.get ? { method: 'GET', path: s.get(ip), headers } : { method: 'POST', path: s.path, headers, body: s.body(ip, n) });
+  }
+  return out;
 }
 
 /** One request list per connection; `perConnection` distinct IPs each, keys rotating. */
 export function requestLists(s: Scenario, ips: readonly string[], keys: readonly string[], connections: number, perConnection = 512): Request[][] {
   const lists: Request[][] = [];
-  for (let c = 0; c < connections; c++) {
-    const list: Request[] = [];
-    for (let i = 0; i < perConnection; i++) {
-      const n = c * perConnection + i;
-      const headers: Record<string, string> = { 'content-type': 'application/json', ...s.headers };
-      if (keys.length) headers['x-api-key'] = keys[n % keys.length]!;
-      list.push({ method: 'POST', path: s.path, headers, body: s.body(ips[(n * 7919) % ips.length]!, n) });
-    }
-    lists.push(list);
-  }
+  for (let c = 0; c < connections; c++) lists.push(requestsOf(s, ips, keys, perConnection, c * perConnection));
   return lists;
 }
