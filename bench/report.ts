@@ -6,12 +6,20 @@
 import type { Measured } from './load.ts';
 import type { Scenario, ScenarioName } from './scenarios.ts';
 import type { CpuUse } from './cpu.ts';
+import type { LoopDelay } from './loop-delay.ts';
 
-export type LoadRow = { target: string; scenario: Scenario; connections: number; result: Measured | { skipped: string }; cpu: CpuUse | null };
+export type LoadRow = {
+  target: string; scenario: Scenario; connections: number; result: Measured | { skipped: string }; cpu: CpuUse | null;
+  /** The server's event-loop delay over the window; null where the server has no /metrics. */
+  loop: LoopDelay | null;
+};
 export type ServiceRow = { name: string; readyMs: number; rssReadyMb: number | null; rssLoadMb: number | null; peakMb: number | null };
 
-export const TARGET_CONNECTIONS = 32;
-export const TARGETS = { scoreRestRatio: 0.33, scoreRestP99Ms: 10, scoreGraphQLRatio: 0.8, writeRatio: 0.1, mcpCpuVsRest: 1.5, rssMb: 400, readyMs: 5000 };
+export const TARGETS = {
+  scoreRestRatio: 0.33, scoreRestP99Ms: 10, scoreGraphQLRatio: 0.8, writeRatio: 0.1, mcpCpuVsRest: 1.5, rssMb: 400, readyMs: 5000,
+  /** Issue 19: score on IPs the workspace wrote about ≥ 90% of score on IPs it never wrote about; REST score ≥ 5× CrowdSec LAPI. */
+  contextVsFresh: 0.9, peerTimes: 5,
+};
 
 const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : '—');
 const pct = (r: number) => `${Math.round(r * 100)}%`;
@@ -21,10 +29,16 @@ function isMeasured(r: LoadRow['result']): r is Measured {
 }
 
 /** The requirement a row is held to, or null when none applies. `rest`: the same server's score REST row at the same connections. */
-function check(row: LoadRow, ratio: number | null, rest: LoadRow | undefined): { text: string; pass: boolean } | null {
-  if (row.connections !== TARGET_CONNECTIONS || ratio === null || !isMeasured(row.result)) return null;
+function check(row: LoadRow, ratio: number | null, rest: LoadRow | undefined, mainConnections: number): { text: string; pass: boolean } | null {
+  if (row.connections !== mainConnections || ratio === null || !isMeasured(row.result)) return null;
   const r = row.result;
   const name: ScenarioName = row.scenario.name;
+  if (name === 'score-rest-context') {
+    const text = `≥ ${pct(TARGETS.contextVsFresh)} of score REST`;
+    if (!rest || !isMeasured(rest.result)) return { text, pass: false };
+    const share = r.rps / rest.result.rps;
+    return { text: `${text} (${pct(share)})`, pass: share >= TARGETS.contextVsFresh && r.failed === 0 };
+  }
   if (name === 'score-mcp') {
     // The agent surface is held to CPU per call against REST score measured in the same run on the same server.
     const text = `CPU/call ≤ ${TARGETS.mcpCpuVsRest}× score REST`;
@@ -40,27 +54,56 @@ function check(row: LoadRow, ratio: number | null, rest: LoadRow | undefined): {
   return null;
 }
 
-export function loadTable(rows: LoadRow[]): string {
+export function loadTable(rows: LoadRow[], mainConnections: number): string {
   const floorOf = (floor: string, connections: number) =>
     rows.find((r) => r.scenario.name === floor && r.connections === connections && isMeasured(r.result))?.result as Measured | undefined;
   const lines = [
-    '| server | scenario | conns | req/s | p50 ms | p99 ms | failed | server CPU | server µs/req | Redis+PG µs/req | vs floor | target | result |',
-    '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|---|',
+    '| server | scenario | conns | req/s | p50 ms | p99 ms | failed | server CPU | server µs/req | Redis+PG µs/req | loop delay p50 / p99 / max ms | vs floor | target | result |',
+    '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|---|',
   ];
   for (const row of rows) {
     const r = row.result;
     if (!isMeasured(r)) {
-      lines.push(`| ${row.target} | ${row.scenario.label} | ${row.connections} | — | — | — | — | — | — | — | — | — | ${r.skipped} |`);
+      lines.push(`| ${row.target} | ${row.scenario.label} | ${row.connections} | — | — | — | — | — | — | — | — | — | — | ${r.skipped} |`);
       continue;
     }
     const floor = row.scenario.floor ? floorOf(row.scenario.floor, row.connections) : undefined;
     const ratio = floor ? r.rps / floor.rps : null;
     const rest = rows.find((x) => x.target === row.target && x.scenario.name === 'score-rest' && x.connections === row.connections && isMeasured(x.result));
-    const c = check(row, ratio, rest);
+    const c = check(row, ratio, rest, mainConnections);
     const cpu = row.cpu;
+    const loop = row.loop ? `${fmt(row.loop.p50, 1)} / ${fmt(row.loop.p99, 1)} / ${fmt(row.loop.max, 1)}` : '—';
     lines.push(`| ${row.target} | ${row.scenario.label} | ${row.connections} | ${fmt(r.rps)} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${fmt(r.failed)} | `
-      + `${cpu ? `${fmt(cpu.serverPct)}%` : '—'} | ${cpu ? fmt(cpu.serverUsPerRequest) : '—'} | ${cpu ? fmt(cpu.storesUsPerRequest) : '—'} | `
+      + `${cpu ? `${fmt(cpu.serverPct)}%` : '—'} | ${cpu ? fmt(cpu.serverUsPerRequest) : '—'} | ${cpu ? fmt(cpu.storesUsPerRequest) : '—'} | ${loop} | `
       + `${ratio === null ? '—' : pct(ratio)} | ${c?.text ?? '—'} | ${c ? (c.pass ? 'PASS' : 'FAIL') : '—'} |`);
+  }
+  return lines.join('\n');
+}
+
+/** REST score's req/s over CrowdSec LAPI's, per backend: fresh IPs against undecided lookups, IPs the workspace wrote about against decided ones. */
+export function peerTable(rows: LoadRow[], mainConnections: number): string {
+  const rps = (target: string, name: ScenarioName) => {
+    const row = rows.find((r) => r.target === target && r.scenario.name === name && r.connections === mainConnections && isMeasured(r.result));
+    return row ? (row.result as Measured).rps : null;
+  };
+  const fresh = rps('crowdsec', 'crowdsec-fresh');
+  const decided = rps('crowdsec', 'crowdsec-decided');
+  if (fresh === null && decided === null) return 'No CrowdSec row in this run: no peer ratio.';
+  const lines = [
+    `| service | case | score REST req/s | CrowdSec LAPI req/s | ratio | target ≥ ${TARGETS.peerTimes}× |`,
+    '|---|---|--:|--:|--:|---|',
+  ];
+  const cases: Array<[string, ScenarioName, number | null]> = [
+    ['fresh: IPs never written about / without a decision', 'score-rest', fresh],
+    ['contextual: IPs the workspace wrote about / decided IPs', 'score-rest-context', decided],
+  ];
+  for (const target of [...new Set(rows.map((r) => r.target))].filter((t) => t !== 'floor' && t !== 'crowdsec')) {
+    for (const [label, name, peer] of cases) {
+      const ours = rps(target, name);
+      const ratio = ours !== null && peer ? ours / peer : null;
+      lines.push(`| ${target} | ${label} | ${ours === null ? '—' : fmt(ours)} | ${peer === null ? '—' : fmt(peer)} | ${ratio === null ? '—' : `${fmt(ratio, 1)}×`} | `
+        + `${ratio === null ? '—' : ratio >= TARGETS.peerTimes ? 'PASS' : 'FAIL'} |`);
+    }
   }
   return lines.join('\n');
 }

@@ -1,14 +1,19 @@
 /**
- * `npm run bench`: in ONE run, the two floors (bare node:http, bare yoga) and the service on
- * the embedded default and on PostgreSQL + Redis, each seeded with a real-sized published
- * summary set, driven by autocannon; prints a markdown table (also saved to
- * bench/results/latest.md). Loopback only; every child and every database/key it made is
- * removed at the end, on failure too, and the whole run has a time limit.
+ * `npm run bench`: in ONE run, the two floors (bare node:http, bare yoga), the peer (CrowdSec's
+ * LAPI, when Debian's `crowdsec` is installed) and the service on the embedded default and on
+ * PostgreSQL + Redis, each seeded with a real-sized published summary set, driven by wrk (one
+ * thread, 32 connections); prints a markdown table (also saved to bench/results/latest.md).
+ * Loopback only; every child and every database/key it made is removed at the end, on failure too,
+ * and the whole run has a time limit.
  *
  *   --cpu-prof        profile the service children (bench/profiles/*.cpuprofile; see top-functions.ts)
  *   --ips N           data set size (default 100000)   --duration S   seconds per measured row (default 8)
+ *   --connections N   connections of the main rows (default 32)   --wrk-threads N   wrk threads (default 1)
+ *   --context-ips N   IPs the workspace rates twice and reports once before the reads (default 2048)
  *   --scenarios a,b   only these service scenarios (e.g. score-rest, to profile one path)
  *   --backends a,b    only these backends (embedded, postgres+redis)
+ *   --no-peer         skip the CrowdSec row
+ *   --sweep a,b,c     instead: the data-size sweep (bench/sweep.ts) at these seeded IP counts
  */
 import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -16,84 +21,107 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
-import { buildDataset } from './dataset.ts';
+import { buildDataset, prng } from './dataset.ts';
 import { seed, type Seeded } from './seed.ts';
 import { embeddedBackend, postgresBackend, serviceEnv, type Backend } from './backends.ts';
-import { buildService, freePort, memoryOf, startNode, startScriptEnv, stop, stopAll, waitReady, type Child } from './children.ts';
-import { measure, probe } from './load.ts';
+import { buildService, memoryOf, startScriptEnv, startServer, stop, stopAll, type Child } from './children.ts';
+import { measure, probe, wrkPath } from './load.ts';
 import { cpuWindow } from './cpu.ts';
-import { requestLists, scenarios, type Scenario, type ScenarioName } from './scenarios.ts';
-import { loadTable, serviceTable, type LoadRow, type ServiceRow } from './report.ts';
+import { loopDelayWindow } from './loop-delay.ts';
+import { requestsOf, scenarios, type Scenario, type ScenarioName } from './scenarios.ts';
+import { loadTable, peerTable, serviceTable, type LoadRow, type ServiceRow } from './report.ts';
 import { scoreGraphQLQuery } from './graphql-score.ts';
+import { writeWorkspaceMemory } from './context.ts';
+import { crowdsecInstalled, startCrowdsec, undecidedIps } from './crowdsec.ts';
+import { runSweep } from './sweep.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({ options: {
   'cpu-prof': { type: 'boolean', default: false }, ips: { type: 'string', default: '100000' }, duration: { type: 'string', default: '8' },
-  scenarios: { type: 'string' }, backends: { type: 'string' },
+  connections: { type: 'string', default: '32' }, 'wrk-threads': { type: 'string', default: '1' }, 'context-ips': { type: 'string', default: '2048' },
+  scenarios: { type: 'string' }, backends: { type: 'string' }, 'no-peer': { type: 'boolean', default: false }, sweep: { type: 'string' },
 } });
 const only = (list: string | undefined) => (name: string) => !list || list.split(',').includes(name);
 const scenarioWanted = only(args.scenarios);
 const backendWanted = only(args.backends);
 const IPS = Number(args.ips);
 const DURATION_S = Number(args.duration);
+const CONNECTIONS = Number(args.connections);
+const WRK_THREADS = Number(args['wrk-threads']);
 const SWEEP_S = Math.max(2, Math.round(DURATION_S / 2)); // the 1- and 8-connection rows are context, kept short
 const WARMUP_S = 2;
 const KEY_COUNT = 64; // score's burst limit is 500/s per key on 'enterprise': 64 keys allow 32,000/s
-const TIME_LIMIT_MS = 12 * 60_000;
+/** Distinct requests a row rotates over (each a different IP where the row has that many). */
+const ROTATION = 16_384;
+const SWEEP_SIZES = args.sweep ? args.sweep.split(',').map(Number) : null;
+// The sweep seeds up to millions of rows per size: its limit grows with what it seeds.
+const TIME_LIMIT_MS = SWEEP_SIZES ? (10 + SWEEP_SIZES.reduce((a, n) => a + n, 0) / 25_000) * 60_000 : 25 * 60_000;
 const PROFILE_DIR = path.join(ROOT, 'bench', 'profiles');
 
 const log = (msg: string) => console.error(`[bench +${Math.round(process.uptime())}s] ${msg}`);
 const backends: Backend[] = [];
+const cleanups: Array<() => Promise<void>> = [];
 let cleaning: Promise<void> | null = null;
 function cleanup(): Promise<void> {
   cleaning ??= (async () => {
     await stopAll();
+    for (const c of cleanups) await c().catch((e) => log(`cleanup: ${String(e)}`));
     for (const b of backends) await b.remove().catch((e) => log(`could not remove ${b.name}: ${String(e)}`));
   })();
   return cleaning;
 }
 const abort = (why: string) => { log(why); void cleanup().finally(() => process.exit(2)); };
-setTimeout(() => abort(`time limit of ${TIME_LIMIT_MS / 60_000} min reached: stopping`), TIME_LIMIT_MS).unref();
+setTimeout(() => abort(`time limit of ${Math.round(TIME_LIMIT_MS / 60_000)} min reached: stopping`), TIME_LIMIT_MS).unref();
 process.once('SIGINT', () => abort('interrupted'));
 process.once('SIGTERM', () => abort('terminated'));
 
 type Plan = Array<[ScenarioName, number]>;
-const FLOOR_PLAN: Plan = [['floor-http', 1], ['floor-http', 8], ['floor-http', 32], ['floor-yoga', 32]];
-// Reads before writes: rate/report grow the database, which the reads should not see.
-const SERVICE_PLAN: Plan = ([['score-rest', 1], ['score-rest', 8], ['score-rest', 32], ['score-graphql', 32], ['score-mcp', 32], ['dimensions', 32], ['rate', 32], ['report', 32]] as Plan)
-  .filter(([name]) => scenarioWanted(name));
+const FLOOR_PLAN: Plan = [['floor-http', 1], ['floor-http', 8], ['floor-http', CONNECTIONS], ['floor-yoga', CONNECTIONS]];
+const PEER_PLAN: Plan = [['crowdsec-fresh', CONNECTIONS], ['crowdsec-decided', CONNECTIONS]];
+// Reads before writes: rate/report grow the database, which the reads should not see (the
+// contextual row's own ratings and reports are written before every read row, so all reads see one database).
+const SERVICE_PLAN: Plan = ([
+  ['score-rest', 1], ['score-rest', 8], ['score-rest', CONNECTIONS], ['score-rest-context', CONNECTIONS], ['score-graphql', CONNECTIONS],
+  ['score-mcp', CONNECTIONS], ['dimensions', CONNECTIONS], ['rate', CONNECTIONS], ['report', CONNECTIONS],
+] as Plan).filter(([name]) => scenarioWanted(name));
+
+/** Which IPs each row rotates over. */
+type IpSets = { fresh: string[]; context: string[]; decided: string[]; undecided: string[] };
+function ipsFor(name: ScenarioName, sets: IpSets): string[] {
+  if (name === 'score-rest-context') return sets.context;
+  if (name === 'crowdsec-decided') return sets.decided;
+  if (name === 'crowdsec-fresh') return sets.undecided;
+  return sets.fresh;
+}
 
 async function runPlan(
-  target: string, server: Child, baseUrl: string, plan: Plan, all: Record<ScenarioName, Scenario>, ips: string[], keys: string[],
+  target: string, server: Child, baseUrl: string, plan: Plan, all: Record<ScenarioName, Scenario>, sets: IpSets, keys: string[],
 ): Promise<LoadRow[]> {
   const rows: LoadRow[] = [];
   for (const [name, connections] of plan) {
     const s = all[name];
-    const lists = requestLists(s, ips, keys, connections);
-    const p = await probe(baseUrl, lists[0]![0]!, s.graphql, s.mcp);
+    const requests = requestsOf(s, ipsFor(name, sets), keys, ROTATION);
+    const p = await probe(baseUrl, requests[0]!, s.graphql, s.mcp);
     if (!p.ok) {
       log(`${target} ${s.label}: ${p.reason}`);
-      rows.push({ target, scenario: s, connections, result: { skipped: p.reason }, cpu: null });
+      rows.push({ target, scenario: s, connections, result: { skipped: p.reason }, cpu: null, loop: null });
       continue;
     }
-    const durationS = connections === 32 ? DURATION_S : SWEEP_S;
-    await measure(baseUrl, lists, { connections, durationS: WARMUP_S, graphql: s.graphql, mcp: s.mcp, record: false });
+    const durationS = connections === CONNECTIONS ? DURATION_S : SWEEP_S;
+    const failMarker = s.graphql ? '"errors"' : s.mcp ? '"isError":true' : null;
+    const load = { connections, failMarker, threads: WRK_THREADS };
+    await measure(baseUrl, requests, { ...load, durationS: WARMUP_S });
+    const loopEnd = await loopDelayWindow(baseUrl);
     const cpuUse = cpuWindow(server.proc.pid);
-    const result = await measure(baseUrl, lists, { connections, durationS, graphql: s.graphql, mcp: s.mcp, record: true });
+    const result = await measure(baseUrl, requests, { ...load, durationS });
     const cpu = cpuUse(result.requests);
+    const loop = await loopEnd();
     log(`${target} ${s.label} c=${connections}: ${result.rps} req/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, failed ${result.failed} ${JSON.stringify(result.statuses)}`
-      + (cpu ? `, server CPU ${cpu.serverPct.toFixed(0)}% = ${cpu.serverUsPerRequest.toFixed(0)} µs/req, Redis+PostgreSQL ${cpu.storesUsPerRequest.toFixed(0)} µs/req` : ''));
-    rows.push({ target, scenario: s, connections, result, cpu });
+      + (cpu ? `, server CPU ${cpu.serverPct.toFixed(0)}% = ${cpu.serverUsPerRequest.toFixed(0)} µs/req, Redis+PostgreSQL ${cpu.storesUsPerRequest.toFixed(0)} µs/req` : '')
+      + (loop ? `, loop delay p50 ${loop.p50.toFixed(1)} / p99 ${loop.p99.toFixed(1)} / max ${loop.max.toFixed(1)} ms` : ''));
+    rows.push({ target, scenario: s, connections, result, cpu, loop });
   }
   return rows;
-}
-
-async function startChild(name: string, script: string, env: Record<string, string>, readyPath: string, flags: string[] = []) {
-  const port = await freePort();
-  const spawnedAt = performance.now();
-  const child = startNode(name, path.resolve(ROOT, script), { ...env, PORT: String(port) }, flags, ROOT);
-  const readyMs = await waitReady(child, `http://127.0.0.1:${port}${readyPath}`, spawnedAt);
-  return { child, baseUrl: `http://127.0.0.1:${port}`, readyMs };
 }
 
 /** The main thread's profile is the biggest file (a tsx-loaded child's loader thread writes one too). */
@@ -113,12 +141,35 @@ function sampleRss(child: Child): () => number | null {
   };
 }
 
+/** The machine's load average when the run starts and ends: other work on a shared machine moves every figure. */
+const loadAverage = () => os.loadavg().map((l) => l.toFixed(2)).join(', ');
+
 async function main() {
   const cpu = os.cpus();
   const machine = `${cpu[0]?.model ?? 'unknown CPU'}, ${cpu.length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GB RAM, ${os.type()} ${os.release()}, Node ${process.version}`;
   log(machine);
+  if (!wrkPath()) throw new Error('wrk is not installed: the bench drives its load with wrk (apt-get install -y wrk)');
+  const loadAtStart = loadAverage();
+  if (SWEEP_SIZES) {
+    const md = await runSweep({ root: ROOT, sizes: SWEEP_SIZES, durationS: DURATION_S, warmupS: WARMUP_S, keyCount: KEY_COUNT, wrkThreads: WRK_THREADS, machine, log, backends });
+    const text = `${md}\n\nLoad average (1, 5, 15 min): ${loadAtStart} at the start, ${loadAverage()} at the end.`;
+    console.log(text);
+    const saved = path.join(ROOT, 'bench', 'results', 'sweep-latest.md');
+    mkdirSync(path.dirname(saved), { recursive: true });
+    writeFileSync(saved, text + '\n');
+    log(`saved ${path.relative(ROOT, saved)}`);
+    return;
+  }
   const data = await buildDataset(IPS);
   log(`data set: ${data.ips.length} IPs → ${data.global.length} global + ${data.contextual.length} workspace summaries (built in ${data.buildMs} ms)`);
+  // The contextual row's IPs are kept out of every other row's rotation. A count that is a multiple of the
+  // rotation's stride would revisit one IP: one fewer then.
+  let contextCount = Math.min(Number(args['context-ips']), Math.floor(data.ips.length / 4));
+  if (contextCount % 7919 === 0) contextCount--;
+  const sets: IpSets = {
+    context: data.ips.slice(0, contextCount), fresh: data.ips.slice(contextCount), decided: data.ips,
+    undecided: undecidedIps(data.ips, ROTATION, prng(7)),
+  };
   const pepper = randomBytes(32).toString('hex');
   const seeded: Array<{ backend: Backend; seeded: Seeded }> = [];
   if (backendWanted('embedded')) backends.push(embeddedBackend());
@@ -128,28 +179,42 @@ async function main() {
     log(`${backend.name}: seeded ${s.rows} summaries and ${s.keys.length} keys in ${s.seedMs} ms`);
     seeded.push({ backend, seeded: s });
   }
-  const ips = data.ips;
-  const publishedRows = seeded[0]!.seeded.rows;
+  const publishedRows = seeded[0]?.seeded.rows ?? data.global.length + data.contextual.length;
 
   const rows: LoadRow[] = [];
   let all = scenarios('');
   const floorEnv = serviceEnv({});
-  const floorHttp = await startChild('floor-http', 'bench/floor-http.ts', floorEnv, '/');
-  rows.push(...await runPlan('floor', floorHttp.child, floorHttp.baseUrl, FLOOR_PLAN.filter(([n]) => n === 'floor-http'), all, ips, []));
+  const floorHttp = await startServer('floor-http', 'bench/floor-http.ts', floorEnv, '/', ROOT);
+  rows.push(...await runPlan('floor', floorHttp.child, floorHttp.baseUrl, FLOOR_PLAN.filter(([n]) => n === 'floor-http'), all, sets, []));
   await stop(floorHttp.child);
-  const floorYoga = await startChild('floor-yoga', 'bench/floor-yoga.ts', floorEnv, '/graphql?query=%7Bhello%7D');
-  rows.push(...await runPlan('floor', floorYoga.child, floorYoga.baseUrl, FLOOR_PLAN.filter(([n]) => n === 'floor-yoga'), all, ips, []));
+  const floorYoga = await startServer('floor-yoga', 'bench/floor-yoga.ts', floorEnv, '/graphql?query=%7Bhello%7D', ROOT);
+  rows.push(...await runPlan('floor', floorYoga.child, floorYoga.baseUrl, FLOOR_PLAN.filter(([n]) => n === 'floor-yoga'), all, sets, []));
   await stop(floorYoga.child);
+
+  let peerNote: string;
+  if (args['no-peer']) peerNote = 'CrowdSec row skipped (--no-peer).';
+  else if (!crowdsecInstalled()) peerNote = "CrowdSec row skipped: Debian's `crowdsec` is not installed (see docs/benchmarks.md#the-peer-crowdsec-lapi).";
+  else {
+    const peer = await startCrowdsec(sets.decided);
+    cleanups.push(peer.remove);
+    log(`crowdsec ${peer.version}: LAPI ready in ${peer.readyMs} ms, ${sets.decided.length} decisions imported in ${peer.importMs} ms`);
+    rows.push(...await runPlan('crowdsec', peer.child, peer.baseUrl, PEER_PLAN, all, sets, [peer.key]));
+    await peer.remove();
+    peerNote = `CrowdSec ${peer.version} LAPI alone (\`crowdsec -no-cs -no-capi\`, SQLite, the package's log levels), `
+      + `${sets.decided.length.toLocaleString('en-US')} \`ban\` decisions (one per bench IP, \`cscli decisions import\`), one bouncer key; `
+      + '"IPs without a decision" are other random addresses.';
+  }
 
   const serviceBundle = buildService(ROOT);
   const services: ServiceRow[] = [];
   const profiles: string[] = [];
   let querySource = '';
+  let contextNote = '';
   for (const { backend, seeded: s } of seeded) {
     // One directory per service, so its profile is told apart from the others'.
     const profDir = path.join(PROFILE_DIR, `${backend.name.replace(/\W+/g, '-')}-${Date.now()}`);
     const flags = args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
-    const svc = await startChild(`service (${backend.name})`, serviceBundle, startScriptEnv(ROOT, serviceEnv({ API_KEY_PEPPER: pepper, ...backend.env })), '/readyz', flags);
+    const svc = await startServer(`service (${backend.name})`, serviceBundle, startScriptEnv(ROOT, serviceEnv({ API_KEY_PEPPER: pepper, ...backend.env })), '/readyz', ROOT, flags);
     log(`${backend.name}: ready in ${svc.readyMs} ms`);
     const rssReady = memoryOf(svc.child.proc.pid)?.rssMb ?? null;
     if (!querySource) {
@@ -158,8 +223,14 @@ async function main() {
       querySource = q.source;
       log(`score GraphQL document (${q.source}): ${q.query.replace(/\s+/g, ' ')}`);
     }
+    if (scenarioWanted('score-rest-context')) {
+      const w = await writeWorkspaceMemory(svc.baseUrl, all, sets.context, s.keys);
+      contextNote = `before its reads each service got ${sets.context.length.toLocaleString('en-US')} IPs rated twice and reported once by the bench workspace through its REST endpoints `
+        + '(the "IPs the workspace wrote about" row rotates over them; every other row over the rest)';
+      log(`${backend.name}: workspace memory written (${w.writes} rates/reports in ${w.ms} ms)`);
+    }
     const rssUnderLoad = sampleRss(svc.child);
-    rows.push(...await runPlan(backend.name, svc.child, svc.baseUrl, SERVICE_PLAN, all, ips, s.keys));
+    rows.push(...await runPlan(backend.name, svc.child, svc.baseUrl, SERVICE_PLAN, all, sets, s.keys));
     const rssLoad = rssUnderLoad();
     const peak = memoryOf(svc.child.proc.pid)?.peakMb ?? null;
     services.push({ name: backend.name, readyMs: svc.readyMs, rssReadyMb: rssReady, rssLoadMb: rssLoad, peakMb: peak });
@@ -170,20 +241,25 @@ async function main() {
   const md = [
     `### Load benchmark — \`npm run bench\`, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC${args['cpu-prof'] ? ' (services profiled with --cpu-prof: slower)' : ''}`,
     '',
-    `Machine: ${machine}.`,
-    `Data: ${ips.length.toLocaleString('en-US')} announced IPv4 addresses resolved through the packaged network data → one published summary set of `
+    `Machine: ${machine}. Load average (1, 5, 15 min): ${loadAtStart} at the start, ${loadAverage()} at the end (the machine is shared: other work moves every figure).`,
+    `Data: ${data.ips.length.toLocaleString('en-US')} announced IPv4 addresses resolved through the packaged network data → one published summary set of `
       + `${publishedRows.toLocaleString('en-US')} entities (ip, subnet, ISP, AS, org, city, region, country; ${data.contextual.length} of them in the bench workspace's own layer); `
-      + `the load rotates over those IPs and ${KEY_COUNT} enterprise keys.`,
-    `Load: autocannon, ${WARMUP_S} s warm-up then ${DURATION_S} s per 32-connection row (${SWEEP_S} s at 1 and 8); latencies from every response. `
-      + `"vs floor": REST rows against bare node:http at the same connections, GraphQL against bare yoga; score GraphQL sends ${querySource}.`,
+      + `the load rotates over ${ROTATION.toLocaleString('en-US')} requests per row (distinct IPs where the row has as many) and ${KEY_COUNT} enterprise keys${contextNote ? `; ${contextNote}` : ''}.`,
+    `Load: wrk (${WRK_THREADS} thread${WRK_THREADS > 1 ? 's' : ''}), ${WARMUP_S} s warm-up then ${DURATION_S} s per ${CONNECTIONS}-connection row (${SWEEP_S} s at 1 and 8); latencies from wrk's histogram of every response. `
+      + `"vs floor": REST rows against bare node:http at the same connections, GraphQL against bare yoga; score GraphQL sends ${querySource || '(no service ran)'}.`,
+    `Peer: ${peerNote}`,
     '',
-    loadTable(rows),
+    loadTable(rows, CONNECTIONS),
+    '',
+    peerTable(rows, CONNECTIONS),
     '',
     serviceTable(services),
     '',
     'Ratios compare servers measured in this one run on the same machine (the load generator shares its CPU); absolute figures move 10–25% between runs.',
     '"server CPU": the server process (all threads) over the measured window, in % of one core; "µs/req" divides it by the requests answered. '
-      + '"Redis+PG µs/req": every redis-server and postgres process on the machine, per request (idle ones add little).',
+      + '"Redis+PG µs/req": every redis-server and postgres process on the machine, per request (idle ones add little). '
+      + '"loop delay": the server\'s event-loop delay over the window (p50 / p99 / max ms beyond its 10 ms sampling timer), '
+      + 'from its GET /metrics (prom-client\'s monitorEventLoopDelay, reset by a scrape at the window\'s start); "—" where the server has no /metrics.',
   ].join('\n');
   console.log(md);
   // A profiled run is slower: it must not replace the figures of a plain one.
