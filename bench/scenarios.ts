@@ -97,11 +97,11 @@ export function scenarios(scoreQuery: string): Record<ScenarioName, Scenario> {
     },
     // The peer (bench/crowdsec.ts): CrowdSec LAPI's bouncer lookup, `X-Api-Key` added with the keys.
     'crowdsec-fresh': {
-      name: 'crowdsec-fresh', label: 'CrowdSec LAPI decision lookup, IPs without a decision', path: '/v1/decisions', body: () => '', graphql: false, floor: 'floor-http',
+      name: 'crowdsec-fresh', label: 'CrowdSec LAPI decision lookup, IPs without a decision', path: '/v1/decisions', body: () => '', graphql: false, floor: null,
       get: (ip) => `/v1/decisions?ip=${ip}`,
     },
     'crowdsec-decided': {
-      name: 'crowdsec-decided', label: 'CrowdSec LAPI decision lookup, decided IPs', path: '/v1/decisions', body: () => '', graphql: false, floor: 'floor-http',
+      name: 'crowdsec-decided', label: 'CrowdSec LAPI decision lookup, decided IPs', path: '/v1/decisions', body: () => '', graphql: false, floor: null,
       get: (ip) => `/v1/decisions?ip=${ip}`,
     },
   };
