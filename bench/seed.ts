@@ -64,7 +64,7 @@ export async function writePublication(prisma: PrismaClient, data: Dataset, work
 async function writeMemoryOf(prisma: PrismaClient, workspaceId: number, ips: string[]): Promise<void> {
   const key = await prisma.apiKey.findFirstOrThrow({ where: { workspaceId }, include: { workspace: true } });
   const viewer: Viewer = { workspaceId, workspaceName: key.workspace.name, tier: key.workspace.tier, apiKeyId: key.id, keyName: key.name, keyPrefix: key.prefix };
-  const deps = { prisma, ipMemory: { noteWrite() {} } };
+  const deps = { prisma, ipMemory: { apply() {} } }; // no service runs yet: it reads the memory when it starts
   const CONCURRENT = 256; // enough callers for the group commit to write them in batches
   for (let i = 0; i < ips.length; i += CONCURRENT) {
     await Promise.all(ips.slice(i, i + CONCURRENT).map(async (ip, j) => {

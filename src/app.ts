@@ -75,7 +75,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const stopPublishing = config.publishIntervalMs > 0
     ? startPublishSchedule({ prisma: db.prisma, network, intervalMs: config.publishIntervalMs, keep: config.publicationsKept, log, onPublished: () => publications.refresh().then(() => {}) })
     : () => {};
-  const services = await createServices({ prisma: db.prisma, network, publications, counters, baseUrl: config.baseUrl, log, keyCacheTtlMs: config.keyCacheTtlMs });
+  const services = await createServices({ prisma: db.prisma, network, publications, counters, baseUrl: config.baseUrl, log });
   const pepper = resolvePepper(config.apiKeyPepper, config.dataDir);
   const verifier = new KeyVerifier(db.prisma, pepper, config.keyCacheTtlMs);
   const bus = config.redisUrl
