@@ -14,7 +14,7 @@ const EMPTY: IpMemory = Object.freeze({ ratings: Object.freeze({ good: 0, neutra
 /** How often a process reads the memory rows other processes changed: the bound on how late it shows their writes. */
 export const IP_MEMORY_FOLLOW_MS = 1_000;
 /** Rows read per statement when catching up (the first catch-up reads the whole table). */
-const PAGE = 20_000;
+const PAGE_ROWS = 20_000;
 
 type Held = { revision: number; memory: IpMemory };
 type MemoryFields = Pick<SubjectMemory, 'good' | 'neutral' | 'bad' | 'reports' | 'lastRatingId' | 'lastRating' | 'lastNote' | 'lastRatedAt' | 'revision'>;
@@ -47,7 +47,7 @@ export class IpMemoryCache {
   private reading: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly prisma: PrismaClient) {}
+  constructor(private readonly prisma: PrismaClient, private readonly pageRows = PAGE_ROWS) {}
 
   get(workspaceId: number, ip: string): IpMemory {
     return this.byWorkspace.get(workspaceId)?.get(ip)?.memory ?? EMPTY;
@@ -92,11 +92,11 @@ export class IpMemoryCache {
                  m."lastRatingId", m."lastRating", m."lastNote", m."lastRatedAt", m."revision"
           FROM "SubjectMemory" m JOIN "Subject" s ON s."id" = m."subjectId"
           WHERE (m."writtenXid", m."subjectId") > (${after[0]}::bigint, ${after[1]}::int) AND s."kind" = 'ipaddress'
-          ORDER BY m."writtenXid", m."subjectId" LIMIT ${PAGE}) c ON true`;
+          ORDER BY m."writtenXid", m."subjectId" LIMIT ${this.pageRows}) c ON true`;
       next ??= BigInt(rows[0]!.horizon);
       for (const r of rows) if (r.workspaceId !== null) this.keep(r.workspaceId, r.key, r);
       const last = rows.at(-1)!;
-      if (rows.length < PAGE || last.workspaceId === null) break;
+      if (rows.length < this.pageRows || last.workspaceId === null) break;
       after = [BigInt(last.writtenXid), last.subjectId];
     }
     if (next > this.horizon) this.horizon = next;
