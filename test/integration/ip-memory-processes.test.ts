@@ -1,5 +1,5 @@
 /**
- * The workspace's memory across server processes sharing PostgreSQL (docs/decisions/0016-ip-memory-maintained.md):
+ * The workspace's memory across server processes sharing PostgreSQL (docs/decisions/0016-score-reads-memory-not-the-database.md):
  * a write through one process shows in another's score within its follow interval (IP_MEMORY_FOLLOW_MS; the
  * test waits longer, it asserts what shows, not how fast), and concurrent writes through both are all counted.
  */

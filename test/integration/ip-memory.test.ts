@@ -1,5 +1,5 @@
 /**
- * The workspace's memory of an IP in `score` (docs/decisions/0016-ip-memory-maintained.md): counted right
+ * The workspace's memory of an IP in `score` (docs/decisions/0016-score-reads-memory-not-the-database.md): counted right
  * after ratings, reports and reports naming the IP as a related subject, on the embedded and the
  * PostgreSQL backend, equal to a recount of the whole history, and read with no database statement.
  */
