@@ -70,7 +70,8 @@ describe(`the workspace's memory in score (${backendName})`, () => {
     const fresh = new IpMemoryCache(s.app.db.prisma);
     await fresh.catchUp();
     const ws = await s.app.db.prisma.workspace.findUniqueOrThrow({ where: { name: 'memory-a' } });
-    expect(fresh.get(ws.id, ip)).toEqual(await memoryOf(ip));
+    expect(fresh.get(ws.id, ip)).toEqual(s.app.services.ipMemory.get(ws.id, ip));
+    expect(fresh.get(ws.id, ip)).toMatchObject({ goodRatings: 1, neutralRatings: 1, badRatings: 2, reports: 3 });
   });
 
   it('counts a write sent with an Idempotency-Key once, however often it is replayed', async () => {

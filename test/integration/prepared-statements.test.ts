@@ -51,7 +51,7 @@ describe.skipIf(!usingPostgres)('prepared statements on PostgreSQL', () => {
     const viewer = await open();
     const memory = await writeAndRead(viewer);
     expect(memory, 'the answers are those of unprepared statements').toEqual({
-      ratings: { good: 1, neutral: 0, bad: 1 }, reports: 2, last_rating: expect.objectContaining({ rating: -1 }),
+      goodRatings: 1, neutralRatings: 0, badRatings: 1, reports: 2, lastRating: expect.objectContaining({ rating: -1 }),
     });
     const statements = await prepared();
     const which = (sql: string) => (sql.includes('INSERT INTO "Rating"') ? 'rating batch'

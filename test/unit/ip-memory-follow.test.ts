@@ -38,12 +38,12 @@ describe(`IpMemoryCache (${backendName})`, () => {
     await wrote;
     await writeOne(ratingStatement(t.prisma), rating('192.0.2.62', 1, 'late')); // a later id, committed first
     await copy.catchUp();
-    expect(copy.get(ws, '192.0.2.62')).toMatchObject({ ratings: { good: 1 }, last_rating: { note: 'late' } });
-    expect(copy.get(ws, '192.0.2.61').last_rating, 'not committed yet').toBeNull();
+    expect(copy.get(ws, '192.0.2.62')).toMatchObject({ goodRatings: 1, lastRating: { note: 'late' } });
+    expect(copy.get(ws, '192.0.2.61').lastRating, 'not committed yet').toBeNull();
     release();
     await early;
     await copy.catchUp();
-    expect(copy.get(ws, '192.0.2.61')).toMatchObject({ ratings: { bad: 1 }, last_rating: { note: 'early' } });
+    expect(copy.get(ws, '192.0.2.61')).toMatchObject({ badRatings: 1, lastRating: { note: 'early' } });
   });
 
   it('keeps the newer of two rows whatever order they arrive in, and only IP subjects', async () => {
@@ -52,13 +52,13 @@ describe(`IpMemoryCache (${backendName})`, () => {
     const second = await writeOne(ratingStatement(t.prisma), rating('192.0.2.70', 0, 'second'));
     copy.apply([second.subject]);
     copy.apply([first.subject]); // older: ignored
-    expect(copy.get(ws, '192.0.2.70')).toMatchObject({ ratings: { good: 0, neutral: 1, bad: 1 }, last_rating: { rating: 0, note: 'second' } });
+    expect(copy.get(ws, '192.0.2.70')).toMatchObject({ goodRatings: 0, neutralRatings: 1, badRatings: 1, lastRating: { rating: 0, note: 'second' } });
     await copy.catchUp(); // the table holds the same revision: nothing changes
-    expect(copy.get(ws, '192.0.2.70')).toMatchObject({ ratings: { neutral: 1, bad: 1 }, last_rating: { note: 'second' } });
+    expect(copy.get(ws, '192.0.2.70')).toMatchObject({ neutralRatings: 1, badRatings: 1, lastRating: { note: 'second' } });
 
     const domain: SubjectWithMemory = { ...second.subject, kind: 'domain', key: 'x.example', memory: { ...second.subject.memory, revision: 99 } };
     copy.apply([domain]);
-    expect(copy.get(ws, 'x.example')).toEqual({ ratings: { good: 0, neutral: 0, bad: 0 }, last_rating: null, reports: 0 });
+    expect(copy.get(ws, 'x.example')).toEqual({ goodRatings: 0, neutralRatings: 0, badRatings: 0, lastRating: null, reports: 0 });
   });
 
   it('reads the whole table in pages at its first catch-up, related-subject reports included', async () => {

@@ -3,13 +3,15 @@ import type { SubjectWithMemory } from './subject-memory.ts';
 
 /** What a workspace itself wrote about one IP, shown in its score responses. */
 export type IpMemory = {
-  ratings: { good: number; neutral: number; bad: number };
-  last_rating: { rating: number; note: string; created_at: string } | null;
+  goodRatings: number;
+  neutralRatings: number;
+  badRatings: number;
+  lastRating: { rating: number; note: string; createdAt: string } | null;
   /** Reports naming the IP, as their subject or as a related subject. */
   reports: number;
 };
 
-const EMPTY: IpMemory = Object.freeze({ ratings: Object.freeze({ good: 0, neutral: 0, bad: 0 }), last_rating: null, reports: 0 }) as IpMemory;
+const EMPTY: IpMemory = Object.freeze({ goodRatings: 0, neutralRatings: 0, badRatings: 0, lastRating: null, reports: 0 });
 
 /** How often a process reads the memory rows other processes changed: the bound on how late it shows their writes. */
 export const IP_MEMORY_FOLLOW_MS = 1_000;
@@ -22,8 +24,8 @@ type ChangedRow = MemoryFields & { horizon: bigint; workspaceId: number | null; 
 
 function toIpMemory(m: MemoryFields): IpMemory {
   return Object.freeze({
-    ratings: Object.freeze({ good: m.good, neutral: m.neutral, bad: m.bad }),
-    last_rating: m.lastRatingId === null ? null : Object.freeze({ rating: m.lastRating!, note: m.lastNote ?? '', created_at: m.lastRatedAt!.toISOString() }),
+    goodRatings: m.good, neutralRatings: m.neutral, badRatings: m.bad,
+    lastRating: m.lastRatingId === null ? null : Object.freeze({ rating: m.lastRating!, note: m.lastNote ?? '', createdAt: m.lastRatedAt!.toISOString() }),
     reports: m.reports,
   });
 }
