@@ -16,7 +16,9 @@ describe(`the workspace's memory in score (${backendName})`, () => {
   let auth: Record<string, string>;
   let other: Record<string, string>;
   beforeAll(async () => {
-    s = await startTestServer();
+    // a verified key is trusted for KEY_CACHE_TTL_MS and then read again (once per key, not per call): the longest
+    // trust here, so that a slow run's score calls all fall within the first
+    s = await startTestServer({ KEY_CACHE_TTL_MS: '60000' });
     counter.watch(s.app.server);
     auth = { 'x-api-key': (await s.createKey('memory-a', { tier: 'enterprise' })).secret }; // bursts of score calls
     other = { 'x-api-key': (await s.createKey('memory-b', { tier: 'developer' })).secret };
