@@ -3,7 +3,7 @@ import type { CallToolResult, Tool, ToolAnnotations } from '@modelcontextprotoco
 import { AppError, invalidRequest, type ErrorDetail } from '../../errors.ts';
 import { camelToSnakePath, snakeToCamelKeys, toDetails } from '../../domain/validation.ts';
 import { IDEMPOTENCY_KEY } from '../../domain/memory/idempotency.ts';
-import { bodySchema, errorBody } from '../rest/openapi.ts';
+import { bodySchema, errorBody } from '../rest/openapi-schemas.ts';
 import type { RequestContext } from '../http/request-context.ts';
 
 /**
