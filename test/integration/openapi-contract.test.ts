@@ -4,6 +4,8 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { backendName } from '../helpers/backend.ts';
 import { OPENAPI_PATH, assertContract, contractProblems, documentedPath } from '../helpers/openapi-contract.ts';
 import { CounterUnavailableError } from '../../src/platform/counters/types.ts';
+import { riskApiClient } from '../contract/client.ts';
+import type { components } from '../contract/openapi-types.ts';
 import { TierCatalog } from '../../src/domain/metering/tiers.ts';
 import { ScoreMeter } from '../../src/domain/metering/meter.ts';
 
@@ -25,7 +27,7 @@ const NOT_REACHED: Record<string, string> = {
 
 describe(`openapi.json against live answers (${backendName})`, () => {
   let s: TestServer;
-  const keys: Record<'developer' | 'free' | 'tiny' | 'bursty', string> = { developer: '', free: '', tiny: '', bursty: '' };
+  const keys: Record<'developer' | 'free' | 'tiny' | 'bursty' | 'client', string> = { developer: '', free: '', tiny: '', bursty: '', client: '' };
   const seen = new Set<string>();
 
   beforeAll(async () => {
@@ -42,6 +44,7 @@ describe(`openapi.json against live answers (${backendName})`, () => {
     keys.free = (await s.createKey('contract-free')).secret;
     keys.tiny = (await s.createKey('contract-tiny', { tier: 'contract-tiny' })).secret;
     keys.bursty = (await s.createKey('contract-bursty', { tier: 'contract-bursty' })).secret;
+    keys.client = (await s.createKey('contract-client', { tier: 'developer' })).secret;
   });
   afterAll(() => s?.close());
 
@@ -162,6 +165,41 @@ describe(`openapi.json against live answers (${backendName})`, () => {
     expect(contractProblems({ method: 'POST', path: '/risk_api/rate/', status: 201, headers, text: JSON.stringify({ ...rate, extra: 1 }) })).toHaveLength(1);
     expect(contractProblems({ method: 'POST', path: '/risk_api/rate/', status: 200, headers, text: JSON.stringify(rate) })).toHaveLength(1); // Idempotent-Replayed missing
     expect(contractProblems({ method: 'POST', path: '/risk_api/rate/', status: 418, headers, text: '{}' })).toHaveLength(1);
+  });
+
+  describe('the typed client generated from it (test/contract/: openapi-typescript + openapi-fetch)', () => {
+    const api = () => riskApiClient(s.url, keys.client);
+
+    it('rates, reports and scores with typed bodies and answers', async () => {
+      const rated = await api().POST('/risk_api/rate/', { body: { ip: '203.0.113.9', rating: -1, note: 'card testing' } });
+      expect(rated.response.status).toBe(201);
+      expect(rated.data?.report).toMatchObject({ ip: '203.0.113.9', rating: -1 });
+
+      const report: components['schemas']['ReportRequest'] = {
+        kind: 'ipaddress', key: '203.0.113.9', outcome_code: 'fraud_watch', severity: 'high',
+        related_subjects: [{ kind: 'email', key: 'mule@example.com', role: 'email' }],
+      };
+      const params = { header: { 'Idempotency-Key': 'typed-client-1' } };
+      const reported = await api().POST('/risk_api/report/', { params, body: report });
+      expect([reported.response.status, reported.data?.report.outcome_code]).toEqual([201, 'fraud_watch']);
+      const replayed = await api().POST('/risk_api/report/', { params, body: report });
+      expect([replayed.response.status, replayed.response.headers.get('idempotent-replayed'), replayed.data?.report.id]).toEqual([200, 'true', reported.data?.report.id]);
+
+      const scored = await api().POST('/risk_api/score/', { body: { ip: '203.0.113.9' } });
+      expect(scored.response.status).toBe(200);
+      const dimensions = scored.data?.score.dimensions.map((d) => d.code);
+      expect(dimensions).toEqual(['ip', 'subnet', 'isp', 'asn', 'org', 'city', 'region', 'country']);
+      expect(scored.data?.workspace_memory.ratings.bad).toBe(1);
+      expect(Number(scored.response.headers.get('ratelimit-remaining'))).toBe(scored.data?.quota.remaining);
+    });
+
+    it('types the refusals as the Error body', async () => {
+      // @ts-expect-error rating is -1, 0 or 1: the compiler refuses 5 before the server does
+      const refused = await api().POST('/risk_api/rate/', { body: { ip: '203.0.113.9', rating: 5 } });
+      expect(refused.response.status).toBe(400);
+      expect(refused.error?.error).toBe('invalid_request');
+      expect(refused.error?.details?.map((d) => d.field)).toEqual(['rating']);
+    });
   });
 
   // Issue 20 adds GET /metrics beside this contract: once it is served, this fails, and NOT_REACHED's pending

@@ -257,7 +257,7 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
       const doc = (await call(`${s.url}/risk_api/openapi.json`, 'GET', {})).body;
       const routerSource = readFileSync(path.join(ROOT, 'src/transport/rest/router.ts'), 'utf8');
       const paths = new Set([
-        ...Object.keys(doc.paths), ...[...routerSource.matchAll(/'(\/risk_api\/[^']+)':\s*\{/g)].map((m) => m[1]!),
+        ...Object.keys(doc.paths).filter((p) => p.startsWith('/risk_api/')), ...[...routerSource.matchAll(/'(\/risk_api\/[^']+)':\s*\{/g)].map((m) => m[1]!),
       ].map((p) => p.replace(/\/$/, '')));
       const endpoints: string[] = [];
       for (const p of paths) {

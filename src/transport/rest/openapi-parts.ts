@@ -1,12 +1,11 @@
 import { ERRORS, type ErrorCode } from '../../errors.ts';
-import { IDEMPOTENCY_TTL_MS } from '../../domain/memory/idempotency.ts';
+import { IDEMPOTENCY_TTL_HOURS } from '../../domain/memory/idempotency.ts';
 import { errorExamples } from './openapi-examples.ts';
 
 /** The reusable parts of the OpenAPI document: headers, header parameters, and the error responses of a route. */
 export const ref = (kind: 'schemas' | 'headers' | 'parameters', name: string) => ({ $ref: `#/components/${kind}/${name}` });
 
 const seconds = { type: 'integer', minimum: 0 };
-const IDEMPOTENCY_HOURS = IDEMPOTENCY_TTL_MS / 3_600_000;
 
 export const headers = {
   RequestId: {
@@ -44,9 +43,9 @@ export const parameters = {
   },
   IdempotencyKey: {
     name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
-    description: `Makes a retry safe: a request with the same key and the same body within ${IDEMPOTENCY_HOURS} hours gets the first answer `
+    description: `Makes a retry safe: a request with the same key and the same body within ${IDEMPOTENCY_TTL_HOURS} hours gets the first answer `
       + '(200, Idempotent-Replayed: true) and writes nothing; the same key with another body is 409 idempotency_key_reused. '
-      + `Keys are per workspace and kept for at least ${IDEMPOTENCY_HOURS} hours (removed by an hourly sweep after that).`,
+      + `Keys are per workspace and kept for at least ${IDEMPOTENCY_TTL_HOURS} hours (removed by an hourly sweep after that).`,
     example: 'checkout-7f3a9c-rating',
   },
 };

@@ -30,6 +30,7 @@ function exportRequest() {
   const instant = (description: unknown) => ({ type: 'string', format: 'date-time', description });
   return {
     ...filter,
+    required: [],
     properties: {
       ...filter.properties,
       from: instant(filter.properties.from?.description), to: instant(filter.properties.to?.description),
