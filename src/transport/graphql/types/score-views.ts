@@ -12,6 +12,7 @@ import type { QuotaPosture } from '../../../domain/metering/meter.ts';
 import type { DimensionScore, IpScore } from '../../../domain/scoring/score.ts';
 import type { EvidenceCounts } from '../../../domain/scoring/evidence.ts';
 import type { CommunitySignal } from '../../../domain/community/signal.ts';
+import type { DimensionCode } from '../../../domain/network/types.ts';
 import type { IpMemory } from '../../../domain/memory/ip-memory.ts';
 
 export class QuotaView {
@@ -92,8 +93,8 @@ export class ScoreResultView {
   get memory() { return new MemoryView(this.o.memory); }
   get reportLink() { return this.o.links.ip; }
   get dimensionLinks() {
-    const links: Array<{ code: string; url: string }> = [];
-    for (const [code, url] of Object.entries(this.o.links.dimensions)) links.push({ code, url });
+    const links: Array<{ code: DimensionCode; url: string }> = [];
+    for (const [code, url] of Object.entries(this.o.links.dimensions)) links.push({ code: code as DimensionCode, url });
     return links;
   }
   get publication() { return this.o.publication; }
