@@ -37,13 +37,13 @@ const SEVERITIES = ['low', 'medium', 'high', 'critical'];
  * and the aggregates. An IP nothing was written about answers `subject: null` (still a success).
  */
 const ANALYST_QUERIES = [
-  `query Walk($ip: String!) { subject(kind: "ipaddress", key: $ip) { id kind key
+  `query Walk($ip: String!) { subject(kind: ipaddress, key: $ip) { id kind key
     reports(first: 5) { totalCount nodes { databaseId outcomeCode severity createdAt
       relatedSubjects { role subject { kind key reports(first: 3) { totalCount nodes { outcomeCode } } } } } } } }`,
-  `query Page($severity: [String!]) { reports(first: 20, filter: { severity: $severity, tags: ["checkout"] }) { totalCount
+  `query Page($severity: [Severity!]) { reports(first: 20, filter: { severity: $severity, tags: ["checkout"] }) { totalCount
     pageInfo { hasNextPage endCursor } edges { cursor node { databaseId title severity createdAt subject { kind key } } } } }`,
   `query Ratings($ip: String!) { ratingsOfIp(ip: $ip, first: 10) { totalCount nodes { rating note createdAt } }
-    subject(kind: "ipaddress", key: $ip) { relatedSubjects { roles sharedReports subject { kind key } }
+    subject(kind: ipaddress, key: $ip) { relatedSubjects { roles sharedReports subject { kind key } }
       ipDimensions { dimensions { code entity { key name } published { score level } } } } }`,
   `query Aggregates($from: DateTime!, $to: DateTime!) { reportCountsByOutcome(from: $from, to: $to) { day outcomeCode count }
     topSubjects(limit: 5) { reports subject { kind key } } }`,

@@ -1,12 +1,13 @@
 import type { GraphQLSchema } from 'graphql';
 import { builder } from './builder.ts';
-import type { KeyListing } from '../../../domain/access/keys.ts';
+import { KEY_STATUSES, type KeyListing } from '../../../domain/access/keys.ts';
 import type { Tier } from '../../../domain/metering/tiers.ts';
 import {
   createKey, isRequestable, listKeys, me, requestTier, resendApprovalMail, revokeKey, sendConfirmationMail, subscriptionState, tierOffers, usageOf,
   type Me, type SubscriptionState, type WorkspaceUsage,
 } from '../workspace-actions.ts';
-import { REQUESTS_PER_ACCOUNT_PER_DAY } from '../../../domain/billing/subscriptions.ts';
+import { REQUESTS_PER_ACCOUNT_PER_DAY, SUBSCRIPTION_STATUSES, type SubscriptionStatus } from '../../../domain/billing/subscriptions.ts';
+import { enumValues } from '../../graphql/enum-values.ts';
 import { MAIL_PER_ADDRESS_PER_DAY } from '../../../domain/mail/mail-limit.ts';
 
 /**
@@ -14,6 +15,9 @@ import { MAIL_PER_ADDRESS_PER_DAY } from '../../../domain/mail/mail-limit.ts';
  * workspace-actions.ts as the matching page, with the session's account: the pages and this
  * schema cannot drift apart.
  */
+
+const ApiKeyStatus = builder.enumType('ApiKeyStatus', { description: 'Whether an API key still works.', values: enumValues(KEY_STATUSES) });
+const SubscriptionStatusEnum = builder.enumType('SubscriptionStatus', { description: 'State of a subscription request.', values: enumValues(SUBSCRIPTION_STATUSES) });
 
 const TierType = builder.objectRef<Tier>('Tier').implement({
   description: 'An API subscription tier (its limits apply to every key of a workspace on it).',
@@ -55,7 +59,7 @@ const ApiKeyType = builder.objectRef<KeyListing>('ApiKey').implement({
       resolve: (k) => (k.last_used_at ? new Date(k.last_used_at) : null),
     }),
     revokedAt: t.field({ type: 'DateTime', nullable: true, description: 'When the key was revoked; null while active.', resolve: (k) => (k.revoked_at ? new Date(k.revoked_at) : null) }),
-    status: t.exposeString('status', { description: '`active` or `revoked`.' }),
+    status: t.expose('status', { type: ApiKeyStatus, description: 'Whether the key still works.' }),
   }),
 });
 
@@ -73,7 +77,7 @@ const SubscriptionRequestType = builder.objectRef<RequestShape>('SubscriptionReq
   fields: (t) => ({
     orderCode: t.exposeString('orderCode', { description: 'Our order code (RK-…), also in the approval e-mail and at the provider.' }),
     tier: t.field({ type: TierType, description: 'The tier requested.', resolve: (r, _a, ctx) => ctx.deps.services.tiers.get(r.tier) }),
-    status: t.exposeString('status', { description: '`pending`, `active`, `payment_failed`, `suspended`, `cancelled` or `superseded`.' }),
+    status: t.field({ type: SubscriptionStatusEnum, description: 'Where the request stands.', resolve: (r) => r.status as SubscriptionStatus }),
     createdAt: t.field({ type: 'DateTime', description: 'When the request was made.', resolve: (r) => r.createdAt }),
     lastMailSentAt: t.field({ type: 'DateTime', nullable: true, description: 'When the approval e-mail was last queued for sending; null before the first.', resolve: (r) => r.lastEmailAt }),
   }),
