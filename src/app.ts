@@ -108,7 +108,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   if (db.kind === 'pglite' && !opts.inMemoryDatabase) {
     // The CLI cannot open the PGlite directory while we hold it, so it asks us instead.
     admin = await serveAdmin(config.dataDir, (command, args) => runCommand(command, args, {
-      db, pepper, verifier, publications, network: async () => network, publicationsKept: config.publicationsKept, ...(announce ? { announce } : {}),
+      db, dataDir: config.dataDir, pepper, verifier, publications, network: async () => network, publicationsKept: config.publicationsKept, ...(announce ? { announce } : {}),
     }), log);
   }
 

@@ -8,6 +8,8 @@ import { publish, withPublishLock } from '../domain/publishing/index.ts';
 import type { NetworkIndex } from '../domain/network/index.ts';
 import type { PublicationCache } from '../domain/publishing/index.ts';
 import { listTiers } from '../domain/metering/tiers.ts';
+import { backupArchive } from '../platform/db/backup.ts';
+import { BodyReply } from './admin-socket.ts';
 
 /**
  * Operator commands as plain functions of (arguments, services). The CLI runs them in its
@@ -16,6 +18,8 @@ import { listTiers } from '../domain/metering/tiers.ts';
  */
 export type CommandContext = {
   db: Database;
+  /** DATA_DIR: a backup takes its secrets/ along. */
+  dataDir: string;
   pepper: string;
   /** The network index (the server passes its loaded one; the CLI loads it on first use). */
   network: () => Promise<NetworkIndex>;
@@ -39,6 +43,12 @@ function str(args: Args, name: string, required = true): string | undefined {
 
 const commands: Record<string, (args: Args, ctx: CommandContext) => Promise<unknown>> = {
   'db migrate': async (_a, { db }) => db.migrate(),
+  'db status': async (_a, { db }) => ({ backend: db.kind, ...(await db.status()) }),
+  'db backup': async (_a, { db, dataDir }) => {
+    if (!db.snapshot) throw new AppError('invalid_request', 'DATABASE_URL is set: back PostgreSQL up with pg_dump -Fc and restore it with pg_restore (docs/operations.md, "Backups").');
+    const { manifest, body } = backupArchive(await db.snapshot(), dataDir);
+    return new BodyReply(manifest, body);
+  },
   'keys create': async (a, { db, pepper }) =>
     createApiKey(db.prisma, pepper, { workspace: str(a, 'workspace')!, name: str(a, 'name')!, tier: str(a, 'tier', false) }),
   'keys list': async (a, { db }) => listApiKeys(db.prisma, { workspace: str(a, 'workspace', false) }),
