@@ -2,14 +2,19 @@
  * Backups of the embedded database: one tar.gz holding a manifest, DATA_DIR/secrets/ (the generated API-key
  * pepper: without it no stored key verifies) and PGlite's data directory, taken while the service runs.
  *
- * Consistency: PGlite is PostgreSQL in this process, one statement at a time. The snapshot holds PGlite's
- * transaction lock (no other transaction is open or can begin), runs CHECKPOINT (every committed change is
- * in the data files, so a restore replays no WAL), counts every table, and copies the data directory with
- * `dumpDataDir`, which holds PGlite's query lock and reads the files in one synchronous pass. The copy is
- * therefore the database between two transactions; the counts in the manifest are of that same state, and
- * a restore checks them.
+ * Consistency: PGlite is PostgreSQL in this process, without background workers, writing its files through
+ * Node's fs as it goes. The snapshot holds PGlite's transaction lock (every query, exec and transaction waits
+ * for it, so no transaction is open or can begin), runs CHECKPOINT (every committed change is then in the data
+ * files; nothing is left to replay from WAL), counts every table, and copies the data directory inside
+ * DATA_DIR; then it lets go. Archiving and compressing read that copy while the service carries on. The copy,
+ * and the counts in the manifest that a restore checks, are of one state between two transactions.
+ *
+ * PGlite's own `dumpDataDir()` takes the same state (under its query lock only), but builds the whole archive
+ * in memory: measured on a 328 MB data directory, the process peaked at 1.7 GB of RSS and stalled 6-9 s. The
+ * copy stalls the database for as long as copying the directory takes and holds one file's buffer at a time.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { constants, createReadStream, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { cp } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable, pipeline } from 'node:stream';
 import { createGzip } from 'node:zlib';
@@ -37,7 +42,8 @@ export type BackupManifest = {
   files: string[];
 };
 
-export type EmbeddedSnapshot = { tar: Uint8Array; tables: Record<string, number>; postgresVersion: string; migrations: string[] };
+/** A consistent copy of the database in `dir` (inside DATA_DIR), removed by the archive that reads it. */
+export type EmbeddedSnapshot = { dir: string; tables: Record<string, number>; postgresVersion: string; migrations: string[] };
 
 type Query = <T>(sql: string) => Promise<T[]>;
 
@@ -58,16 +64,49 @@ async function appliedMigrations(query: Query): Promise<string[]> {
   return rows.map((r) => r.name);
 }
 
-export async function snapshotPglite(pglite: PGlite): Promise<EmbeddedSnapshot> {
-  return pglite.transaction(async (tx) => {
-    const query: Query = async <T>(sql: string) => (await tx.query<T>(sql)).rows;
-    await tx.exec('CHECKPOINT');
-    const tables = await countTables(query);
-    const migrations = await appliedMigrations(query);
-    const postgresVersion = (await query<{ v: string }>("SELECT current_setting('server_version') AS v"))[0]?.v ?? 'unknown';
-    const dump = await pglite.dumpDataDir('none');
-    return { tar: new Uint8Array(await dump.arrayBuffer()), tables, migrations, postgresVersion };
-  });
+const SNAPSHOT_DIR = /^snapshot-\d+-\d+\.partial$/;
+/** Snapshots this process is archiving; any other one in DATA_DIR was left by a process that died. */
+const active = new Set<string>();
+let sequence = 0;
+
+function removeStaleSnapshots(dataDir: string): void {
+  for (const name of readdirSync(dataDir)) {
+    if (SNAPSHOT_DIR.test(name) && !active.has(path.join(dataDir, name))) rmSync(path.join(dataDir, name), { recursive: true, force: true });
+  }
+}
+
+export async function snapshotPglite(pglite: PGlite, pgliteDir: string, dataDir: string): Promise<EmbeddedSnapshot> {
+  removeStaleSnapshots(dataDir);
+  const dir = path.join(dataDir, `snapshot-${process.pid}-${++sequence}.partial`);
+  active.add(dir);
+  try {
+    return await pglite.transaction(async (tx) => {
+      const query: Query = async <T>(sql: string) => (await tx.query<T>(sql)).rows;
+      await tx.exec('CHECKPOINT');
+      const tables = await countTables(query);
+      const migrations = await appliedMigrations(query);
+      const postgresVersion = (await query<{ v: string }>("SELECT current_setting('server_version') AS v"))[0]?.v ?? 'unknown';
+      // A copy-on-write clone where the file system offers one (btrfs, XFS), else a plain copy.
+      await cp(pgliteDir, path.join(dir, 'pglite'), { recursive: true, mode: constants.COPYFILE_FICLONE });
+      return { dir, tables, migrations, postgresVersion };
+    });
+  } catch (e) {
+    discard(dir);
+    throw e;
+  }
+}
+
+function discard(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+  active.delete(dir);
+}
+
+/** Every directory and file under `root`, parents first, in name order (paths relative to `base`). */
+function* walk(base: string, root: string): Generator<{ name: string; full: string; directory: boolean; size: number; mtime: Date }> {
+  const st = statSync(root);
+  yield { name: path.relative(base, root), full: root, directory: st.isDirectory(), size: st.size, mtime: st.mtime };
+  if (!st.isDirectory()) return;
+  for (const child of readdirSync(root).sort()) yield* walk(base, path.join(root, child));
 }
 
 function secretFiles(dataDir: string): Array<{ name: string; data: Buffer }> {
@@ -85,18 +124,23 @@ export function backupArchive(snapshot: EmbeddedSnapshot, dataDir: string, creat
     migrations: snapshot.migrations, tables: snapshot.tables, files: secrets.map((s) => s.name),
   };
   async function* tar(): AsyncGenerator<Buffer> {
-    const file = (name: string, data: Buffer) => [tarHeader({ name, type: 'file', mode: 0o600, mtime: createdAt, size: data.length }), data, tarPadding(data.length)];
-    yield* file(MANIFEST_NAME, Buffer.from(JSON.stringify(manifest, null, 2) + '\n'));
-    if (secrets.length) yield tarHeader({ name: 'secrets', type: 'directory', mode: 0o700, mtime: createdAt, size: 0 });
-    for (const s of secrets) yield* file(s.name, s.data);
-    yield tarHeader({ name: 'pglite', type: 'directory', mode: 0o700, mtime: createdAt, size: 0 });
-    // PGlite names its entries from the data directory's root ("/PG_VERSION", 0666): they go under pglite/, owner-only.
-    for await (const { entry, data } of readTar([snapshot.tar])) {
-      const name = `pglite/${entry.name.replace(/^\/+/, '')}`;
-      yield tarHeader({ ...entry, name, mode: entry.type === 'file' ? 0o600 : 0o700 });
-      if (entry.type === 'file') { yield data; yield tarPadding(data.length); }
+    try {
+      const file = (name: string, data: Buffer) => [tarHeader({ name, type: 'file', mode: 0o600, mtime: createdAt, size: data.length }), data, tarPadding(data.length)];
+      yield* file(MANIFEST_NAME, Buffer.from(JSON.stringify(manifest, null, 2) + '\n'));
+      if (secrets.length) yield tarHeader({ name: 'secrets', type: 'directory', mode: 0o700, mtime: createdAt, size: 0 });
+      for (const s of secrets) yield* file(s.name, s.data);
+      for (const e of walk(snapshot.dir, path.join(snapshot.dir, 'pglite'))) {
+        yield tarHeader({ name: e.name, type: e.directory ? 'directory' : 'file', mode: e.directory ? 0o700 : 0o600, mtime: e.mtime, size: e.size });
+        if (e.directory) continue;
+        let read = 0;
+        for await (const chunk of createReadStream(e.full)) { read += (chunk as Buffer).length; yield chunk as Buffer; }
+        if (read !== e.size) throw new Error(`${e.full} changed while it was archived`);
+        yield tarPadding(e.size);
+      }
+      yield TAR_END;
+    } finally {
+      discard(snapshot.dir);
     }
-    yield TAR_END;
   }
   return { manifest, body: pipeline(Readable.from(tar()), createGzip(), () => {}) };
 }

@@ -97,7 +97,7 @@ async function openPglite(opts: DatabaseOptions): Promise<Database> {
       kind: 'pglite',
       migrate: () => migrate(pgliteRunner(pglite)),
       status: () => migrationStatus(pgliteRunner(pglite)),
-      snapshot: () => snapshotPglite(pglite),
+      ...(opts.inMemory ? {} : { snapshot: () => snapshotPglite(pglite, path.join(opts.dataDir, 'pglite'), opts.dataDir) }),
       async ping() { await pglite.query('SELECT 1'); },
       async close() {
         await prisma.$disconnect();
