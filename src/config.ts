@@ -28,6 +28,10 @@ const envSchema = z.object({
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(600_000).default(10_000),
   HEAP_GROWTH_PERCENT: z.coerce.number().int().min(0).max(1_000).default(50),
+  // Feeds fetched from URLs (docs/operations.md, "Feeds from URLs").
+  FEED_FETCH_MAX_BYTES: z.coerce.number().int().min(1024).max(1024 * 1024 * 1024).default(16 * 1024 * 1024),
+  FEED_FETCH_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(1_800_000).default(120_000),
+  FEED_CHECK_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
   // Control plane (docs/control-plane.md).
   SESSION_TTL_HOURS: z.coerce.number().int().min(1).max(720).default(12),
   SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
@@ -89,6 +93,8 @@ export type Config = {
   requestTimeoutMs: number;
   /** How far the JavaScript heap may grow past its live size before a full collection (0 = V8's own rule). */
   heapGrowthPercent: number;
+  /** Feeds from URLs: the limits of one download, and how often the server looks for feeds due. */
+  feedFetch: { maxBytes: number; timeoutMs: number; checkIntervalMs: number };
   trustedProxies: string[];
   /** Origins granted CORS on /graphql (normalised, e.g. https://app.example.com); empty: no grant to any origin. */
   corsOrigins: string[];
@@ -143,6 +149,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     heapGrowthPercent: e.HEAP_GROWTH_PERCENT,
+    feedFetch: { maxBytes: e.FEED_FETCH_MAX_BYTES, timeoutMs: e.FEED_FETCH_TIMEOUT_MS, checkIntervalMs: e.FEED_CHECK_INTERVAL_MS },
     trustedProxies: e.TRUSTED_PROXIES,
     corsOrigins: e.CORS_ORIGINS,
     maxmind: {

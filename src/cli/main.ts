@@ -15,6 +15,7 @@ import path from 'node:path';
 import { restrictUmask } from '../platform/db/data-dir.ts';
 import { backupTarget, printDb, restore, saveBackup } from './db-commands.ts';
 import { BodyReply } from './admin-socket.ts';
+import { feedsExitCode, printFeeds } from './feeds-output.ts';
 
 restrictUmask(); // before anything is written: DATA_DIR is for this user only (platform/db/data-dir.ts)
 
@@ -35,7 +36,11 @@ const USAGE = `risk-api — operator commands (work whether or not the server is
                                                    refused (nothing changed, exit 1) when no line is valid or more than
                                                    10% of the lines holding data are bad (--allow-partial accepts the latter);
                                                    a re-import keeps the feed's weight unless --weight is given
-  risk-api feeds list [--json]
+  risk-api feeds add NAME --url URL --every 1h [--format plain|csv] [--column COL] [--weight W] [--allow-partial] [--json]
+                                                   fetch a feed from an http(s) URL now and then every 1m..30d, on the
+                                                   running server, with the same refusals as an import
+  risk-api feeds fetch NAME [--json]               fetch a feed added with --url now
+  risk-api feeds list [--json]                     every feed, with the last fetch of those fetched from a URL
   risk-api feeds remove NAME [--json]
   risk-api publish [--json]                        compute and publish a new set of risk summaries
   risk-api dev-provider [--port 8089] [--webhook-url URL]  local PayPal test double (development only)
@@ -49,7 +54,7 @@ const SERVER_START_WAIT_MS = 60_000;
 /** Positional arguments each command accepts, by name. */
 const POSITIONALS: Record<string, string[]> = {
   'keys revoke': ['prefix'], 'workspaces set-tier': ['workspace', 'tier'], 'feeds import': ['file'], 'feeds remove': ['name'],
-  'db backup': ['file'], 'db restore': ['file'],
+  'db backup': ['file'], 'db restore': ['file'], 'feeds add': ['name'], 'feeds fetch': ['name'],
 };
 
 /** Commands that run only in the CLI's own process, never inside a server. */
@@ -72,7 +77,7 @@ async function execute(command: string, args: Record<string, unknown>): Promise<
   try {
     if (!command.startsWith('db ')) await db.migrate(); // db status and db backup show the database as it is
     return await runCommand(command, args, {
-      db, dataDir: config.dataDir, pepper: resolvePepper(config.apiKeyPepper, config.dataDir), network: () => loadNetworkData(networkOptions(config)), publicationsKept: config.publicationsKept,
+      db, dataDir: config.dataDir, feedFetch: config.feedFetch, pepper: resolvePepper(config.apiKeyPepper, config.dataDir), network: () => loadNetworkData(networkOptions(config)), publicationsKept: config.publicationsKept,
       ...(config.redisUrl ? { announce: (m: string) => publishInvalidation(config.redisUrl!, config.redisKeyPrefix, m).catch((e) => {
         console.error(`warning: could not notify running servers (${(e as Error).message}); they follow within KEY_CACHE_TTL_MS`);
       }) } : {}),
@@ -111,6 +116,7 @@ export async function main(argv: string[]): Promise<number> {
       workspace: { type: 'string' }, name: { type: 'string' }, tier: { type: 'string' }, json: { type: 'boolean' },
       format: { type: 'string' }, column: { type: 'string' }, weight: { type: 'string' }, help: { type: 'boolean', short: 'h' },
       'allow-partial': { type: 'boolean' }, 'dry-run': { type: 'boolean' }, force: { type: 'boolean' },
+      url: { type: 'string' }, every: { type: 'string' },
     },
   });
   if (positionals[0] === 'start') { await import('../main.ts'); return -1; }
@@ -132,8 +138,8 @@ export async function main(argv: string[]): Promise<number> {
   if (backupFile && result instanceof BodyReply) result = await saveBackup(backupFile, result);
   if (parsed) result = { ...(result as object), bad_lines: parsed.errors, bad_lines_not_listed: parsed.errorsOmitted };
   if (values.json) console.log(JSON.stringify(result, null, 2));
-  else if (!printDb(command, result)) printHuman(command, result);
-  return 0;
+  else if (!printDb(command, result) && !printFeeds(command, result)) printHuman(command, result);
+  return feedsExitCode(command, result);
 }
 
 main(process.argv.slice(2)).then(
