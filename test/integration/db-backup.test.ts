@@ -17,6 +17,7 @@ import { KeyVerifier } from '../../src/domain/access/verifier.ts';
 import { resolvePepper } from '../../src/domain/access/pepper.ts';
 import { importFeed } from '../../src/domain/feeds/store.ts';
 import { parseFeedText } from '../../src/domain/feeds/parse.ts';
+import { saveFeedSchedule } from '../../src/domain/feeds/schedule.ts';
 
 /**
  * `db backup` taken through the admin socket of a running server, restored by `db restore` into a fresh
@@ -66,6 +67,7 @@ async function seedEveryTable(app: App): Promise<string> {
   await prisma.rating.create({ data: { workspaceId: ws.id, subjectId: subject.id, rating: -1, note: 'bad' } });
   await prisma.idempotencyRecord.create({ data: { workspaceId: ws.id, key: 'k1', endpoint: 'rate', requestHash: 'h', status: 200, response: { ok: true, n: [1, 2] } } });
   await importFeed(prisma, { name: 'vendor', format: 'plain', source: 'inline', parsed: parseFeedText('10.0.0.0/8\n2001:db8::/32\n', 'plain') });
+  await saveFeedSchedule(prisma, { name: 'remote', url: 'https://feeds.example.net/list.txt?token=t', every: '1d', format: 'csv', column: 'ip', weight: 0.5 });
   const publication = await prisma.publication.create({ data: { version: 1, status: 'complete', startedAt: new Date(), publishedAt: new Date(), entityCount: 1, stats: { s: 1 } } });
   await prisma.publishedSummary.create({ data: { publicationId: publication.id, workspaceId: 0, code: 'asn', key: '64500', name: 'AS64500', score: 40, level: 'medium', counts: { bad: 1 }, reporters: 1 } });
   await prisma.webSession.create({ data: { id: 'sess-hash', accountId: account.id, csrfToken: 'csrf', expiresAt: new Date(Date.now() + 3600_000) } });

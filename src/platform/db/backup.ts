@@ -9,9 +9,8 @@
  * DATA_DIR; then it lets go. Archiving and compressing read that copy while the service carries on. The copy,
  * and the counts in the manifest that a restore checks, are of one state between two transactions.
  *
- * PGlite's own `dumpDataDir()` takes the same state (under its query lock only), but builds the whole archive
- * in memory: measured on a 328 MB data directory, the process peaked at 1.7 GB of RSS and stalled 6-9 s. The
- * copy stalls the database for as long as copying the directory takes and holds one file's buffer at a time.
+ * PGlite's own `dumpDataDir()` takes the same state but builds the whole archive in memory, about three times
+ * the directory's size: docs/decisions/0017-embedded-backup-copies-the-data-directory.md.
  */
 import { constants, createReadStream, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { cp } from 'node:fs/promises';
