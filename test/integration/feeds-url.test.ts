@@ -101,6 +101,9 @@ describe(`feeds fetched from URLs (${backendName})`, () => {
     expect(again).toMatchObject({ outcome: 'not_modified', httpStatus: 304, entries: 120, error: null });
     expect(feeds.state.conditional).toEqual(['if-none-match']);
     expect(await listed('vendor')).toMatchObject({ entries: 120, weight: 0.6, source: `${base}/etag.txt`, schedule: { every: '1h', lastFetch: { outcome: 'not_modified', httpStatus: 304 } } });
+    const reweighed = await cmd<FetchResult>('feeds add', { name: 'vendor', url: `${base}/etag.txt`, every: '2h', weight: 0.25 });
+    expect(reweighed).toMatchObject({ outcome: 'not_modified', schedule: { every: '2h', weight: 0.25 } });
+    expect(await listed('vendor')).toMatchObject({ entries: 120, weight: 0.25 });
   }, 180_000);
 
   it('a new version behind a new ETag replaces the entries; Last-Modified works alike; the same bytes again replace nothing', async () => {

@@ -69,6 +69,8 @@ export async function saveFeedSchedule(prisma: PrismaClient, input: ScheduleInpu
   return prisma.$transaction(async (tx) => {
     const before = await tx.feedSchedule.findUnique({ where: { name } });
     const sameSource = before && before.url === settings.url && before.format === format && before.column === column;
+    // A new weight applies now: an unchanged list (304) is not imported again to carry it.
+    if (input.weight !== undefined) await tx.feed.updateMany({ where: { name }, data: { weight: input.weight } });
     return tx.feedSchedule.upsert({
       where: { name },
       create: { name, ...settings },
