@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -32,6 +33,7 @@ const envSchema = z.object({
   FEED_FETCH_MAX_BYTES: z.coerce.number().int().min(1024).max(1024 * 1024 * 1024).default(16 * 1024 * 1024),
   FEED_FETCH_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(1_800_000).default(120_000),
   FEED_CHECK_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
+  WORKERS: z.union([z.literal('auto'), z.coerce.number().int().min(1).max(256)], { error: 'must be a whole number from 1 to 256, or auto' }).default(1),
   // Control plane (docs/control-plane.md).
   SESSION_TTL_HOURS: z.coerce.number().int().min(1).max(720).default(12),
   SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
@@ -95,6 +97,8 @@ export type Config = {
   heapGrowthPercent: number;
   /** Feeds from URLs: the limits of one download, and how often the server looks for feeds due. */
   feedFetch: { maxBytes: number; timeoutMs: number; checkIntervalMs: number };
+  /** Server processes on the port (node:cluster): a number, or every available core ('auto' resolved here). */
+  workers: number;
   trustedProxies: string[];
   /** Origins granted CORS on /graphql (normalised, e.g. https://app.example.com); empty: no grant to any origin. */
   corsOrigins: string[];
@@ -150,6 +154,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     heapGrowthPercent: e.HEAP_GROWTH_PERCENT,
     feedFetch: { maxBytes: e.FEED_FETCH_MAX_BYTES, timeoutMs: e.FEED_FETCH_TIMEOUT_MS, checkIntervalMs: e.FEED_CHECK_INTERVAL_MS },
+    workers: e.WORKERS === 'auto' ? os.availableParallelism() : e.WORKERS,
     trustedProxies: e.TRUSTED_PROXIES,
     corsOrigins: e.CORS_ORIGINS,
     maxmind: {
