@@ -13,6 +13,9 @@ import { readFeedFile } from '../domain/feeds/read-file.ts';
 import { createProgressWriter } from '../domain/feeds/progress.ts';
 import path from 'node:path';
 import { restrictUmask } from '../platform/db/data-dir.ts';
+import { backupTarget, printDb, restore, saveBackup } from './db-commands.ts';
+import { BodyReply } from './admin-socket.ts';
+import { feedsExitCode, printFeeds } from './feeds-output.ts';
 
 restrictUmask(); // before anything is written: DATA_DIR is for this user only (platform/db/data-dir.ts)
 
@@ -20,6 +23,10 @@ const USAGE = `risk-api — operator commands (work whether or not the server is
 
   risk-api start                                   start the server (same as npm start)
   risk-api db migrate                              apply pending database migrations
+  risk-api db status [--json]                      the backend, applied and pending migrations
+  risk-api db backup FILE [--json]                 embedded database: a consistent backup (tar.gz, 0600), also while the server runs
+  risk-api db restore FILE [--force] [--json]      embedded database: restore into a DATA_DIR no server uses; --force sets
+                                                   a database already there aside (PostgreSQL: pg_dump / pg_restore)
   risk-api keys create --workspace NAME --name LABEL [--tier TIER] [--json]
   risk-api keys list [--workspace NAME] [--json]
   risk-api keys revoke PREFIX [--json]
@@ -29,7 +36,11 @@ const USAGE = `risk-api — operator commands (work whether or not the server is
                                                    refused (nothing changed, exit 1) when no line is valid or more than
                                                    10% of the lines holding data are bad (--allow-partial accepts the latter);
                                                    a re-import keeps the feed's weight unless --weight is given
-  risk-api feeds list [--json]
+  risk-api feeds add NAME --url URL --every 1h [--format plain|csv] [--column COL] [--weight W] [--allow-partial] [--json]
+                                                   fetch a feed from an http(s) URL now and then every 1m..30d, on the
+                                                   running server, with the same refusals as an import
+  risk-api feeds fetch NAME [--json]               fetch a feed added with --url now
+  risk-api feeds list [--json]                     every feed, with the last fetch of those fetched from a URL
   risk-api feeds remove NAME [--json]
   risk-api publish [--json]                        compute and publish a new set of risk summaries
   risk-api dev-provider [--port 8089] [--webhook-url URL]  local PayPal test double (development only)
@@ -43,7 +54,11 @@ const SERVER_START_WAIT_MS = 60_000;
 /** Positional arguments each command accepts, by name. */
 const POSITIONALS: Record<string, string[]> = {
   'keys revoke': ['prefix'], 'workspaces set-tier': ['workspace', 'tier'], 'feeds import': ['file'], 'feeds remove': ['name'],
+  'db backup': ['file'], 'db restore': ['file'], 'feeds add': ['name'], 'feeds fetch': ['name'],
 };
+
+/** Commands that run only in the CLI's own process, never inside a server. */
+const LOCAL_COMMANDS = ['db restore'];
 
 async function execute(command: string, args: Record<string, unknown>): Promise<unknown> {
   const config = loadConfig();
@@ -53,16 +68,16 @@ async function execute(command: string, args: Record<string, unknown>): Promise<
   });
   if (reply) {
     if (!reply.ok) throw Object.assign(new Error(reply.message), { code: reply.error });
-    return reply.result;
+    return reply.body ? new BodyReply(reply.result, reply.body) : reply.result;
   }
   const db = await openDatabase({
     databaseUrl: config.databaseUrl, dataDir: config.dataDir, preparedStatements: config.databasePreparedStatements,
     warn: (msg, fields) => console.error(`warning: ${msg} ${JSON.stringify(fields)}`),
   });
   try {
-    if (command !== 'db migrate') await db.migrate();
+    if (!command.startsWith('db ')) await db.migrate(); // db status and db backup show the database as it is
     return await runCommand(command, args, {
-      db, pepper: resolvePepper(config.apiKeyPepper, config.dataDir), network: () => loadNetworkData(networkOptions(config)), publicationsKept: config.publicationsKept,
+      db, dataDir: config.dataDir, feedFetch: config.feedFetch, pepper: resolvePepper(config.apiKeyPepper, config.dataDir), network: () => loadNetworkData(networkOptions(config)), publicationsKept: config.publicationsKept,
       ...(config.redisUrl ? { announce: (m: string) => publishInvalidation(config.redisUrl!, config.redisKeyPrefix, m).catch((e) => {
         console.error(`warning: could not notify running servers (${(e as Error).message}); they follow within KEY_CACHE_TTL_MS`);
       }) } : {}),
@@ -100,12 +115,13 @@ export async function main(argv: string[]): Promise<number> {
     options: {
       workspace: { type: 'string' }, name: { type: 'string' }, tier: { type: 'string' }, json: { type: 'boolean' },
       format: { type: 'string' }, column: { type: 'string' }, weight: { type: 'string' }, help: { type: 'boolean', short: 'h' },
-      'allow-partial': { type: 'boolean' }, 'dry-run': { type: 'boolean' },
+      'allow-partial': { type: 'boolean' }, 'dry-run': { type: 'boolean' }, force: { type: 'boolean' },
+      url: { type: 'string' }, every: { type: 'string' },
     },
   });
   if (positionals[0] === 'start') { await import('../main.ts'); return -1; }
   const command = positionals.slice(0, 2).join(' ');
-  if (values.help || !COMMAND_NAMES.includes(command)) {
+  if (values.help || !(COMMAND_NAMES.includes(command) || LOCAL_COMMANDS.includes(command))) {
     console.log(USAGE);
     return values.help ? 0 : 2;
   }
@@ -114,14 +130,16 @@ export async function main(argv: string[]): Promise<number> {
   if (command === 'feeds import') await parseFeedLocally(args);
   // A feed's bad lines are reported with their numbers, never dropped silently; also when they got the import refused.
   const parsed = args.parsed as FeedParseResult | undefined;
-  let result = await execute(command, args).catch((e) => {
+  const backupFile = command === 'db backup' ? backupTarget(args.file) : null;
+  let result = command === 'db restore' ? await restore(args, loadConfig()) : await execute(command, args).catch((e) => {
     if (parsed) printBadLines(parsed.errors, parsed.errorsOmitted);
     throw e;
   });
+  if (backupFile && result instanceof BodyReply) result = await saveBackup(backupFile, result);
   if (parsed) result = { ...(result as object), bad_lines: parsed.errors, bad_lines_not_listed: parsed.errorsOmitted };
   if (values.json) console.log(JSON.stringify(result, null, 2));
-  else printHuman(command, result);
-  return 0;
+  else if (!printDb(command, result) && !printFeeds(command, result)) printHuman(command, result);
+  return feedsExitCode(command, result);
 }
 
 main(process.argv.slice(2)).then(

@@ -18,7 +18,7 @@ describe(`the raw dimensions read needs a score-eligible tier (${backendName})`,
     s = await startTestServer();
     free = { 'x-api-key': (await s.createKey('dims-free', { tier: 'free' })).secret };
     developer = { 'x-api-key': (await s.createKey('dims-dev', { tier: 'developer' })).secret };
-    const ctx = { db: s.app.db, pepper: s.app.pepper, network: async () => s.app.services.network, publicationsKept: 3, publications: s.app.services.publications };
+    const ctx = { db: s.app.db, dataDir: s.env.dataDir, feedFetch: { maxBytes: 1 << 20, timeoutMs: 10_000 }, pepper: s.app.pepper, network: async () => s.app.services.network, publicationsKept: 3, publications: s.app.services.publications };
     await runCommand('feeds import', { name: 'tier-feed', format: 'plain', weight: 1, source: 'inline', parsed: parseFeedText(`${IP}\n`, 'plain') }, ctx);
     await runCommand('publish', {}, ctx);
     // A subject for the IP in the Free workspace, so Subject.ipDimensions has something to answer.

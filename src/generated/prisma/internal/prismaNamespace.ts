@@ -407,6 +407,7 @@ export const ModelName = {
   IdempotencyRecord: 'IdempotencyRecord',
   Feed: 'Feed',
   FeedEntry: 'FeedEntry',
+  FeedSchedule: 'FeedSchedule',
   Publication: 'Publication',
   PublishedSummary: 'PublishedSummary',
   Tier: 'Tier',
@@ -432,7 +433,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "workspace" | "account" | "apiKey" | "subject" | "report" | "reportLink" | "rating" | "idempotencyRecord" | "feed" | "feedEntry" | "publication" | "publishedSummary" | "tier" | "webSession" | "emailVerification" | "subscriptionRequest" | "providerCancellation" | "providerEvent" | "mailOutbox" | "subjectMemory"
+    modelProps: "workspace" | "account" | "apiKey" | "subject" | "report" | "reportLink" | "rating" | "idempotencyRecord" | "feed" | "feedEntry" | "feedSchedule" | "publication" | "publishedSummary" | "tier" | "webSession" | "emailVerification" | "subscriptionRequest" | "providerCancellation" | "providerEvent" | "mailOutbox" | "subjectMemory"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -1173,6 +1174,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         count: {
           args: Prisma.FeedEntryCountArgs<ExtArgs>
           result: runtime.Types.Utils.Optional<Prisma.FeedEntryCountAggregateOutputType> | number
+        }
+      }
+    }
+    FeedSchedule: {
+      payload: Prisma.$FeedSchedulePayload<ExtArgs>
+      fields: Prisma.FeedScheduleFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.FeedScheduleFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedSchedulePayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.FeedScheduleFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedSchedulePayload>
+        }
+        findFirst: {
+          args: Prisma.FeedScheduleFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedSchedulePayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.FeedScheduleFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedSchedulePayload>
+        }
+        findMany: {
+          args: Prisma.FeedScheduleFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedSchedulePayload>[]
+        }
+        create: {
+          args: Prisma.FeedScheduleCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedSchedulePayload>
+        }
+        createMany: {
+          args: Prisma.FeedScheduleCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.FeedScheduleCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedSchedulePayload>[]
+        }
+        delete: {
+          args: Prisma.FeedScheduleDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedSchedulePayload>
+        }
+        update: {
+          args: Prisma.FeedScheduleUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedSchedulePayload>
+        }
+        deleteMany: {
+          args: Prisma.FeedScheduleDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.FeedScheduleUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.FeedScheduleUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedSchedulePayload>[]
+        }
+        upsert: {
+          args: Prisma.FeedScheduleUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedSchedulePayload>
+        }
+        aggregate: {
+          args: Prisma.FeedScheduleAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateFeedSchedule>
+        }
+        groupBy: {
+          args: Prisma.FeedScheduleGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.FeedScheduleGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.FeedScheduleCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.FeedScheduleCountAggregateOutputType> | number
         }
       }
     }
@@ -2086,6 +2161,32 @@ export const FeedEntryScalarFieldEnum = {
 export type FeedEntryScalarFieldEnum = (typeof FeedEntryScalarFieldEnum)[keyof typeof FeedEntryScalarFieldEnum]
 
 
+export const FeedScheduleScalarFieldEnum = {
+  name: 'name',
+  url: 'url',
+  everySeconds: 'everySeconds',
+  format: 'format',
+  column: 'column',
+  allowPartial: 'allowPartial',
+  weight: 'weight',
+  etag: 'etag',
+  lastModified: 'lastModified',
+  contentHash: 'contentHash',
+  nextFetchAt: 'nextFetchAt',
+  lastFetchAt: 'lastFetchAt',
+  lastOutcome: 'lastOutcome',
+  lastHttpStatus: 'lastHttpStatus',
+  lastEntries: 'lastEntries',
+  lastError: 'lastError',
+  lastDurationMs: 'lastDurationMs',
+  lastBytes: 'lastBytes',
+  lastSuccessAt: 'lastSuccessAt',
+  createdAt: 'createdAt'
+} as const
+
+export type FeedScheduleScalarFieldEnum = (typeof FeedScheduleScalarFieldEnum)[keyof typeof FeedScheduleScalarFieldEnum]
+
+
 export const PublicationScalarFieldEnum = {
   id: 'id',
   version: 'version',
@@ -2536,6 +2637,7 @@ export type GlobalOmitConfig = {
   idempotencyRecord?: Prisma.IdempotencyRecordOmit
   feed?: Prisma.FeedOmit
   feedEntry?: Prisma.FeedEntryOmit
+  feedSchedule?: Prisma.FeedScheduleOmit
   publication?: Prisma.PublicationOmit
   publishedSummary?: Prisma.PublishedSummaryOmit
   tier?: Prisma.TierOmit

@@ -61,6 +61,7 @@ export const ModelName = {
   IdempotencyRecord: 'IdempotencyRecord',
   Feed: 'Feed',
   FeedEntry: 'FeedEntry',
+  FeedSchedule: 'FeedSchedule',
   Publication: 'Publication',
   PublishedSummary: 'PublishedSummary',
   Tier: 'Tier',
@@ -218,6 +219,32 @@ export const FeedEntryScalarFieldEnum = {
 } as const
 
 export type FeedEntryScalarFieldEnum = (typeof FeedEntryScalarFieldEnum)[keyof typeof FeedEntryScalarFieldEnum]
+
+
+export const FeedScheduleScalarFieldEnum = {
+  name: 'name',
+  url: 'url',
+  everySeconds: 'everySeconds',
+  format: 'format',
+  column: 'column',
+  allowPartial: 'allowPartial',
+  weight: 'weight',
+  etag: 'etag',
+  lastModified: 'lastModified',
+  contentHash: 'contentHash',
+  nextFetchAt: 'nextFetchAt',
+  lastFetchAt: 'lastFetchAt',
+  lastOutcome: 'lastOutcome',
+  lastHttpStatus: 'lastHttpStatus',
+  lastEntries: 'lastEntries',
+  lastError: 'lastError',
+  lastDurationMs: 'lastDurationMs',
+  lastBytes: 'lastBytes',
+  lastSuccessAt: 'lastSuccessAt',
+  createdAt: 'createdAt'
+} as const
+
+export type FeedScheduleScalarFieldEnum = (typeof FeedScheduleScalarFieldEnum)[keyof typeof FeedScheduleScalarFieldEnum]
 
 
 export const PublicationScalarFieldEnum = {
