@@ -142,8 +142,11 @@ export async function runRuntimeStage({ root, env = {}, log = (l) => console.err
         log(`RUN ${step.args}`);
         const started = performance.now();
         // The local npm cache serves the lockfile's packages (the image build gets them from the registry).
-        const r = spawnSync('sh', ['-c', step.args], { cwd: inImage(workdir), stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, npm_config_prefer_offline: 'true' } });
-        if (r.status !== 0) throw new Error(`RUN ${step.args}: exit ${r.status}`);
+        const r = spawnSync('sh', ['-c', step.args], {
+          cwd: inImage(workdir), encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: { ...process.env, npm_config_prefer_offline: 'true' },
+        });
+        if (r.status !== 0) throw new Error(`RUN ${step.args}: exit ${r.status}\n${(r.stdout + r.stderr).slice(-4000)}`);
+        log(`  ${r.stdout.trim().split('\n').at(-1)}`); // npm's summary ("added 529 packages in 1m"), without its engine warnings
         writeFileSync(marker, done);
         seen.runs.push({ run: step.args, ms: Math.round(performance.now() - started) });
         break;
