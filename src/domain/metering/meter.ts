@@ -115,6 +115,16 @@ export class ScoreMeter {
     return quota;
   }
 
+  /**
+   * One direct report page view (control plane): counted when below the tier's daily limit, in one atomic
+   * step; a refused view counts nothing. Not burst-limited: a signed-in person opens pages one at a time.
+   */
+  async consumeReportPage(workspaceId: number, tier: Tier): Promise<{ counted: boolean; used: number }> {
+    const nowMs = this.now();
+    return guard(() => this.counters.consumeIfBelow(
+      quotaKey(String(workspaceId), 'direct_report', utcDay(nowMs)), tier.directReportLimit, nextUtcMidnightMs(nowMs) + HISTORY_MS));
+  }
+
   /** Today's posture of one quota without counting. */
   async peek(workspaceId: number, tier: Tier, surface: QuotaSurface = 'api_score'): Promise<QuotaPosture> {
     const nowMs = this.now();

@@ -66,7 +66,7 @@ export async function completePublication(
 ): Promise<void> {
   // Fresh planner statistics before readers arrive: a reader walks the rows in primary-key order in
   // chunks (cache.ts), and with statistics from before this publication's rows existed the planner
-  // sorts everything after the cursor for every chunk (measured: 180k rows 1.1 s → 2.3 s on PostgreSQL).
+  // sorts everything after the cursor for every chunk, doubling the load (docs/decisions/0005-publication-snapshot-in-columns.md).
   await prisma.$executeRawUnsafe('ANALYZE "PublishedSummary"');
   await prisma.$transaction(async (tx) => {
     const done = await tx.publication.updateMany({

@@ -4,7 +4,6 @@ import { sendHtml } from './http.ts';
 import type { SignedIn, WebDeps } from './context.ts';
 import { DIMENSION_CODES, type DimensionCode } from '../../domain/network/types.ts';
 import type { PublishedEntity } from '../../domain/publishing/index.ts';
-import { nextUtcMidnightMs, quotaKey, utcDay } from '../../platform/counters/keys.ts';
 import { parseIp } from '../../domain/network/ip.ts';
 import { publishedCounts } from '../../domain/scoring/evidence.ts';
 
@@ -20,7 +19,6 @@ import { publishedCounts } from '../../domain/scoring/evidence.ts';
  */
 const SUBJECT_KIND: Partial<Record<DimensionCode, string>> = { ip: 'ipaddress', subnet: 'cidr', asn: 'asn' };
 const COMMUNITY_CODES = new Set<DimensionCode>(['ip', 'subnet', 'asn']);
-const HISTORY_MS = 35 * 86_400_000;
 
 function summary(title: string, s: PublishedEntity | null | undefined): Html {
   if (!s) return html`<h2>${title}</h2><p>No summary published.</p>`;
@@ -42,16 +40,15 @@ export async function reportPage(deps: WebDeps, w: SignedIn, code: string, rawKe
   const a = w.session.account;
   const tier = deps.services.tiers.get(a.tier);
   const nowMs = Date.now();
-  const counter = quotaKey(String(a.workspaceId), 'direct_report', utcDay(nowMs));
   const chrome = { email: a.email, csrf: w.session.csrfToken };
   const quotaLine = (used: number) => html`<p id="report-quota">Direct report pages today: ${used} / ${tier.directReportLimit} (separate from the API's score quota; resets 00:00 UTC).</p>`;
   if (w.method !== 'POST') {
-    const used = await deps.services.counters.peek(counter);
+    const { usedToday: used } = await deps.services.meter.peek(a.workspaceId, tier, 'direct_report');
     return sendHtml(w.res, 200, page(`${dim} ${key}`, chrome, html`${quotaLine(used)}
 <form method="post" action="/workspace/reports/${dim}/${encodeURIComponent(key)}">${csrfField(w.session.csrfToken)}
 <p>Opening this report uses one of your ${tier.directReportLimit} direct report pages today.</p><button type="submit" id="open-report">Open the report</button></form>`));
   }
-  const quota = await deps.services.counters.consumeIfBelow(counter, tier.directReportLimit, nextUtcMidnightMs(nowMs) + HISTORY_MS);
+  const quota = await deps.services.meter.consumeReportPage(a.workspaceId, tier);
   if (!quota.counted) {
     return sendHtml(w.res, 429, page('Daily report page limit reached', chrome, html`${quotaLine(quota.used)}<p class="notice error">The ${tier.name} tier allows ${tier.directReportLimit} report pages per day. Upgrade on the <a href="/workspace/subscription">subscription page</a>.</p>`));
   }
