@@ -67,7 +67,7 @@ export function freePort(): Promise<number> {
 }
 
 /** Polls `url` until it answers 200; returns ms since `sinceMs` (performance.now() at spawn). */
-export async function waitReady(child: Child, url: string, sinceMs: number, limitMs = 60_000, headers: Record<string, string> = {}): Promise<number> {
+export async function waitReady(child: Child, url: string, sinceMs: number, limitMs = 180_000, headers: Record<string, string> = {}): Promise<number> {
   while (performance.now() - sinceMs < limitMs) {
     if (child.proc.exitCode !== null || child.proc.signalCode !== null) {
       throw new Error(`${child.name} exited (${child.proc.exitCode ?? child.proc.signalCode}) before it was ready:\n${child.stderr()}`);

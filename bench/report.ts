@@ -16,9 +16,9 @@ export type LoadRow = {
 export type ServiceRow = { name: string; readyMs: number; rssReadyMb: number | null; rssLoadMb: number | null; peakMb: number | null };
 
 export const TARGETS = {
-  scoreRestRatio: 0.33, scoreRestP99Ms: 10, scoreGraphQLRatio: 0.8, writeRatio: 0.1, mcpCpuVsRest: 1.5, rssMb: 400, readyMs: 5000,
-  /** Issue 19: score on IPs the workspace wrote about ≥ 90% of score on IPs it never wrote about; REST score ≥ 5× CrowdSec LAPI. */
-  contextVsFresh: 0.9, peerTimes: 5,
+  scoreWrittenVsFresh: 0.9, scoreRestRatio: 0.33, scoreRestP99Ms: 10, scoreGraphQLRatio: 0.8, writeRatio: 0.1, mcpCpuVsRest: 1.5, rssMb: 400, readyMs: 5000,
+  /** Issue 19: REST score ≥ 5× CrowdSec LAPI's decision lookups, fresh and contextual. */
+  peerTimes: 5,
 };
 
 const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : '—');
@@ -33,18 +33,19 @@ function check(row: LoadRow, ratio: number | null, rest: LoadRow | undefined, ma
   if (row.connections !== mainConnections || ratio === null || !isMeasured(row.result)) return null;
   const r = row.result;
   const name: ScenarioName = row.scenario.name;
-  if (name === 'score-rest-context') {
-    const text = `≥ ${pct(TARGETS.contextVsFresh)} of score REST`;
-    if (!rest || !isMeasured(rest.result)) return { text, pass: false };
-    const share = r.rps / rest.result.rps;
-    return { text: `${text} (${pct(share)})`, pass: share >= TARGETS.contextVsFresh && r.failed === 0 };
-  }
   if (name === 'score-mcp') {
     // The agent surface is held to CPU per call against REST score measured in the same run on the same server.
     const text = `CPU/call ≤ ${TARGETS.mcpCpuVsRest}× score REST`;
     if (!row.cpu || !rest?.cpu) return { text, pass: false };
     const times = row.cpu.serverUsPerRequest / rest.cpu.serverUsPerRequest;
     return { text: `${text} (${fmt(times, 2)}×)`, pass: times <= TARGETS.mcpCpuVsRest && r.failed === 0 };
+  }
+  if (name === 'score-rest-written') {
+    // The workspace's memory in the answer must not make score slower: held to the same server's score REST on other IPs.
+    const text = `≥ ${pct(TARGETS.scoreWrittenVsFresh)} of score REST req/s`;
+    if (!rest || !isMeasured(rest.result)) return { text, pass: false };
+    const share = r.rps / rest.result.rps;
+    return { text: `${text} (${pct(share)})`, pass: share >= TARGETS.scoreWrittenVsFresh && r.failed === 0 };
   }
   if (name === 'score-rest') {
     return { text: `≥ ${pct(TARGETS.scoreRestRatio)}, p99 < ${TARGETS.scoreRestP99Ms} ms`, pass: ratio >= TARGETS.scoreRestRatio && r.p99 < TARGETS.scoreRestP99Ms && r.failed === 0 };
@@ -95,7 +96,7 @@ export function peerTable(rows: LoadRow[], mainConnections: number): string {
   ];
   const cases: Array<[string, ScenarioName, number | null]> = [
     ['fresh: IPs never written about / without a decision', 'score-rest', fresh],
-    ['contextual: IPs the workspace wrote about / decided IPs', 'score-rest-context', decided],
+    ['contextual: IPs the workspace wrote about / decided IPs', 'score-rest-written', decided],
   ];
   for (const target of [...new Set(rows.map((r) => r.target))].filter((t) => t !== 'floor' && t !== 'crowdsec')) {
     for (const [label, name, peer] of cases) {

@@ -9,7 +9,6 @@
  *   --cpu-prof        profile the service children (bench/profiles/*.cpuprofile; see top-functions.ts)
  *   --ips N           data set size (default 100000)   --duration S   seconds per measured row (default 8)
  *   --connections N   connections of the main rows (default 32)   --wrk-threads N   wrk threads (default 1)
- *   --context-ips N   IPs the workspace rates twice and reports once before the reads (default 2048)
  *   --scenarios a,b   only these service scenarios (e.g. score-rest, to profile one path)
  *   --backends a,b    only these backends (embedded, postgres+redis)
  *   --no-peer         skip the CrowdSec row
@@ -31,14 +30,13 @@ import { loopDelayWindow } from './loop-delay.ts';
 import { requestsOf, scenarios, type Scenario, type ScenarioName } from './scenarios.ts';
 import { loadTable, peerTable, serviceTable, type LoadRow, type ServiceRow } from './report.ts';
 import { scoreGraphQLQuery } from './graphql-score.ts';
-import { writeWorkspaceMemory } from './context.ts';
 import { crowdsecInstalled, startCrowdsec, undecidedIps } from './crowdsec.ts';
 import { runSweep } from './sweep.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({ options: {
   'cpu-prof': { type: 'boolean', default: false }, ips: { type: 'string', default: '100000' }, duration: { type: 'string', default: '8' },
-  connections: { type: 'string', default: '32' }, 'wrk-threads': { type: 'string', default: '1' }, 'context-ips': { type: 'string', default: '2048' },
+  connections: { type: 'string', default: '32' }, 'wrk-threads': { type: 'string', default: '1' },
   scenarios: { type: 'string' }, backends: { type: 'string' }, 'no-peer': { type: 'boolean', default: false }, sweep: { type: 'string' },
 } });
 const only = (list: string | undefined) => (name: string) => !list || list.split(',').includes(name);
@@ -78,17 +76,17 @@ process.once('SIGTERM', () => abort('terminated'));
 type Plan = Array<[ScenarioName, number]>;
 const FLOOR_PLAN: Plan = [['floor-http', 1], ['floor-http', 8], ['floor-http', CONNECTIONS], ['floor-yoga', CONNECTIONS]];
 const PEER_PLAN: Plan = [['crowdsec-fresh', CONNECTIONS], ['crowdsec-decided', CONNECTIONS]];
-// Reads before writes: rate/report grow the database, which the reads should not see (the
-// contextual row's own ratings and reports are written before every read row, so all reads see one database).
+// Reads before writes: rate/report grow the database, which the reads should not see.
 const SERVICE_PLAN: Plan = ([
-  ['score-rest', 1], ['score-rest', 8], ['score-rest', CONNECTIONS], ['score-rest-context', CONNECTIONS], ['score-graphql', CONNECTIONS],
+  ['score-rest', 1], ['score-rest', 8], ['score-rest', CONNECTIONS], ['score-rest-written', CONNECTIONS], ['score-graphql', CONNECTIONS],
   ['score-mcp', CONNECTIONS], ['dimensions', CONNECTIONS], ['rate', CONNECTIONS], ['report', CONNECTIONS],
 ] as Plan).filter(([name]) => scenarioWanted(name));
 
-/** Which IPs each row rotates over. */
-type IpSets = { fresh: string[]; context: string[]; decided: string[]; undecided: string[] };
-function ipsFor(name: ScenarioName, sets: IpSets): string[] {
-  if (name === 'score-rest-context') return sets.context;
+/** Which IPs each row rotates over: `written` (seed.ts) only by the "IPs the workspace wrote about" row, `fresh` (the rest) by the others. */
+type IpSets = { fresh: string[]; written: string[]; decided: string[]; undecided: string[] };
+function ipsFor(s: Scenario, sets: IpSets): string[] {
+  const name = s.name;
+  if (s.written) return sets.written;
   if (name === 'crowdsec-decided') return sets.decided;
   if (name === 'crowdsec-fresh') return sets.undecided;
   return sets.fresh;
@@ -100,7 +98,7 @@ async function runPlan(
   const rows: LoadRow[] = [];
   for (const [name, connections] of plan) {
     const s = all[name];
-    const requests = requestsOf(s, ipsFor(name, sets), keys, ROTATION);
+    const requests = requestsOf(s, ipsFor(s, sets), keys, ROTATION);
     const p = await probe(baseUrl, requests[0]!, s.graphql, s.mcp);
     if (!p.ok) {
       log(`${target} ${s.label}: ${p.reason}`);
@@ -162,14 +160,6 @@ async function main() {
   }
   const data = await buildDataset(IPS);
   log(`data set: ${data.ips.length} IPs → ${data.global.length} global + ${data.contextual.length} workspace summaries (built in ${data.buildMs} ms)`);
-  // The contextual row's IPs are kept out of every other row's rotation. A count that is a multiple of the
-  // rotation's stride would revisit one IP: one fewer then.
-  let contextCount = Math.min(Number(args['context-ips']), Math.floor(data.ips.length / 4));
-  if (contextCount % 7919 === 0) contextCount--;
-  const sets: IpSets = {
-    context: data.ips.slice(0, contextCount), fresh: data.ips.slice(contextCount), decided: data.ips,
-    undecided: undecidedIps(data.ips, ROTATION, prng(7)),
-  };
   const pepper = randomBytes(32).toString('hex');
   const seeded: Array<{ backend: Backend; seeded: Seeded }> = [];
   if (backendWanted('embedded')) backends.push(embeddedBackend());
@@ -180,6 +170,12 @@ async function main() {
     seeded.push({ backend, seeded: s });
   }
   const publishedRows = seeded[0]?.seeded.rows ?? data.global.length + data.contextual.length;
+  // seed.ts picks the same IPs on every backend; the other rows rotate over the IPs the workspace never wrote about.
+  const written = seeded[0]?.seeded.writtenIps ?? [];
+  const writtenSet = new Set(written);
+  const sets: IpSets = {
+    written, fresh: data.ips.filter((ip) => !writtenSet.has(ip)), decided: data.ips, undecided: undecidedIps(data.ips, ROTATION, prng(7)),
+  };
 
   const rows: LoadRow[] = [];
   let all = scenarios('');
@@ -209,7 +205,6 @@ async function main() {
   const services: ServiceRow[] = [];
   const profiles: string[] = [];
   let querySource = '';
-  let contextNote = '';
   for (const { backend, seeded: s } of seeded) {
     // One directory per service, so its profile is told apart from the others'.
     const profDir = path.join(PROFILE_DIR, `${backend.name.replace(/\W+/g, '-')}-${Date.now()}`);
@@ -222,12 +217,6 @@ async function main() {
       all = scenarios(q.query);
       querySource = q.source;
       log(`score GraphQL document (${q.source}): ${q.query.replace(/\s+/g, ' ')}`);
-    }
-    if (scenarioWanted('score-rest-context')) {
-      const w = await writeWorkspaceMemory(svc.baseUrl, all, sets.context, s.keys);
-      contextNote = `before its reads each service got ${sets.context.length.toLocaleString('en-US')} IPs rated twice and reported once by the bench workspace through its REST endpoints `
-        + '(the "IPs the workspace wrote about" row rotates over them; every other row over the rest)';
-      log(`${backend.name}: workspace memory written (${w.writes} rates/reports in ${w.ms} ms)`);
     }
     const rssUnderLoad = sampleRss(svc.child);
     rows.push(...await runPlan(backend.name, svc.child, svc.baseUrl, SERVICE_PLAN, all, sets, s.keys));
@@ -244,7 +233,8 @@ async function main() {
     `Machine: ${machine}. Load average (1, 5, 15 min): ${loadAtStart} at the start, ${loadAverage()} at the end (the machine is shared: other work moves every figure).`,
     `Data: ${data.ips.length.toLocaleString('en-US')} announced IPv4 addresses resolved through the packaged network data → one published summary set of `
       + `${publishedRows.toLocaleString('en-US')} entities (ip, subnet, ISP, AS, org, city, region, country; ${data.contextual.length} of them in the bench workspace's own layer); `
-      + `the load rotates over ${ROTATION.toLocaleString('en-US')} requests per row (distinct IPs where the row has as many) and ${KEY_COUNT} enterprise keys${contextNote ? `; ${contextNote}` : ''}.`,
+      + `the load rotates over ${ROTATION.toLocaleString('en-US')} requests per row (distinct IPs where the row has as many) and ${KEY_COUNT} enterprise keys. The bench workspace rated (twice) and reported (once, as the subject or a related one) `
+      + `${written.length.toLocaleString('en-US')} of the IPs at seed time: the "IPs the workspace wrote about" row rotates over those, every other row over the rest.`,
     `Load: wrk (${WRK_THREADS} thread${WRK_THREADS > 1 ? 's' : ''}), ${WARMUP_S} s warm-up then ${DURATION_S} s per ${CONNECTIONS}-connection row (${SWEEP_S} s at 1 and 8); latencies from wrk's histogram of every response. `
       + `"vs floor": REST rows against bare node:http at the same connections, GraphQL against bare yoga; score GraphQL sends ${querySource || '(no service ran)'}.`,
     `Peer: ${peerNote}`,

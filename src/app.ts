@@ -12,6 +12,7 @@ import type { NetworkIndex } from './domain/network/index.ts';
 import { loadNetworkDataInWorker } from './domain/network/load-in-worker.ts';
 import { PublicationCache, startPublishSchedule } from './domain/publishing/index.ts';
 import { createServices, type Services } from './domain/services.ts';
+import { startFeedSchedule } from './domain/feeds/scheduler.ts';
 import { createHttpServer } from './transport/http/server.ts';
 import { healthRoutes } from './transport/http/health.ts';
 import { trustedProxies } from './transport/http/client-ip.ts';
@@ -75,7 +76,8 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const stopPublishing = config.publishIntervalMs > 0
     ? startPublishSchedule({ prisma: db.prisma, network, intervalMs: config.publishIntervalMs, keep: config.publicationsKept, log, onPublished: () => publications.refresh().then(() => {}) })
     : () => {};
-  const services = await createServices({ prisma: db.prisma, network, publications, counters, baseUrl: config.baseUrl, log, keyCacheTtlMs: config.keyCacheTtlMs });
+  const stopFeeds = startFeedSchedule({ prisma: db.prisma, limits: config.feedFetch, checkIntervalMs: config.feedFetch.checkIntervalMs, log });
+  const services = await createServices({ prisma: db.prisma, network, publications, counters, baseUrl: config.baseUrl, log });
   const pepper = resolvePepper(config.apiKeyPepper, config.dataDir);
   const verifier = new KeyVerifier(db.prisma, pepper, config.keyCacheTtlMs);
   const bus = config.redisUrl
@@ -108,7 +110,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   if (db.kind === 'pglite' && !opts.inMemoryDatabase) {
     // The CLI cannot open the PGlite directory while we hold it, so it asks us instead.
     admin = await serveAdmin(config.dataDir, (command, args) => runCommand(command, args, {
-      db, pepper, verifier, publications, network: async () => network, publicationsKept: config.publicationsKept, ...(announce ? { announce } : {}),
+      db, dataDir: config.dataDir, feedFetch: config.feedFetch, pepper, verifier, publications, network: async () => network, publicationsKept: config.publicationsKept, ...(announce ? { announce } : {}),
     }), log);
   }
 
@@ -120,6 +122,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       publications.stop();
       services.ipMemory.stop();
       stopPublishing();
+      await stopFeeds(); // a download in progress is cancelled and recorded before the database closes
       await http.drain();
       await admin?.close();
       await workspace.close();

@@ -29,6 +29,10 @@ const envSchema = z.object({
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(600_000).default(10_000),
   HEAP_GROWTH_PERCENT: z.coerce.number().int().min(0).max(1_000).default(50),
+  // Feeds fetched from URLs (docs/operations.md, "Feeds from URLs").
+  FEED_FETCH_MAX_BYTES: z.coerce.number().int().min(1024).max(1024 * 1024 * 1024).default(16 * 1024 * 1024),
+  FEED_FETCH_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(1_800_000).default(120_000),
+  FEED_CHECK_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
   WORKERS: z.union([z.literal('auto'), z.coerce.number().int().min(1).max(256)], { error: 'must be a whole number from 1 to 256, or auto' }).default(1),
   // Control plane (docs/control-plane.md).
   SESSION_TTL_HOURS: z.coerce.number().int().min(1).max(720).default(12),
@@ -47,6 +51,9 @@ const envSchema = z.object({
   MCP_ALLOWED_ORIGINS: z.string().default('').transform((v) => v.split(',').map((x) => x.trim()).filter(Boolean))
     .pipe(z.array(z.string().regex(/^https?:\/\/[^/?#\s]+$/, 'must be a comma-separated list of origins such as https://app.example.com (scheme://host[:port], no path)'))),
 });
+
+/** The names of every variable above (the container files are checked against them: test/unit/container-files.test.ts). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
 
 /** An exact web origin (http/https, host, optional port; a trailing slash allowed), nothing more. */
 function isOrigin(v: string): boolean {
@@ -91,6 +98,8 @@ export type Config = {
   requestTimeoutMs: number;
   /** How far the JavaScript heap may grow past its live size before a full collection (0 = V8's own rule). */
   heapGrowthPercent: number;
+  /** Feeds from URLs: the limits of one download, and how often the server looks for feeds due. */
+  feedFetch: { maxBytes: number; timeoutMs: number; checkIntervalMs: number };
   /** Server processes on the port (node:cluster): a number, or every available core ('auto' resolved here). */
   workers: number;
   trustedProxies: string[];
@@ -147,6 +156,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     heapGrowthPercent: e.HEAP_GROWTH_PERCENT,
+    feedFetch: { maxBytes: e.FEED_FETCH_MAX_BYTES, timeoutMs: e.FEED_FETCH_TIMEOUT_MS, checkIntervalMs: e.FEED_CHECK_INTERVAL_MS },
     workers: e.WORKERS === 'auto' ? os.availableParallelism() : e.WORKERS,
     trustedProxies: e.TRUSTED_PROXIES,
     corsOrigins: e.CORS_ORIGINS,

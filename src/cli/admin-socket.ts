@@ -1,4 +1,4 @@
-import { createConnection, createServer } from 'node:net';
+import { createConnection, createServer, type Socket } from 'node:net';
 import { chmodSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -13,7 +13,24 @@ import { currentOwner } from '../platform/db/embedded-lock.ts';
  */
 export function socketPath(dataDir: string) { return path.join(dataDir, 'admin.sock'); }
 export type AdminServer = { close(): Promise<void> };
-export type AdminReply = { ok: boolean; result?: unknown; error?: string; message?: string };
+export type AdminReply = { ok: boolean; result?: unknown; error?: string; message?: string; body?: AsyncIterable<Buffer> };
+
+/**
+ * A command's answer that carries bytes (a backup): its reply line says `"body":true` and the bytes follow it
+ * until the connection ends. The receiver checks what it got (a backup is read back whole before it is kept).
+ */
+export class BodyReply {
+  constructor(readonly result: unknown, readonly body: AsyncIterable<Uint8Array>) {}
+}
+
+async function sendBody(socket: Socket, reply: BodyReply): Promise<void> {
+  socket.write(JSON.stringify({ ok: true, result: reply.result, body: true }) + '\n');
+  for await (const chunk of reply.body) {
+    if (socket.destroyed) return;
+    if (!socket.write(chunk)) await new Promise((resolve) => { socket.once('drain', resolve); socket.once('close', resolve); });
+  }
+  socket.end();
+}
 type Run = (command: string, args: Record<string, unknown>) => Promise<unknown>;
 
 export async function serveAdmin(dataDir: string, run: Run, log: Logger): Promise<AdminServer> {
@@ -29,7 +46,13 @@ export async function serveAdmin(dataDir: string, run: Run, log: Logger): Promis
       let reply: unknown;
       try {
         const { command, args } = JSON.parse(buffer.slice(0, newline)) as { command: string; args: Record<string, unknown> };
-        reply = { ok: true, result: await run(command, args) };
+        const result = await run(command, args);
+        if (result instanceof BodyReply) {
+          // A failure midway cuts the connection: the receiver sees the bytes end early and keeps nothing.
+          await sendBody(socket, result).catch((e) => { log.error('admin command failed', { err: String(e) }); socket.destroy(); });
+          return;
+        }
+        reply = { ok: true, result };
       } catch (e) {
         if (!isAppError(e)) log.error('admin command failed', { err: String(e) });
         reply = { ok: false, error: isAppError(e) ? e.code : 'internal_error', message: (e as Error).message };
@@ -43,16 +66,30 @@ export async function serveAdmin(dataDir: string, run: Run, log: Logger): Promis
   return { close: () => new Promise((resolve) => server.close(() => { rmSync(file, { force: true }); resolve(); })) };
 }
 
-export function callAdmin(dataDir: string, command: string, args: Record<string, unknown>): Promise<AdminReply> {
-  return new Promise((resolve, reject) => {
-    const socket = createConnection(socketPath(dataDir));
-    let buffer = '';
-    socket.setEncoding('utf8');
-    socket.on('connect', () => socket.write(JSON.stringify({ command, args }) + '\n'));
-    socket.on('data', (chunk) => { buffer += chunk; });
-    socket.on('end', () => { try { resolve(JSON.parse(buffer)); } catch (e) { reject(e); } });
-    socket.on('error', reject);
-  });
+export async function callAdmin(dataDir: string, command: string, args: Record<string, unknown>): Promise<AdminReply> {
+  const socket = createConnection(socketPath(dataDir));
+  await new Promise<void>((resolve, reject) => { socket.once('connect', resolve); socket.once('error', reject); });
+  socket.write(JSON.stringify({ command, args }) + '\n');
+  const chunks = socket[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  let head = Buffer.alloc(0);
+  let newline = -1;
+  while (newline < 0) {
+    const next = await chunks.next();
+    if (next.done) break;
+    head = Buffer.concat([head, next.value]);
+    newline = head.indexOf(10);
+  }
+  if (newline < 0) throw new Error(`the server closed ${socketPath(dataDir)} without an answer`);
+  const reply = JSON.parse(head.subarray(0, newline).toString('utf8')) as AdminReply;
+  const rest = head.subarray(newline + 1);
+  if ((reply as { body?: unknown }).body !== true) { socket.destroy(); return reply; }
+  return {
+    ...reply,
+    body: (async function* () {
+      if (rest.length) yield rest;
+      for (let next = await chunks.next(); !next.done; next = await chunks.next()) yield next.value;
+    })(),
+  };
 }
 
 /** Connect errors that mean nothing listens on the socket yet: the command was never sent, so trying again is safe. */

@@ -2,12 +2,17 @@ import type { Database } from '../platform/db/database.ts';
 import type { KeyVerifier } from '../domain/access/verifier.ts';
 import { AppError } from '../errors.ts';
 import { createApiKey, listApiKeys, revokeApiKey, setWorkspaceTier } from '../domain/access/keys.ts';
-import { importFeed, listFeeds, removeFeed } from '../domain/feeds/store.ts';
+import { importFeed, normalizeFeedName, removeFeed } from '../domain/feeds/store.ts';
+import { listFeedsWithSchedules, removeFeedSchedule, saveFeedSchedule } from '../domain/feeds/schedule.ts';
+import { fetchFeed } from '../domain/feeds/fetch-feed.ts';
+import type { DownloadLimits } from '../domain/feeds/download.ts';
 import type { FeedFormat, FeedParseResult } from '../domain/feeds/parse.ts';
 import { publish, withPublishLock } from '../domain/publishing/index.ts';
 import type { NetworkIndex } from '../domain/network/index.ts';
 import type { PublicationCache } from '../domain/publishing/index.ts';
 import { listTiers } from '../domain/metering/tiers.ts';
+import { backupArchive } from '../platform/db/backup.ts';
+import { BodyReply } from './admin-socket.ts';
 
 /**
  * Operator commands as plain functions of (arguments, services). The CLI runs them in its
@@ -16,6 +21,10 @@ import { listTiers } from '../domain/metering/tiers.ts';
  */
 export type CommandContext = {
   db: Database;
+  /** DATA_DIR: a backup takes its secrets/ along. */
+  dataDir: string;
+  /** Limits of one feed download (FEED_FETCH_MAX_BYTES, FEED_FETCH_TIMEOUT_MS). */
+  feedFetch: DownloadLimits;
   pepper: string;
   /** The network index (the server passes its loaded one; the CLI loads it on first use). */
   network: () => Promise<NetworkIndex>;
@@ -39,6 +48,12 @@ function str(args: Args, name: string, required = true): string | undefined {
 
 const commands: Record<string, (args: Args, ctx: CommandContext) => Promise<unknown>> = {
   'db migrate': async (_a, { db }) => db.migrate(),
+  'db status': async (_a, { db }) => ({ backend: db.kind, ...(await db.status()) }),
+  'db backup': async (_a, { db, dataDir }) => {
+    if (!db.snapshot) throw new AppError('invalid_request', 'DATABASE_URL is set: back PostgreSQL up with pg_dump -Fc and restore it with pg_restore (docs/operations.md, "Backups").');
+    const { manifest, body } = backupArchive(await db.snapshot(), dataDir);
+    return new BodyReply(manifest, body);
+  },
   'keys create': async (a, { db, pepper }) =>
     createApiKey(db.prisma, pepper, { workspace: str(a, 'workspace')!, name: str(a, 'name')!, tier: str(a, 'tier', false) }),
   'keys list': async (a, { db }) => listApiKeys(db.prisma, { workspace: str(a, 'workspace', false) }),
@@ -54,8 +69,23 @@ const commands: Record<string, (args: Args, ctx: CommandContext) => Promise<unkn
     weight: a.weight === undefined ? undefined : Number(a.weight), source: str(a, 'source')!, parsed: a.parsed as FeedParseResult,
     allowPartial: a['allow-partial'] === true, dryRun: a['dry-run'] === true,
   }),
-  'feeds list': async (_a, { db }) => listFeeds(db.prisma),
-  'feeds remove': async (a, { db }) => removeFeed(db.prisma, str(a, 'name')!),
+  'feeds add': async (a, { db, feedFetch }) => {
+    const schedule = await saveFeedSchedule(db.prisma, {
+      name: str(a, 'name')!, url: str(a, 'url')!, every: str(a, 'every')!, format: str(a, 'format', false), column: str(a, 'column', false),
+      weight: a.weight === undefined ? undefined : Number(a.weight), allowPartial: a['allow-partial'] === true,
+    });
+    return fetchFeed(db.prisma, schedule.name, feedFetch); // at once: the operator sees whether the URL works
+  },
+  'feeds fetch': async (a, { db, feedFetch }) => fetchFeed(db.prisma, str(a, 'name')!, feedFetch),
+  'feeds list': async (_a, { db }) => listFeedsWithSchedules(db.prisma),
+  'feeds remove': async (a, { db }) => {
+    const name = normalizeFeedName(str(a, 'name')!);
+    const unscheduled = await removeFeedSchedule(db.prisma, name);
+    return removeFeed(db.prisma, name).catch((e) => {
+      if (unscheduled) return { name, entries: 0 }; // fetched from a URL, never imported yet
+      throw e;
+    });
+  },
   'publish': async (_a, { db, network, publicationsKept, publications }) => {
     const outcome = await withPublishLock(db.prisma, async () => publish(db.prisma, await network(), { keep: publicationsKept }));
     if (!outcome.acquired) throw new AppError('service_unavailable', 'another publication is in progress; try again when it has finished');

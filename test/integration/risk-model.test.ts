@@ -15,7 +15,7 @@ describe(`risk model: feeds, publication and the raw dimensions read (${backendN
     // The raw dimensions read needs a score-eligible tier (test/integration/dimensions-tier.test.ts).
     a = { 'x-api-key': (await s.createKey('model-a', { tier: 'developer' })).secret };
     b = { 'x-api-key': (await s.createKey('model-b', { tier: 'developer' })).secret };
-    ctx = { db: s.app.db, pepper: s.app.pepper, network: async () => s.app.services.network, publicationsKept: 3, publications: s.app.services.publications };
+    ctx = { db: s.app.db, dataDir: s.env.dataDir, feedFetch: { maxBytes: 1 << 20, timeoutMs: 10_000 }, pepper: s.app.pepper, network: async () => s.app.services.network, publicationsKept: 3, publications: s.app.services.publications };
   });
   afterAll(() => s?.close());
 
@@ -82,7 +82,7 @@ describe(`risk model: feeds, publication and the raw dimensions read (${backendN
     const client = new GraphQLClient(`${s.url}/graphql`, { headers: b });
     const data = await client.request<any>(gql`{
       ip(address: "9.9.9.9") { address publication { version } dimensions { code matched published { score reports } } }
-      dimensionEntity(code: "ip", key: "9.9.9.9") { published { score } workspace { score } }
+      dimensionEntity(code: ip, key: "9.9.9.9") { published { score } workspace { score } }
     }`);
     const rest = await dims('9.9.9.9', b);
     expect(data.ip.dimensions.find((d: { code: string }) => d.code === 'ip').published.score).toBe(dim(rest, 'ip').published.score);

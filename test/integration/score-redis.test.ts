@@ -100,7 +100,7 @@ describe.runIf(usingPostgres)('a tier change applies on the next call of every p
       const call = () => fetch(`${urlB}/risk_api/score/`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': secret }, body: '{"ip":"8.8.8.8"}' });
       expect((await call()).status).toBe(403);
       await runCommand('workspaces set-tier', { workspace: 'tier-change', tier: 'developer' }, {
-        db: a.db, pepper: a.pepper, network: async () => a.services.network, publicationsKept: 3,
+        db: a.db, dataDir: config.dataDir, feedFetch: config.feedFetch, pepper: a.pepper, network: async () => a.services.network, publicationsKept: 3,
         announce: (m) => publishInvalidation(config.redisUrl!, config.redisKeyPrefix, m),
       });
       let status = 0;

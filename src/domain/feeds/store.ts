@@ -23,6 +23,8 @@ export type ImportFeedInput = {
   allowPartial?: boolean;
   /** Check and report; write nothing. */
   dryRun?: boolean;
+  /** The import of a fetch of the feed's own URL (schedule.ts). Any other import into a feed fetched from a URL is refused. */
+  fromSchedule?: boolean;
   now?: Date;
 };
 
@@ -60,14 +62,24 @@ export function normalizeFeedName(name: string): string {
   return lower;
 }
 
-function validate(input: ImportFeedInput): string {
-  const name = normalizeFeedName(input.name);
-  if (input.weight !== undefined && (typeof input.weight !== 'number' || !Number.isFinite(input.weight) || input.weight < 0 || input.weight > 1)) {
+/** A weight given by the operator: a number from 0 to 1 (undefined: none given). */
+export function checkFeedWeight(weight: unknown): void {
+  if (weight !== undefined && (typeof weight !== 'number' || !Number.isFinite(weight) || weight < 0 || weight > 1)) {
     throw new AppError('invalid_request', 'A feed weight is a number from 0 to 1.', [{ field: 'weight', message: 'must be 0..1' }]);
   }
-  if (!FORMATS.includes(input.format)) {
+}
+
+export function checkFeedFormat(format: unknown): FeedFormat {
+  if (typeof format !== 'string' || !FORMATS.includes(format)) {
     throw new AppError('invalid_request', 'A feed format is "plain" or "csv".', [{ field: 'format', message: 'must be plain or csv' }]);
   }
+  return format as FeedFormat;
+}
+
+function validate(input: ImportFeedInput): string {
+  const name = normalizeFeedName(input.name);
+  checkFeedWeight(input.weight);
+  checkFeedFormat(input.format);
   if (input.parsed.fatal) {
     const first = input.parsed.errors[0];
     throw new AppError('invalid_request', `The feed cannot be read: ${first?.reason ?? 'unreadable file'}.`,
@@ -96,6 +108,13 @@ function refuseSuspectList(parsed: FeedParseResult, allowPartial: boolean): void
 
 export async function importFeed(prisma: PrismaClient, input: ImportFeedInput): Promise<ImportFeedResult> {
   const name = validate(input);
+  if (!input.fromSchedule) {
+    const scheduled = await prisma.feedSchedule.findUnique({ where: { name }, select: { url: true } });
+    if (scheduled) {
+      throw new AppError('invalid_request', `Feed "${name}" is fetched from ${scheduled.url}: its next fetch would replace this import. Import under another name, or remove the feed first.`,
+        [{ field: 'name', message: 'fetched from a URL' }]);
+    }
+  }
   const { entries, errors, errorsOmitted, lines } = input.parsed;
   const errorCount = errors.length + errorsOmitted;
   const outcome = (previous: { entryCount: number; weight: number } | null, dryRun: boolean): ImportFeedResult => ({

@@ -70,6 +70,13 @@ export type Feed = Prisma.FeedModel
  */
 export type FeedEntry = Prisma.FeedEntryModel
 /**
+ * Model FeedSchedule
+ * A feed fetched from a URL on a schedule by the running server (`risk-api feeds add NAME --url URL --every 1h`).
+ * Its entries are the Feed of the same name, replaced by each fetch that passes the import's checks; this row
+ * says where from, how often, which version is held (its validators) and how the last fetch went.
+ */
+export type FeedSchedule = Prisma.FeedScheduleModel
+/**
  * Model Publication
  * One immutable run of the publisher. Readers use the complete publication with the
  * highest version; a new one becomes visible only when all its summaries are written.
@@ -124,3 +131,11 @@ export type ProviderEvent = Prisma.ProviderEventModel
  * Every e-mail the service sends: written here first, delivered (and retried) from here.
  */
 export type MailOutbox = Prisma.MailOutboxModel
+/**
+ * Model SubjectMemory
+ * The workspace's memory of one subject (the subject belongs to one workspace): what `score` shows of an IP
+ * without counting its history. Kept by the rating and report write statements themselves, in their own
+ * transaction (src/domain/memory/subject-memory.ts), and read by every process from its own copy
+ * (src/domain/memory/ip-memory.ts).
+ */
+export type SubjectMemory = Prisma.SubjectMemoryModel

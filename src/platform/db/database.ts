@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { PrismaClient } from '../../generated/prisma/client.ts';
-import { migrate, type MigrationResult } from './migrate.ts';
+import { migrate, migrationStatus, type MigrationResult, type MigrationStatus } from './migrate.ts';
+import { snapshotPglite, type EmbeddedSnapshot } from './backup.ts';
 import { pgliteRunner, postgresRunner } from './sql.ts';
 import { withFaithfulTextDecoding } from './pglite-text.ts';
 import { statementsTakeTurns } from './pglite-turns.ts';
@@ -12,6 +13,10 @@ export type Database = {
   prisma: PrismaClient;
   kind: 'pglite' | 'postgresql';
   migrate(): Promise<MigrationResult>;
+  /** Applied and pending migrations; changes nothing. */
+  status(): Promise<MigrationStatus>;
+  /** Embedded only: a consistent copy of the database for a backup (backup.ts). PostgreSQL: pg_dump. */
+  snapshot?: () => Promise<EmbeddedSnapshot>;
   ping(): Promise<void>;
   close(): Promise<void>;
 };
@@ -54,6 +59,10 @@ async function openPostgres(url: string, preparedStatements: boolean): Promise<D
       const runner = await postgresRunner(url);
       try { return await migrate(runner); } finally { await runner.close(); }
     },
+    async status() {
+      const runner = await postgresRunner(url);
+      try { return await migrationStatus(runner); } finally { await runner.close(); }
+    },
     async ping() { await prisma.$queryRawUnsafe('SELECT 1'); },
     async close() {
       await prisma.$disconnect();
@@ -66,7 +75,7 @@ async function openPostgres(url: string, preparedStatements: boolean): Promise<D
  * PGlite's buffer pool lives in its WebAssembly memory, which never shrinks: at PostgreSQL's default
  * of 128 MB it was the largest single cost of the embedded process (docs/decisions/0004-pglite-shared-buffers.md).
  * Its data files are ordinary files, so pages that do not fit stay in
- * the operating system's cache; `score` reads tables only on cache misses (keys, an IP's memory).
+ * the operating system's cache; `score` reads tables only on cache misses (a key not yet verified).
  */
 const PGLITE_SHARED_BUFFERS = '16MB';
 
@@ -87,6 +96,8 @@ async function openPglite(opts: DatabaseOptions): Promise<Database> {
       prisma,
       kind: 'pglite',
       migrate: () => migrate(pgliteRunner(pglite)),
+      status: () => migrationStatus(pgliteRunner(pglite)),
+      ...(opts.inMemory ? {} : { snapshot: () => snapshotPglite(pglite, path.join(opts.dataDir, 'pglite'), opts.dataDir) }),
       async ping() { await pglite.query('SELECT 1'); },
       async close() {
         await prisma.$disconnect();

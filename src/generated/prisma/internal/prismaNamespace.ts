@@ -407,6 +407,7 @@ export const ModelName = {
   IdempotencyRecord: 'IdempotencyRecord',
   Feed: 'Feed',
   FeedEntry: 'FeedEntry',
+  FeedSchedule: 'FeedSchedule',
   Publication: 'Publication',
   PublishedSummary: 'PublishedSummary',
   Tier: 'Tier',
@@ -415,7 +416,8 @@ export const ModelName = {
   SubscriptionRequest: 'SubscriptionRequest',
   ProviderCancellation: 'ProviderCancellation',
   ProviderEvent: 'ProviderEvent',
-  MailOutbox: 'MailOutbox'
+  MailOutbox: 'MailOutbox',
+  SubjectMemory: 'SubjectMemory'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -431,7 +433,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "workspace" | "account" | "apiKey" | "subject" | "report" | "reportLink" | "rating" | "idempotencyRecord" | "feed" | "feedEntry" | "publication" | "publishedSummary" | "tier" | "webSession" | "emailVerification" | "subscriptionRequest" | "providerCancellation" | "providerEvent" | "mailOutbox"
+    modelProps: "workspace" | "account" | "apiKey" | "subject" | "report" | "reportLink" | "rating" | "idempotencyRecord" | "feed" | "feedEntry" | "feedSchedule" | "publication" | "publishedSummary" | "tier" | "webSession" | "emailVerification" | "subscriptionRequest" | "providerCancellation" | "providerEvent" | "mailOutbox" | "subjectMemory"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -1175,6 +1177,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    FeedSchedule: {
+      payload: Prisma.$FeedSchedulePayload<ExtArgs>
+      fields: Prisma.FeedScheduleFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.FeedScheduleFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedSchedulePayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.FeedScheduleFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedSchedulePayload>
+        }
+        findFirst: {
+          args: Prisma.FeedScheduleFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedSchedulePayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.FeedScheduleFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedSchedulePayload>
+        }
+        findMany: {
+          args: Prisma.FeedScheduleFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedSchedulePayload>[]
+        }
+        create: {
+          args: Prisma.FeedScheduleCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedSchedulePayload>
+        }
+        createMany: {
+          args: Prisma.FeedScheduleCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.FeedScheduleCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedSchedulePayload>[]
+        }
+        delete: {
+          args: Prisma.FeedScheduleDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedSchedulePayload>
+        }
+        update: {
+          args: Prisma.FeedScheduleUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedSchedulePayload>
+        }
+        deleteMany: {
+          args: Prisma.FeedScheduleDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.FeedScheduleUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.FeedScheduleUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedSchedulePayload>[]
+        }
+        upsert: {
+          args: Prisma.FeedScheduleUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$FeedSchedulePayload>
+        }
+        aggregate: {
+          args: Prisma.FeedScheduleAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateFeedSchedule>
+        }
+        groupBy: {
+          args: Prisma.FeedScheduleGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.FeedScheduleGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.FeedScheduleCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.FeedScheduleCountAggregateOutputType> | number
+        }
+      }
+    }
     Publication: {
       payload: Prisma.$PublicationPayload<ExtArgs>
       fields: Prisma.PublicationFieldRefs
@@ -1841,6 +1917,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    SubjectMemory: {
+      payload: Prisma.$SubjectMemoryPayload<ExtArgs>
+      fields: Prisma.SubjectMemoryFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.SubjectMemoryFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SubjectMemoryPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.SubjectMemoryFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SubjectMemoryPayload>
+        }
+        findFirst: {
+          args: Prisma.SubjectMemoryFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SubjectMemoryPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.SubjectMemoryFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SubjectMemoryPayload>
+        }
+        findMany: {
+          args: Prisma.SubjectMemoryFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SubjectMemoryPayload>[]
+        }
+        create: {
+          args: Prisma.SubjectMemoryCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SubjectMemoryPayload>
+        }
+        createMany: {
+          args: Prisma.SubjectMemoryCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.SubjectMemoryCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SubjectMemoryPayload>[]
+        }
+        delete: {
+          args: Prisma.SubjectMemoryDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SubjectMemoryPayload>
+        }
+        update: {
+          args: Prisma.SubjectMemoryUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SubjectMemoryPayload>
+        }
+        deleteMany: {
+          args: Prisma.SubjectMemoryDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.SubjectMemoryUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.SubjectMemoryUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SubjectMemoryPayload>[]
+        }
+        upsert: {
+          args: Prisma.SubjectMemoryUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SubjectMemoryPayload>
+        }
+        aggregate: {
+          args: Prisma.SubjectMemoryAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateSubjectMemory>
+        }
+        groupBy: {
+          args: Prisma.SubjectMemoryGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.SubjectMemoryGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.SubjectMemoryCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.SubjectMemoryCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -2011,6 +2161,32 @@ export const FeedEntryScalarFieldEnum = {
 export type FeedEntryScalarFieldEnum = (typeof FeedEntryScalarFieldEnum)[keyof typeof FeedEntryScalarFieldEnum]
 
 
+export const FeedScheduleScalarFieldEnum = {
+  name: 'name',
+  url: 'url',
+  everySeconds: 'everySeconds',
+  format: 'format',
+  column: 'column',
+  allowPartial: 'allowPartial',
+  weight: 'weight',
+  etag: 'etag',
+  lastModified: 'lastModified',
+  contentHash: 'contentHash',
+  nextFetchAt: 'nextFetchAt',
+  lastFetchAt: 'lastFetchAt',
+  lastOutcome: 'lastOutcome',
+  lastHttpStatus: 'lastHttpStatus',
+  lastEntries: 'lastEntries',
+  lastError: 'lastError',
+  lastDurationMs: 'lastDurationMs',
+  lastBytes: 'lastBytes',
+  lastSuccessAt: 'lastSuccessAt',
+  createdAt: 'createdAt'
+} as const
+
+export type FeedScheduleScalarFieldEnum = (typeof FeedScheduleScalarFieldEnum)[keyof typeof FeedScheduleScalarFieldEnum]
+
+
 export const PublicationScalarFieldEnum = {
   id: 'id',
   version: 'version',
@@ -2137,6 +2313,23 @@ export const MailOutboxScalarFieldEnum = {
 } as const
 
 export type MailOutboxScalarFieldEnum = (typeof MailOutboxScalarFieldEnum)[keyof typeof MailOutboxScalarFieldEnum]
+
+
+export const SubjectMemoryScalarFieldEnum = {
+  subjectId: 'subjectId',
+  good: 'good',
+  neutral: 'neutral',
+  bad: 'bad',
+  reports: 'reports',
+  lastRatingId: 'lastRatingId',
+  lastRating: 'lastRating',
+  lastNote: 'lastNote',
+  lastRatedAt: 'lastRatedAt',
+  revision: 'revision',
+  writtenXid: 'writtenXid'
+} as const
+
+export type SubjectMemoryScalarFieldEnum = (typeof SubjectMemoryScalarFieldEnum)[keyof typeof SubjectMemoryScalarFieldEnum]
 
 
 export const SortOrder = {
@@ -2267,6 +2460,20 @@ export type ListFloatFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaMode
  * Reference to a field of type 'Boolean'
  */
 export type BooleanFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Boolean'>
+    
+
+
+/**
+ * Reference to a field of type 'BigInt'
+ */
+export type BigIntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'BigInt'>
+    
+
+
+/**
+ * Reference to a field of type 'BigInt[]'
+ */
+export type ListBigIntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'BigInt[]'>
     
 
 /**
@@ -2430,6 +2637,7 @@ export type GlobalOmitConfig = {
   idempotencyRecord?: Prisma.IdempotencyRecordOmit
   feed?: Prisma.FeedOmit
   feedEntry?: Prisma.FeedEntryOmit
+  feedSchedule?: Prisma.FeedScheduleOmit
   publication?: Prisma.PublicationOmit
   publishedSummary?: Prisma.PublishedSummaryOmit
   tier?: Prisma.TierOmit
@@ -2439,6 +2647,7 @@ export type GlobalOmitConfig = {
   providerCancellation?: Prisma.ProviderCancellationOmit
   providerEvent?: Prisma.ProviderEventOmit
   mailOutbox?: Prisma.MailOutboxOmit
+  subjectMemory?: Prisma.SubjectMemoryOmit
 }
 
 /* Types for Logging */

@@ -61,6 +61,7 @@ export const ModelName = {
   IdempotencyRecord: 'IdempotencyRecord',
   Feed: 'Feed',
   FeedEntry: 'FeedEntry',
+  FeedSchedule: 'FeedSchedule',
   Publication: 'Publication',
   PublishedSummary: 'PublishedSummary',
   Tier: 'Tier',
@@ -69,7 +70,8 @@ export const ModelName = {
   SubscriptionRequest: 'SubscriptionRequest',
   ProviderCancellation: 'ProviderCancellation',
   ProviderEvent: 'ProviderEvent',
-  MailOutbox: 'MailOutbox'
+  MailOutbox: 'MailOutbox',
+  SubjectMemory: 'SubjectMemory'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -219,6 +221,32 @@ export const FeedEntryScalarFieldEnum = {
 export type FeedEntryScalarFieldEnum = (typeof FeedEntryScalarFieldEnum)[keyof typeof FeedEntryScalarFieldEnum]
 
 
+export const FeedScheduleScalarFieldEnum = {
+  name: 'name',
+  url: 'url',
+  everySeconds: 'everySeconds',
+  format: 'format',
+  column: 'column',
+  allowPartial: 'allowPartial',
+  weight: 'weight',
+  etag: 'etag',
+  lastModified: 'lastModified',
+  contentHash: 'contentHash',
+  nextFetchAt: 'nextFetchAt',
+  lastFetchAt: 'lastFetchAt',
+  lastOutcome: 'lastOutcome',
+  lastHttpStatus: 'lastHttpStatus',
+  lastEntries: 'lastEntries',
+  lastError: 'lastError',
+  lastDurationMs: 'lastDurationMs',
+  lastBytes: 'lastBytes',
+  lastSuccessAt: 'lastSuccessAt',
+  createdAt: 'createdAt'
+} as const
+
+export type FeedScheduleScalarFieldEnum = (typeof FeedScheduleScalarFieldEnum)[keyof typeof FeedScheduleScalarFieldEnum]
+
+
 export const PublicationScalarFieldEnum = {
   id: 'id',
   version: 'version',
@@ -345,6 +373,23 @@ export const MailOutboxScalarFieldEnum = {
 } as const
 
 export type MailOutboxScalarFieldEnum = (typeof MailOutboxScalarFieldEnum)[keyof typeof MailOutboxScalarFieldEnum]
+
+
+export const SubjectMemoryScalarFieldEnum = {
+  subjectId: 'subjectId',
+  good: 'good',
+  neutral: 'neutral',
+  bad: 'bad',
+  reports: 'reports',
+  lastRatingId: 'lastRatingId',
+  lastRating: 'lastRating',
+  lastNote: 'lastNote',
+  lastRatedAt: 'lastRatedAt',
+  revision: 'revision',
+  writtenXid: 'writtenXid'
+} as const
+
+export type SubjectMemoryScalarFieldEnum = (typeof SubjectMemoryScalarFieldEnum)[keyof typeof SubjectMemoryScalarFieldEnum]
 
 
 export const SortOrder = {
