@@ -31,7 +31,7 @@ export async function serveAdmin(dataDir: string, run: Run, log: Logger): Promis
         const { command, args } = JSON.parse(buffer.slice(0, newline)) as { command: string; args: Record<string, unknown> };
         reply = { ok: true, result: await run(command, args) };
       } catch (e) {
-        if (!isAppError(e)) log.error('admin command failed', { err: String(e) });
+        if (!isAppError(e)) log.error('admin command failed', { err: e });
         reply = { ok: false, error: isAppError(e) ? e.code : 'internal_error', message: (e as Error).message };
       }
       socket.end(JSON.stringify(reply) + '\n');

@@ -8,6 +8,8 @@ import { publish, withPublishLock } from '../domain/publishing/index.ts';
 import type { NetworkIndex } from '../domain/network/index.ts';
 import type { PublicationCache } from '../domain/publishing/index.ts';
 import { listTiers } from '../domain/metering/tiers.ts';
+import { audited, type Audit } from './audit.ts';
+import { Mailer } from '../domain/mail/outbox.ts';
 
 /**
  * Operator commands as plain functions of (arguments, services). The CLI runs them in its
@@ -25,6 +27,8 @@ export type CommandContext = {
   announce?: (message: string) => Promise<void>;
   /** The server's publication cache, refreshed at once after a publish it ran. */
   publications?: PublicationCache;
+  /** Where audit lines go (cli/audit.ts), and which way the command came: the CLI's own process or the admin socket. */
+  audit?: { write: Audit; via: 'cli' | 'admin socket' };
 };
 type Args = Record<string, unknown>;
 
@@ -63,6 +67,7 @@ const commands: Record<string, (args: Args, ctx: CommandContext) => Promise<unkn
     return outcome.value;
   },
   'tiers list': async (_a, { db }) => listTiers(db.prisma),
+  'mail held': async (_a, { db }) => Mailer.held(db.prisma),
   'workspaces set-tier': async (a, { db, verifier, announce }) => {
     const result = await setWorkspaceTier(db.prisma, str(a, 'workspace')!, str(a, 'tier')!);
     verifier?.invalidate();
@@ -76,5 +81,5 @@ export const COMMAND_NAMES = Object.keys(commands);
 export async function runCommand(name: string, args: Args, ctx: CommandContext): Promise<unknown> {
   const command = commands[name];
   if (!command) throw new AppError('not_found', `unknown command "${name}"`);
-  return command(args, ctx);
+  return audited(name, args, ctx.audit?.write, ctx.audit?.via ?? 'cli', () => command(args, ctx));
 }

@@ -13,6 +13,7 @@ import { readFeedFile } from '../domain/feeds/read-file.ts';
 import { createProgressWriter } from '../domain/feeds/progress.ts';
 import path from 'node:path';
 import { restrictUmask } from '../platform/db/data-dir.ts';
+import { createLogger } from '../platform/log.ts';
 
 restrictUmask(); // before anything is written: DATA_DIR is for this user only (platform/db/data-dir.ts)
 
@@ -25,6 +26,7 @@ const USAGE = `risk-api — operator commands (work whether or not the server is
   risk-api keys revoke PREFIX [--json]
   risk-api workspaces set-tier NAME TIER [--json]
   risk-api tiers list [--json]
+  risk-api mail held [--json]                      the newest messages held without SMTP_URL, with their text
   risk-api feeds import FILE --name NAME [--format plain|csv] [--column COL] [--weight W] [--allow-partial] [--dry-run] [--json]
                                                    refused (nothing changed, exit 1) when no line is valid or more than
                                                    10% of the lines holding data are bad (--allow-partial accepts the latter);
@@ -63,6 +65,8 @@ async function execute(command: string, args: Record<string, unknown>): Promise<
     if (command !== 'db migrate') await db.migrate();
     return await runCommand(command, args, {
       db, pepper: resolvePepper(config.apiKeyPepper, config.dataDir), network: () => loadNetworkData(networkOptions(config)), publicationsKept: config.publicationsKept,
+      // Nobody else sees a command run here (on PostgreSQL): its audit line goes to this process's stderr, as JSON.
+      audit: { write: createLogger(config.logLevel, (line) => process.stderr.write(line)).audit, via: 'cli' },
       ...(config.redisUrl ? { announce: (m: string) => publishInvalidation(config.redisUrl!, config.redisKeyPrefix, m).catch((e) => {
         console.error(`warning: could not notify running servers (${(e as Error).message}); they follow within KEY_CACHE_TTL_MS`);
       }) } : {}),

@@ -20,6 +20,10 @@ export function printHuman(command: string, result: unknown) {
     if (r.dryRun) console.log(`Dry run: would ${r.replaced ? 'replace' : 'create'} feed "${r.name}"${was}: ${counts}. Nothing was changed.`);
     else console.log(`${r.replaced ? 'Replaced' : 'Imported'} feed "${r.name}"${was}: ${counts}.`);
     printBadLines(r.bad_lines, r.bad_lines_not_listed);
+  } else if (command === 'mail held') {
+    const held = result as Array<{ id: number; to: string; subject: string; createdAt: string | Date; text: string }>;
+    if (held.length === 0) console.log('no held mail (with SMTP_URL set, mail is sent, not held)');
+    for (const m of held) console.log(`#${m.id} ${new Date(m.createdAt).toISOString()} to ${m.to}: ${m.subject}\n\n${m.text}\n`);
   } else {
     console.log(typeof result === 'string' ? result : JSON.stringify(result, null, 2));
   }

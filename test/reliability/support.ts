@@ -41,7 +41,7 @@ export class ServerProcesses {
     return new Promise((resolve, reject) => {
       const keep = (chunk: Buffer) => {
         output = (output + chunk.toString()).slice(-20_000);
-        const match = /"msg":"listening","url":"([^"]+)"/.exec(output);
+        const match = /"url":"([^"]+)"[^\n]*"msg":"listening"/.exec(output);
         if (match) resolve(match[1]!);
       };
       child.stdout!.on('data', keep);

@@ -42,7 +42,7 @@ export function createGraphQLServer(deps: GraphQLDeps) {
       try {
         const key = readApiKey(...apiKeyHeaders(req));
         const viewer = key === null ? null : await deps.verifier.verify(key);
-        return requestContext(deps, req, requestId, viewer, { idempotencyKey: request.headers.get('idempotency-key') ?? undefined });
+        return requestContext(deps, req, requestId, viewer, { via: 'graphql', idempotencyKey: request.headers.get('idempotency-key') ?? undefined });
       } catch (e) {
         throw toAppError(e, requestId, deps.log); // the key store unreachable: logged and answered under this request's id
       }

@@ -9,6 +9,7 @@ import { reportWhere } from '../../domain/analyst/report-filter.ts';
 import { workspaceDb } from '../../domain/workspace/scope.ts';
 import type { ApiDeps } from '../http/request-context.ts';
 import { CSV_HEADER, EXPORT_SELECT, decodeExportCursor, encodeExportCursor, toCsvLine, toRecord, type ExportRow } from './export-format.ts';
+import { noteRequest } from '../http/request-notes.ts';
 
 /**
  * GET or POST /risk_api/export/: the workspace's reports with the `reports` connection's
@@ -61,6 +62,7 @@ function dateOf(value: string, field: string): Date {
 
 export async function handleExport(req: IncomingMessage, res: ServerResponse, requestId: string, deps: ApiDeps): Promise<void> {
   const viewer = await deps.verifier.verify(requireApiKey(...apiKeyHeaders(req)));
+  noteRequest(req, { workspaceId: viewer.workspaceId, keyPrefix: viewer.keyPrefix });
   const request = await readRequest(req, deps);
   const filter = parseReportFilter(request.params, camelToSnakePath);
   const db = workspaceDb(deps.services.prisma, viewer.workspaceId);
@@ -90,7 +92,7 @@ export async function handleExport(req: IncomingMessage, res: ServerResponse, re
     await stream(res, request, last, (after) => db.report.findMany({ where: where(after), orderBy: REPORT_ORDER, take: BATCH, select: EXPORT_SELECT }) as Promise<ExportRow[]>);
   } catch (e) {
     // Headers are gone: the only honest signal left is an aborted (incomplete) response.
-    deps.log.error('export failed mid-stream', { requestId, err: String(e) });
+    deps.log.error('export failed mid-stream', { requestId, err: e });
     res.destroy(e as Error);
   }
 }
