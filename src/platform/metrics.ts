@@ -31,7 +31,7 @@ export class Metrics {
     labelNames: ['writer'], buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256], registers: [this.registry],
   });
   private readonly counterOps = new Histogram({
-    name: 'risk_counter_store_duration_seconds', help: 'Counter store (Redis or embedded) calls by operation, including failures.',
+    name: 'risk_counters_duration_seconds', help: 'Counter store (Redis or embedded) calls by operation, including failures.',
     labelNames: ['operation'], buckets: SECONDS, registers: [this.registry],
   });
   private readonly statements = new Histogram({

@@ -10,7 +10,6 @@ import { workspaceDb } from '../../domain/workspace/scope.ts';
 import type { Logger } from '../../platform/log.ts';
 import type { ApiSurface } from '../../platform/metrics.ts';
 import { clientIp } from './client-ip.ts';
-import { noteRequest } from './request-notes.ts';
 
 /** What the API-key transports (REST, GraphQL, MCP) are built from. */
 export type ApiDeps = { services: Services; verifier: KeyVerifier; config: Config; log: Logger; proxies: BlockList | null };
@@ -47,7 +46,6 @@ export function requestContext(
   deps: Pick<ApiDeps, 'services' | 'proxies'>, req: IncomingMessage, requestId: string, viewer: Viewer | null,
   more: Pick<RequestContext, 'via'> & Partial<Pick<RequestContext, 'idempotencyKey' | 'surface' | 'input'>>,
 ): RequestContext {
-  if (viewer) noteRequest(req, { workspaceId: viewer.workspaceId, keyPrefix: viewer.keyPrefix });
   return {
     prisma: deps.services.prisma, services: deps.services, viewer, requestId, ...more,
     clientIp: clientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], deps.proxies),

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import { AppError } from '../../errors.ts';
-import { apiKeyHeaders, requireApiKey } from '../http/api-key.ts';
+import { apiKeyHeaders, requireApiKey, verifiedViewer } from '../http/api-key.ts';
 import { readJsonObject } from '../http/body.ts';
 import { camelToSnakePath, snakeToCamelKeys } from '../../domain/validation.ts';
 import { REPORT_ORDER, afterPosition, parseReportFilter } from '../../domain/analyst/report-filter.ts';
@@ -9,7 +9,6 @@ import { reportWhere } from '../../domain/analyst/report-filter.ts';
 import { workspaceDb } from '../../domain/workspace/scope.ts';
 import type { ApiDeps } from '../http/request-context.ts';
 import { CSV_HEADER, EXPORT_SELECT, decodeExportCursor, encodeExportCursor, toCsvLine, toRecord, type ExportRow } from './export-format.ts';
-import { noteRequest } from '../http/request-notes.ts';
 
 /**
  * GET or POST /risk_api/export/: the workspace's reports with the `reports` connection's
@@ -61,8 +60,7 @@ function dateOf(value: string, field: string): Date {
 }
 
 export async function handleExport(req: IncomingMessage, res: ServerResponse, requestId: string, deps: ApiDeps): Promise<void> {
-  const viewer = await deps.verifier.verify(requireApiKey(...apiKeyHeaders(req)));
-  noteRequest(req, { workspaceId: viewer.workspaceId, keyPrefix: viewer.keyPrefix });
+  const viewer = await verifiedViewer(deps.verifier, req, requireApiKey(...apiKeyHeaders(req)));
   const request = await readRequest(req, deps);
   const filter = parseReportFilter(request.params, camelToSnakePath);
   const db = workspaceDb(deps.services.prisma, viewer.workspaceId);

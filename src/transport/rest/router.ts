@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError, invalidRequest } from '../../errors.ts';
-import { apiKeyHeaders, requireApiKey } from '../http/api-key.ts';
+import { apiKeyHeaders, requireApiKey, verifiedViewer } from '../http/api-key.ts';
 import { requestContext, type ApiDeps } from '../http/request-context.ts';
 import type { Handler } from '../http/server.ts';
 import { noteRequest } from '../http/request-notes.ts';
@@ -36,7 +36,7 @@ type Endpoint = {
 
 function endpoint(deps: ApiDeps, spec: Endpoint): Method {
   return async (req, res, requestId) => {
-    const viewer = await deps.verifier.verify(requireApiKey(...apiKeyHeaders(req)));
+    const viewer = await verifiedViewer(deps.verifier, req, requireApiKey(...apiKeyHeaders(req)));
     const idempotencyKey = spec.creates ? readIdempotencyKey(req.headers['idempotency-key']) : undefined;
     const input = snakeToCamelKeys(await readJsonObject(req, deps.config.maxBodyBytes)) as Record<string, unknown>;
     const checked = spec.schema.safeParse(input);
