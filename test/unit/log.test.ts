@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger, REDACTED, type LogLevel } from '../../src/platform/log.ts';
+import { createLogger, REDACTED_FIELDS, REDACTED_HEADERS, type LogLevel } from '../../src/platform/log.ts';
 
 function capture(level: LogLevel) {
   const lines: string[] = [];
@@ -26,17 +26,20 @@ describe('structured logs (pino)', () => {
     expect(err.stack).toContain('caused by: RangeError: inner');
   });
 
-  it('censors every field named as a secret, at the top and one object down', () => {
+  it('censors every field named as a secret, and secret headers in a headers object', () => {
     const { log, lines, parsed } = capture('debug');
     const secret = (name: string) => `SECRET-${name}`;
-    const fields = Object.fromEntries(REDACTED.map((n) => [n, secret(n)]));
-    log.warn('planted', { ...fields, headers: Object.fromEntries(REDACTED.map((n) => [n, secret(`h-${n}`)])), keep: 'visible' });
+    const headers = Object.fromEntries(REDACTED_HEADERS.map((n) => [n, secret(`h-${n}`)]));
+    log.warn('planted', {
+      ...Object.fromEntries([...REDACTED_FIELDS, ...REDACTED_HEADERS].map((n) => [n, secret(n)])),
+      headers: { ...headers, accept: 'kept' }, req: { headers }, res: { headers }, keep: 'visible',
+    });
     expect(lines.join('')).not.toContain('SECRET-');
     const line = parsed()[0]!;
     expect(line.keep).toBe('visible');
     expect(line.password).toBe('[redacted]');
-    expect(line.headers.authorization).toBe('[redacted]');
-    expect(line.headers['x-api-key']).toBe('[redacted]');
+    expect(line.headers).toEqual({ authorization: '[redacted]', cookie: '[redacted]', 'set-cookie': '[redacted]', 'x-api-key': '[redacted]', accept: 'kept' });
+    expect(line.req.headers.cookie).toBe('[redacted]');
   });
 
   it('writes audit lines at every level but silent, marked audit: true', () => {
