@@ -34,7 +34,7 @@ type Options = {
 };
 
 /** The route label of a request no route took: one value, whatever its path. */
-export const UNMATCHED = 'unmatched';
+const UNMATCHED = 'unmatched';
 
 function matcher(routes: Routes): (path: string) => { pattern: string; handler: Handler } | undefined {
   const exact = new Map<string, { pattern: string; handler: Handler }>();
