@@ -47,7 +47,7 @@ function summaryFor(code: DimensionCode, rand: () => number, nowMs: number): Sum
   const firstSeen = nowMs - rand() * 90 * DAY_MS;
   return {
     score, level: riskLevel(score),
-    counts: { reports: reports || (feeds ? 0 : evidence), bad_ratings: bad, neutral_ratings: neutral, good_ratings: good, feed_listings: feeds },
+    counts: { reports: reports || (feeds ? 0 : evidence), badRatings: bad, neutralRatings: neutral, goodRatings: good, feedListings: feeds },
     reporters: Math.max(1, Math.min(evidence, Math.round(1 + heat * (broad ? 40 : 4) * rand()))),
     firstSeen: new Date(firstSeen), lastSeen: new Date(firstSeen + rand() * (nowMs - firstSeen)),
   };

@@ -1,8 +1,8 @@
 // Bundles the server's TypeScript sources into dist/server/main.mjs, which `npm start` runs with
 // plain node, and the network data worker (src/domain/network/load-worker.ts) into
 // dist/server/network-worker.mjs beside it, where load-in-worker.ts looks for it. Running the
-// sources through tsx instead cost, measured on the bench's PostgreSQL + Redis set-up: ~2 s more
-// to ready and ~170 MB more RSS (tsx's loader thread and its transformed module copies). Packages
+// sources through tsx instead cost seconds to ready and much RSS (tsx's loader thread and its
+// transformed module copies: docs/decisions/0001-bundle-the-server-with-esbuild.md). Packages
 // stay external: node loads them from node_modules.
 //
 // Files read at run time (prisma/migrations, package.json) are found from the package root, which

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -30,6 +31,7 @@ const envSchema = z.object({
   METRICS_TOKEN: z.string().regex(/^[\x21-\x7e]{16,256}$/, 'must be 16-256 visible ASCII characters (no spaces)').optional(),
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(600_000).default(10_000),
   HEAP_GROWTH_PERCENT: z.coerce.number().int().min(0).max(1_000).default(50),
+  WORKERS: z.union([z.literal('auto'), z.coerce.number().int().min(1).max(256)], { error: 'must be a whole number from 1 to 256, or auto' }).default(1),
   // Control plane (docs/control-plane.md).
   SESSION_TTL_HOURS: z.coerce.number().int().min(1).max(720).default(12),
   SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
@@ -95,6 +97,8 @@ export type Config = {
   requestTimeoutMs: number;
   /** How far the JavaScript heap may grow past its live size before a full collection (0 = V8's own rule). */
   heapGrowthPercent: number;
+  /** Server processes on the port (node:cluster): a number, or every available core ('auto' resolved here). */
+  workers: number;
   trustedProxies: string[];
   /** Origins granted CORS on /graphql (normalised, e.g. https://app.example.com); empty: no grant to any origin. */
   corsOrigins: string[];
@@ -151,6 +155,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     metricsToken: e.METRICS_TOKEN,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     heapGrowthPercent: e.HEAP_GROWTH_PERCENT,
+    workers: e.WORKERS === 'auto' ? os.availableParallelism() : e.WORKERS,
     trustedProxies: e.TRUSTED_PROXIES,
     corsOrigins: e.CORS_ORIGINS,
     maxmind: {

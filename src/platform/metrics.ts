@@ -1,4 +1,5 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type Aggregator } from 'prom-client';
+import { inClusterWorker, metricsOfAllWorkers, shareWithPrimary } from './metrics-cluster.ts';
 
 /**
  * The process's Prometheus metrics (prom-client), one registry per app, scraped at GET /metrics
@@ -42,6 +43,7 @@ export class Metrics {
   constructor() {
     // Process CPU, memory, heap, handles, GC and event-loop delay (nodejs_eventloop_lag_*), prom-client's defaults.
     collectDefaultMetrics({ register: this.registry });
+    if (inClusterWorker()) shareWithPrimary(this.registry);
   }
 
   httpRequest(route: string, method: string | undefined, status: number | 'aborted', seconds: number): void {
@@ -56,11 +58,15 @@ export class Metrics {
   /**
    * A gauge whose samples are read at scrape time: `read` answers the current values (one per label set). When it
    * fails, the gauge answers no samples for that scrape rather than stale ones; a gauge without labels always has
-   * one sample (the format's rule for prom-client), NaN when there is no value.
+   * one sample (the format's rule for prom-client), NaN when there is no value. `aggregator`: how the values of
+   * several workers (WORKERS > 1) combine into one (metrics-cluster.ts).
    */
-  stateGauge<L extends string>(name: string, help: string, labelNames: readonly L[], read: () => Promise<Array<[Partial<Record<L, string>>, number]>> | Array<[Partial<Record<L, string>>, number]>): void {
+  stateGauge<L extends string>(
+    name: string, help: string, labelNames: readonly L[], aggregator: Aggregator,
+    read: () => Promise<Array<[Partial<Record<L, string>>, number]>> | Array<[Partial<Record<L, string>>, number]>,
+  ): void {
     new Gauge<L>({
-      name, help, labelNames, registers: [this.registry],
+      name, help, labelNames, aggregator, registers: [this.registry],
       async collect() {
         this.reset();
         const values = await Promise.resolve().then(read).catch(() => []);
@@ -70,8 +76,8 @@ export class Metrics {
     });
   }
 
-  /** The text exposition format (version 0.0.4) and its content type. */
+  /** The text exposition format (version 0.0.4) and its content type: of every worker together, in a cluster. */
   async exposition(): Promise<{ type: string; text: string }> {
-    return { type: this.registry.contentType, text: await this.registry.metrics() };
+    return { type: this.registry.contentType, text: inClusterWorker() ? await metricsOfAllWorkers() : await this.registry.metrics() };
   }
 }

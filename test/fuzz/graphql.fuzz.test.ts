@@ -33,7 +33,7 @@ describe(`GraphQL fuzz (${backendName}), ${FUZZ_RUNS} cases per property`, () =>
     secret = (await s.createKey('fuzz-graphql', { tier: 'enterprise' })).secret;
     const ws = await s.app.db.prisma.workspace.findUniqueOrThrow({ where: { name: 'fuzz-graphql' } });
     const tier = s.app.services.tiers.get('enterprise');
-    quotaUsed = async () => (await s.app.services.meter.peek(ws.id, tier)).used_today;
+    quotaUsed = async () => (await s.app.services.meter.peek(ws.id, tier)).usedToday;
     // Something to read back, so random reads reach real rows.
     await s.post('/risk_api/report/', { kind: 'email', key: 'a@example.com', outcome_code: 'spam', related_subjects: [{ kind: 'ipaddress', key: '8.8.8.8' }] }, { 'x-api-key': secret });
     await s.post('/risk_api/rate/', { ip: '8.8.8.8', rating: -1 }, { 'x-api-key': secret });

@@ -27,7 +27,7 @@ describe(`HTTP framing fuzz (${backendName}), ${FUZZ_RUNS} cases`, () => {
     secret = (await s.createKey('fuzz-http', { tier: 'enterprise' })).secret;
     const ws = await s.app.db.prisma.workspace.findUniqueOrThrow({ where: { name: 'fuzz-http' } });
     const tier = s.app.services.tiers.get('enterprise');
-    quotaUsed = async () => (await s.app.services.meter.peek(ws.id, tier)).used_today;
+    quotaUsed = async () => (await s.app.services.meter.peek(ws.id, tier)).usedToday;
   });
   afterAll(async () => {
     if (FUZZ_REPORT) console.log(tally.table(`HTTP framing fuzz, ${backendName}, FUZZ_RUNS=${FUZZ_RUNS}`));

@@ -64,7 +64,7 @@ describe(`REST fuzz (${backendName}), ${FUZZ_RUNS} cases per endpoint`, () => {
     secret = (await s.createKey('fuzz-rest', { tier: 'enterprise' })).secret;
     const ws = await s.app.db.prisma.workspace.findUniqueOrThrow({ where: { name: 'fuzz-rest' } });
     const tier = s.app.services.tiers.get('enterprise');
-    quotaUsed = async () => (await s.app.services.meter.peek(ws.id, tier)).used_today;
+    quotaUsed = async () => (await s.app.services.meter.peek(ws.id, tier)).usedToday;
   });
   afterAll(async () => {
     if (FUZZ_REPORT) console.log(tally.table(`REST fuzz, ${backendName}, FUZZ_RUNS=${FUZZ_RUNS}`));

@@ -21,7 +21,7 @@ describe(`GraphQL abuse (${backendName})`, () => {
     key = (await s.createKey('abuse', { tier: 'enterprise' })).secret;
     const ws = await s.app.db.prisma.workspace.findUniqueOrThrow({ where: { name: 'abuse' } });
     const tier = s.app.services.tiers.get('enterprise');
-    quotaUsed = async () => (await s.app.services.meter.peek(ws.id, tier)).used_today;
+    quotaUsed = async () => (await s.app.services.meter.peek(ws.id, tier)).usedToday;
   });
   afterAll(() => s?.close());
 

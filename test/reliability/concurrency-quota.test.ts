@@ -91,7 +91,7 @@ describe(`exactly-once score quota under contention in one process (${backendNam
     expect(await usedTodayAt(url, key.secret)).toEqual({ status: 429, error: 'quota_exceeded', usedToday: LIMIT, graphql: 'quota_exceeded' });
     const workspace = await app.db.prisma.workspace.findUniqueOrThrow({ where: { name: 'contention-one' } });
     const tier = app.services.tiers.get('quota300');
-    expect((await app.services.meter.peek(workspace.id, tier)).used_today).toBe(LIMIT);
+    expect((await app.services.meter.peek(workspace.id, tier)).usedToday).toBe(LIMIT);
   }, 120_000);
 });
 

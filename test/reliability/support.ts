@@ -28,11 +28,15 @@ export async function seedTierAndKey(env: TestEnv, tier: TestTier, workspace: st
   }
 }
 
-/** The server as `npm start` runs it, in a child process; resolves its URL once it logs "listening". */
+/**
+ * The server as `npm start` runs it, in a child process; resolves its URL once it logs "listening" (`listeners`
+ * times, for WORKERS > 1: every worker logs it). `output(url)` is what that server has printed so far (its tail).
+ */
 export class ServerProcesses {
   private readonly children: ChildProcess[] = [];
+  private readonly outputs = new Map<string, () => string>();
 
-  start(env: Record<string, string>): Promise<string> {
+  start(env: Record<string, string>, listeners = 1): Promise<string> {
     const child = spawn(process.execPath, [SERVER_ENTRY], {
       env: { PATH: process.env.PATH!, ...env, PORT: '0', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -40,15 +44,20 @@ export class ServerProcesses {
     let output = '';
     return new Promise((resolve, reject) => {
       const keep = (chunk: Buffer) => {
-        output = (output + chunk.toString()).slice(-20_000);
-        const match = /"url":"([^"]+)"[^\n]*"msg":"listening"/.exec(output);
-        if (match) resolve(match[1]!);
+        output = (output + chunk.toString()).slice(-200_000);
+        const urls = [...output.matchAll(/"url":"([^"]+)"[^\n]*"msg":"listening"/g)].map((m) => m[1]!);
+        if (urls.length >= listeners) {
+          this.outputs.set(urls[0]!, () => output);
+          resolve(urls[0]!);
+        }
       };
       child.stdout!.on('data', keep);
       child.stderr!.on('data', keep);
       child.once('exit', (code, signal) => reject(new Error(`server exited (${code ?? signal}) before listening:\n${output}`)));
     });
   }
+
+  output(url: string): string { return this.outputs.get(url)?.() ?? ''; }
 
   /** Process ids of the children running now. */
   pids(): number[] {

@@ -32,17 +32,17 @@ describe.each(STORES)('community cache: %s', (_name, open) => {
     const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => signals.read(ip, T0 + i * 1000)));
     for (let i = 0; i < 30; i++) await signals.read(ip, T0 + WINDOW_MS - 1);
     expect(calls).toMatchObject({ readActivity: 1 });
-    expect(new Set(answers.map((a) => a.metrics.lookups_10m))).toEqual(new Set([2]));
+    expect(new Set(answers.map((a) => a.lookups10m))).toEqual(new Set([2]));
   });
 
   it('does not serve the previous window once the boundary passes', async () => {
     const { wrapped, calls } = instrument(await open());
     const signals = new CommunitySignals(wrapped);
     const ip = freshIp();
-    expect((await signals.read(ip, T0 + 1_000)).metrics.lookups_10m).toBe(0);
+    expect((await signals.read(ip, T0 + 1_000)).lookups10m).toBe(0);
     await lookups(wrapped, ip, 3, T0 + 2_000); // same window as the read above: not visible yet
-    expect((await signals.read(ip, T0 + WINDOW_MS - 1)).metrics.lookups_10m).toBe(0);
-    expect((await signals.read(ip, T0 + WINDOW_MS)).metrics.lookups_10m).toBe(3);
+    expect((await signals.read(ip, T0 + WINDOW_MS - 1)).lookups10m).toBe(0);
+    expect((await signals.read(ip, T0 + WINDOW_MS)).lookups10m).toBe(3);
     expect(calls).toMatchObject({ readActivity: 2 });
   });
 
@@ -71,11 +71,11 @@ describe.each(STORES)('community cache: %s', (_name, open) => {
     expect(calls.readActivity).toBe(4);
     const again = await Promise.all([a, b].map((ip) => signals.read(ip, T0 + 60_000)));
     expect(calls.readActivity, 'a and b are remembered as quiet').toBe(4);
-    expect(again.map((s) => s.state.label)).toEqual(['quiet', 'quiet']);
+    expect(again.map((s) => s.label)).toEqual(['quiet', 'quiet']);
     await signals.read(c, T0 + 60_000);
     expect(calls.readActivity, 'c is past the capacity of 2, and no longer in the cache').toBe(5);
     await lookups(wrapped, a, 3, T0 + 2 * 60_000); // visible once its window (T0's) completes
-    expect((await signals.read(a, T0 + WINDOW_MS)).metrics.lookups_10m, 'not stuck quiet after the boundary').toBe(3);
+    expect((await signals.read(a, T0 + WINDOW_MS)).lookups10m, 'not stuck quiet after the boundary').toBe(3);
     expect(calls.readActivity).toBe(6);
   });
 
@@ -88,16 +88,16 @@ describe.each(STORES)('community cache: %s', (_name, open) => {
     await expect(signals.record(hierarchy('192.0.2.1', null, null), 'r', T0)).rejects.toBeInstanceOf(CounterUnavailableError);
     state.down = false;
     await lookups(wrapped, ip, 1, T0 - 1);
-    expect((await signals.read(ip, T0)).metrics.lookups_10m).toBe(1);
+    expect((await signals.read(ip, T0)).lookups10m).toBe(1);
   });
 
   it('hands out frozen snapshots, so one caller cannot change what the next one gets', async () => {
     const signals = new CommunitySignals(await open());
     const ip = freshIp();
     const first = await signals.read(ip, T0);
-    expect(() => { (first.metrics as { lookups_10m: number }).lookups_10m = 99; }).toThrow(TypeError);
-    expect(() => { first.recent_query_windows.push({ label: 'x', hits: 1, requesters: 1 }); }).toThrow(TypeError);
-    expect((await signals.read(ip, T0)).metrics.lookups_10m).toBe(0);
+    expect(() => { (first as { lookups10m: number }).lookups10m = 99; }).toThrow(TypeError);
+    expect(() => { first.recentQueryWindows.push({ label: 'x', hits: 1, requesters: 1 }); }).toThrow(TypeError);
+    expect((await signals.read(ip, T0)).lookups10m).toBe(0);
   });
 
   it('records a score call with one counters call', async () => {
@@ -122,8 +122,8 @@ describe.each(STORES)('community cache: %s', (_name, open) => {
     const three = { hits: 30, requesters: ['203.0.113.0', '203.0.113.1', '203.0.113.2'] };
     expect(byEntity).toEqual({ [`ip:${ip}`]: three, [`subnet:${subnet}`]: three, 'asn:AS64500': three });
     // Just after the boundary the ended window has not settled: the snapshot is still the one before it.
-    expect((await signals.read(`ip:${ip}`, T0 + 999)).metrics.lookups_10m).toBe(0);
-    expect((await signals.read(`ip:${ip}`, T0 + 1_000)).metrics).toMatchObject({ lookups_10m: 30, requesters_60m: 3 });
+    expect((await signals.read(`ip:${ip}`, T0 + 999)).lookups10m).toBe(0);
+    expect((await signals.read(`ip:${ip}`, T0 + 1_000))).toMatchObject({ lookups10m: 30, requesters60m: 3 });
     expect(errors).toEqual([]);
   });
 

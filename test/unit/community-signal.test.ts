@@ -12,8 +12,8 @@ afterEach(closeStores);
 
 const W = WINDOW_MS;
 const DAY = 24 * 60 * 60 * 1000;
-const hits = (s: { recent_query_windows: Array<{ hits: number }> }) => s.recent_query_windows.map((w) => w.hits);
-const labels = (s: { recent_query_windows: Array<{ label: string }> }) => s.recent_query_windows.map((w) => w.label);
+const hits = (s: { recentQueryWindows: Array<{ hits: number }> }) => s.recentQueryWindows.map((w) => w.hits);
+const labels = (s: { recentQueryWindows: Array<{ label: string }> }) => s.recentQueryWindows.map((w) => w.label);
 
 describe.each(STORES)('community signal: %s', (_name, open) => {
   it('answers zeros, six labelled windows and quiet for an entity never looked up', async () => {
@@ -21,9 +21,8 @@ describe.each(STORES)('community signal: %s', (_name, open) => {
     const s = await signals.read(freshIp(), T0 + 3 * 60_000); // 12:03 → last complete window 11:50
     expect(s).toEqual({
       ok: true,
-      state: { label: 'quiet', has_spike: false },
-      metrics: { lookups_10m: 0, requesters_60m: 0, spike_windows_7d: 0 },
-      recent_query_windows: ['11:00', '11:10', '11:20', '11:30', '11:40', '11:50'].map((label) => ({ label, hits: 0, requesters: 0 })),
+      label: 'quiet', hasSpike: false, lookups10m: 0, requesters60m: 0, spikeWindows7d: 0,
+      recentQueryWindows: ['11:00', '11:10', '11:20', '11:30', '11:40', '11:50'].map((label) => ({ label, hits: 0, requesters: 0 })),
     });
   });
 
@@ -33,13 +32,13 @@ describe.each(STORES)('community signal: %s', (_name, open) => {
     const ip = freshIp();
     await lookups(store, ip, 4, T0 + 60_000, ['a', 'b']); // window 12:00
     const during = await signals.read(ip, T0 + 9 * 60_000 + 59_999); // still 12:00–12:10
-    expect(during.metrics.lookups_10m).toBe(0);
+    expect(during.lookups10m).toBe(0);
     expect(hits(during)).toEqual([0, 0, 0, 0, 0, 0]);
 
     const after = await signals.read(ip, T0 + W); // 12:10: the same instance must not serve the 12:00 answer
-    expect(after.metrics).toEqual({ lookups_10m: 4, requesters_60m: 2, spike_windows_7d: 0 });
-    expect(after.recent_query_windows.at(-1)).toEqual({ label: '12:00', hits: 4, requesters: 2 });
-    expect(after.state).toEqual({ label: 'active', has_spike: false });
+    expect(after).toMatchObject({ lookups10m: 4, requesters60m: 2, spikeWindows7d: 0 });
+    expect(after.recentQueryWindows.at(-1)).toEqual({ label: '12:00', hits: 4, requesters: 2 });
+    expect(after).toMatchObject({ label: 'active', hasSpike: false });
   });
 
   it('rolls the six windows across UTC midnight with HH:MM labels, dropping the oldest', async () => {
@@ -51,13 +50,13 @@ describe.each(STORES)('community signal: %s', (_name, open) => {
     const first = await signals.read(ip, m2320 + 6 * W + 5 * 60_000); // 00:25
     expect(labels(first)).toEqual(['23:20', '23:30', '23:40', '23:50', '00:00', '00:10']);
     expect(hits(first)).toEqual([1, 2, 3, 4, 5, 6]);
-    expect(first.metrics.lookups_10m).toBe(6);
+    expect(first.lookups10m).toBe(6);
 
     const next = await signals.read(ip, m2320 + 7 * W); // 00:30
     expect(labels(next)).toEqual(['23:30', '23:40', '23:50', '00:00', '00:10', '00:20']);
     expect(hits(next)).toEqual([2, 3, 4, 5, 6, 0]);
-    expect(next.metrics.lookups_10m).toBe(0);
-    expect(next.state.label).toBe('active');
+    expect(next.lookups10m).toBe(0);
+    expect(next.label).toBe('active');
   });
 
   it('counts requesters_60m as the union over the hour: one requester in two windows counts once', async () => {
@@ -68,7 +67,7 @@ describe.each(STORES)('community signal: %s', (_name, open) => {
     await lookups(store, ip, 2, T0 - 3 * W, ['r1']); // 11:30
     await lookups(store, ip, 3, T0 - W, ['r1', 'r2']); // 11:50
     const s = await signals.read(ip, T0 + 5 * 60_000);
-    expect(s.recent_query_windows).toEqual([
+    expect(s.recentQueryWindows).toEqual([
       { label: '11:00', hits: 0, requesters: 0 },
       { label: '11:10', hits: 0, requesters: 0 },
       { label: '11:20', hits: 0, requesters: 0 },
@@ -76,8 +75,8 @@ describe.each(STORES)('community signal: %s', (_name, open) => {
       { label: '11:40', hits: 0, requesters: 0 },
       { label: '11:50', hits: 3, requesters: 2 },
     ]);
-    expect(s.metrics).toEqual({ lookups_10m: 3, requesters_60m: 2, spike_windows_7d: 0 });
-    expect(s.state.label).toBe('active');
+    expect(s).toMatchObject({ lookups10m: 3, requesters60m: 2, spikeWindows7d: 0 });
+    expect(s.label).toBe('active');
   });
 
   it('labels converging when 3 distinct requesters looked the entity up in the hour without a spike', async () => {
@@ -88,10 +87,10 @@ describe.each(STORES)('community signal: %s', (_name, open) => {
     await lookups(store, two, 2, T0 - 5 * W, ['a', 'b']);
     await lookups(store, three, 2, T0 - 5 * W, ['a', 'b']);
     await lookups(store, three, 1, T0 - 2 * W, ['c']);
-    expect((await signals.read(two, T0)).state).toEqual({ label: 'active', has_spike: false });
+    expect((await signals.read(two, T0))).toMatchObject({ label: 'active', hasSpike: false });
     const s = await signals.read(three, T0);
-    expect(s.state).toEqual({ label: 'converging', has_spike: false });
-    expect(s.metrics.requesters_60m).toBe(3);
+    expect(s).toMatchObject({ label: 'converging', hasSpike: false });
+    expect(s.requesters60m).toBe(3);
   });
 
   it('flags a burst of 50 lookups after a quiet week as a spike, and remembers it for the week', async () => {
@@ -101,13 +100,13 @@ describe.each(STORES)('community signal: %s', (_name, open) => {
     await lookups(store, ip, 1, T0 - 6 * DAY, ['early']); // one lookup 6 days ago: a quiet week
     await lookups(store, ip, 50, T0 - W + 1_000, ['x', 'y']); // window 11:50
     const s = await signals.read(ip, T0);
-    expect(s.state).toEqual({ label: 'spiking', has_spike: true });
-    expect(s.metrics).toEqual({ lookups_10m: 50, requesters_60m: 2, spike_windows_7d: 1 });
+    expect(s).toMatchObject({ label: 'spiking', hasSpike: true });
+    expect(s).toMatchObject({ lookups10m: 50, requesters60m: 2, spikeWindows7d: 1 });
 
     // Six windows later the burst has left the hour but is still one of the week's spikes.
     const later = await signals.read(ip, T0 + 6 * W);
-    expect(later.state).toEqual({ label: 'quiet', has_spike: false });
-    expect(later.metrics.spike_windows_7d).toBe(1);
+    expect(later).toMatchObject({ label: 'quiet', hasSpike: false });
+    expect(later.spikeWindows7d).toBe(1);
   });
 
   it('does not flag the same 50 lookups spread over windows, nor 50 in one window over a busy week', async () => {
@@ -116,8 +115,8 @@ describe.each(STORES)('community signal: %s', (_name, open) => {
     const spread = freshIp();
     for (let k = 1; k <= 5; k++) await lookups(store, spread, 10, T0 - k * W);
     const a = await signals.read(spread, T0);
-    expect(a.metrics).toEqual({ lookups_10m: 10, requesters_60m: 1, spike_windows_7d: 0 });
-    expect(a.state).toEqual({ label: 'active', has_spike: false });
+    expect(a).toMatchObject({ lookups10m: 10, requesters60m: 1, spikeWindows7d: 0 });
+    expect(a).toMatchObject({ label: 'active', hasSpike: false });
 
     // 15 lookups in each of the week's other 1,007 windows: 50 < 4 × 15, so the burst is ordinary for it.
     const busy = freshIp();
@@ -127,8 +126,8 @@ describe.each(STORES)('community signal: %s', (_name, open) => {
     await lookups(store, busy, 50, T0 - W);
     const b = await signals.read(busy, T0);
     expect(hits(b)).toEqual([15, 15, 15, 15, 15, 50]);
-    expect(b.metrics).toEqual({ lookups_10m: 50, requesters_60m: 1, spike_windows_7d: 0 });
-    expect(b.state).toEqual({ label: 'active', has_spike: false });
+    expect(b).toMatchObject({ lookups10m: 50, requesters60m: 1, spikeWindows7d: 0 });
+    expect(b).toMatchObject({ label: 'active', hasSpike: false });
   });
 
   it('records the IP, its subnet and its AS in one call, each readable under its own key', async () => {
@@ -139,7 +138,7 @@ describe.each(STORES)('community signal: %s', (_name, open) => {
     await signals.record(h, '198.51.100.7', T0 - W);
     await signals.record(h, '198.51.100.8', T0 - W);
     for (const key of [`ip:${h.ip}`, `subnet:203.0.113.0/24#${suffix}`, `asn:AS${suffix}`]) {
-      expect((await signals.read(key, T0)).metrics, key).toMatchObject({ lookups_10m: 2, requesters_60m: 2 });
+      expect((await signals.read(key, T0)), key).toMatchObject({ lookups10m: 2, requesters60m: 2 });
     }
   });
 
@@ -149,7 +148,7 @@ describe.each(STORES)('community signal: %s', (_name, open) => {
     await lookups(store, ip, 25, T0 - 2 * W, ['p', 'q', 'r']);
     const [one, two] = await Promise.all([new CommunitySignals(store).read(ip, T0 + 1), new CommunitySignals(store).read(ip, T0 + 9 * 60_000)]);
     expect(one).toEqual(two);
-    expect(one.state).toEqual({ label: 'spiking', has_spike: true });
+    expect(one).toMatchObject({ label: 'spiking', hasSpike: true });
   });
 });
 
@@ -162,9 +161,8 @@ describe('community signal that cannot be read', () => {
     await expect(signals.read(freshIp(), T0), 'read itself still rejects').rejects.toBe(failure);
     expect(await signals.readOrUnavailable(freshIp(), T0)).toEqual({
       ok: false,
-      state: { label: 'unavailable', has_spike: false },
-      metrics: { lookups_10m: 0, requesters_60m: 0, spike_windows_7d: 0 },
-      recent_query_windows: [],
+      label: 'unavailable', hasSpike: false, lookups10m: 0, requesters60m: 0, spikeWindows7d: 0,
+      recentQueryWindows: [],
     });
     expect(reported).toEqual([failure]);
   });

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadNetworkData, type NetworkIndex } from '../../src/domain/network/index.ts';
 import { publish } from '../../src/domain/publishing/publish.ts';
 import { PublicationCache } from '../../src/domain/publishing/cache.ts';
+import { publishedCounts } from '../../src/domain/scoring/evidence.ts';
 import { backendName } from '../helpers/backend.ts';
 import { openTestDatabase, seedReport, seedWorkspace, type TestDatabase } from './publishing-fixtures.ts';
 
@@ -60,7 +61,8 @@ describe(`PublicationCache (${backendName})`, () => {
     expect(snap.size).toBe(rows.length);
     for (const r of rows) {
       const lookup = r.workspaceId === 0 ? snap.global : snap.contextual(r.workspaceId);
-      expect(lookup(r.code as never, r.key), `${r.workspaceId}/${r.code}/${r.key}`).toEqual({
+      const held = lookup(r.code as never, r.key);
+      expect(held && { ...held, counts: publishedCounts(held.counts) }, `${r.workspaceId}/${r.code}/${r.key}`).toEqual({
         name: r.name, score: r.score, level: r.level, counts: r.counts, reporters: r.reporters, firstSeen: r.firstSeen, lastSeen: r.lastSeen,
       });
     }

@@ -85,7 +85,7 @@ describe(`publish (${backendName})`, () => {
 
   it('a bad rating appears only in the rater\'s contextual layer', () => {
     expect(snap.global('ip', '9.9.9.9')).toBeUndefined();
-    expect(snap.contextual(wsB)('ip', '9.9.9.9')).toMatchObject({ score: 20, counts: { bad_ratings: 1 }, reporters: 1 });
+    expect(snap.contextual(wsB)('ip', '9.9.9.9')).toMatchObject({ score: 20, counts: { badRatings: 1 }, reporters: 1 });
     expect(snap.contextual(wsA)('ip', '9.9.9.9')).toBeUndefined();
   });
 
@@ -103,11 +103,11 @@ describe(`publish (${backendName})`, () => {
   it('feed CIDRs raise the subnets they cover, scaled by the share covered; a /32 is an IP', () => {
     const whole = snap.global('subnet', '8.8.4.0/24');
     const part = snap.global('subnet', '8.8.5.0/24');
-    expect(whole).toMatchObject({ score: 41, counts: { feed_listings: 1, reports: 0 }, reporters: 0 });
-    expect(part, 'a /28 inside a /24').toMatchObject({ counts: { feed_listings: 1 } });
+    expect(whole).toMatchObject({ score: 41, counts: { feedListings: 1, reports: 0 }, reporters: 0 });
+    expect(part, 'a /28 inside a /24').toMatchObject({ counts: { feedListings: 1 } });
     expect(part!.score).toBeLessThan(whole!.score);
     expect(part!.score).toBeGreaterThan(0);
-    expect(snap.global('ip', '4.4.4.4')).toMatchObject({ score: 41, counts: { feed_listings: 1 } });
+    expect(snap.global('ip', '4.4.4.4')).toMatchObject({ score: 41, counts: { feedListings: 1 } });
     expect(snap.global('ip', '8.8.4.4'), 'addresses of a listed subnet get no IP row of their own').toBeUndefined();
   });
 

@@ -79,7 +79,7 @@ describe('summarizeEvidence: reference points', () => {
     ], NOW);
     expect(s).toEqual({
       score: s.score, level: riskLevel(s.score),
-      counts: { reports: 1, bad_ratings: 1, neutral_ratings: 1, good_ratings: 1, feed_listings: 1 },
+      counts: { reports: 1, badRatings: 1, neutralRatings: 1, goodRatings: 1, feedListings: 1 },
       reporters: 2, firstSeen: ago(20), lastSeen: ago(1),
     });
     expect(score([report('a', 'no_such_outcome', 'critical')])).toBe(0);

@@ -11,7 +11,7 @@ import { rollUp } from '../../src/domain/scoring/rollup.ts';
 import { DIMENSION_WEIGHTS, NO_EVIDENCE_REASON, scoreIp, type PublishedLookup } from '../../src/domain/scoring/score.ts';
 
 const NOW = new Date('2026-03-01T00:00:00Z');
-const COUNTS = { reports: 1, bad_ratings: 0, neutral_ratings: 0, good_ratings: 0, feed_listings: 0 };
+const COUNTS = { reports: 1, badRatings: 0, neutralRatings: 0, goodRatings: 0, feedListings: 0 };
 const summary = (score: number, counts = COUNTS): EntitySummary =>
   ({ score, level: riskLevel(score), counts, reporters: 1, firstSeen: NOW, lastSeen: NOW });
 
@@ -39,14 +39,14 @@ describe('scoreIp: examples', () => {
     expect(result.dimensions.find((d) => d.code === 'city')).toMatchObject({ matched: false, entity: null, reason: 'no city in the data', contribution: 0, level: null });
     expect(result.dimensions.find((d) => d.code === 'asn')).toMatchObject({ matched: false, entity: { key: 'asn-key' }, reason: NO_EVIDENCE_REASON, score: 0 });
     // noisy-OR: 1 − (1 − 0.5)(1 − 0.1·0.2) = 0.51
-    expect({ overall: result.overall_score, level: result.overall_risk_level, matched: result.matched_count, driver: result.driver })
+    expect({ overall: result.overallScore, level: result.overallRiskLevel, matched: result.matchedCount, driver: result.driver })
       .toEqual({ overall: 51, level: 'medium', matched: 2, driver: 'ip' });
     expect(result.dimensions.reduce((a, d) => a + d.contribution, 0)).toBe(51);
   });
 
   it('keeps a bad country from painting a clean IP: a country at 100 alone gives 10', () => {
-    expect(scoreIp(hierarchy(), lookupOf({ country: 100 })).overall_score).toBe(10);
-    expect(scoreIp(hierarchy(), lookupOf({ ip: 100 })).overall_score).toBe(100);
+    expect(scoreIp(hierarchy(), lookupOf({ country: 100 })).overallScore).toBe(10);
+    expect(scoreIp(hierarchy(), lookupOf({ ip: 100 })).overallScore).toBe(100);
     expect(scoreIp(hierarchy(), lookupOf({})).driver).toBeNull();
   });
 
@@ -68,7 +68,7 @@ describe('scoreIp: examples', () => {
     const everything = lookupOf(Object.fromEntries(DIMENSION_CODES.map((c) => [c, 90])));
     const result = scoreIp(hierarchy({}, true), everything, everything);
     expect(result.dimensions.filter((d) => d.matched).map((d) => d.code)).toEqual(['ip']);
-    expect(result.matched_count).toBe(1);
+    expect(result.matchedCount).toBe(1);
   });
 });
 
@@ -87,17 +87,17 @@ describe('scoreIp: properties', () => {
   it('is bounded, explained and stable', () => {
     fc.assert(fc.property(caseArb, (c) => {
       const r = run(c);
-      const ints = [r.overall_score, ...r.dimensions.flatMap((d) => [d.score, d.contribution])];
+      const ints = [r.overallScore, ...r.dimensions.flatMap((d) => [d.score, d.contribution])];
       expect(ints.every((n) => Number.isInteger(n) && n >= 0 && n <= 100), JSON.stringify(ints)).toBe(true);
       expect(r.dimensions.map((d) => d.code)).toEqual([...DIMENSION_CODES]);
-      expect(r.dimensions.reduce((a, d) => a + d.contribution, 0)).toBe(r.overall_score);
+      expect(r.dimensions.reduce((a, d) => a + d.contribution, 0)).toBe(r.overallScore);
       expect(r.dimensions.filter((d) => !d.matched).every((d) => d.contribution === 0 && d.score === 0)).toBe(true);
-      expect(r.matched_count).toBe(r.dimensions.filter((d) => d.matched).length);
+      expect(r.matchedCount).toBe(r.dimensions.filter((d) => d.matched).length);
       if (r.driver !== null) {
         const top = Math.max(...r.dimensions.map((d) => d.contribution));
         expect(r.dimensions.find((d) => d.code === r.driver)?.contribution).toBe(top);
       } else {
-        expect(r.overall_score).toBe(0);
+        expect(r.overallScore).toBe(0);
       }
       if (c.special) expect(r.dimensions.filter((d) => d.code !== 'ip').some((d) => d.matched)).toBe(false);
       expect(run(c)).toEqual(r);
@@ -108,10 +108,10 @@ describe('scoreIp: properties', () => {
   it('never lowers the overall score when any published or workspace score rises', () => {
     fc.assert(fc.property(caseArb, fc.constantFrom(...DIMENSION_CODES), fc.integer({ min: 0, max: 100 }), fc.boolean(),
       (c, code, raise, inContext) => {
-        const before = run(c).overall_score;
+        const before = run(c).overallScore;
         const target = inContext ? { ...(c.ctx ?? {}) } : { ...c.pub };
         target[code] = Math.min(100, (target[code] ?? 0) + raise);
-        const after = run(inContext ? { ...c, ctx: target } : { ...c, pub: target }).overall_score;
+        const after = run(inContext ? { ...c, ctx: target } : { ...c, pub: target }).overallScore;
         expect(after).toBeGreaterThanOrEqual(before);
       }), { numRuns: 500 });
   });
@@ -123,7 +123,7 @@ describe('scoreIp: properties', () => {
       .map(([r, o]) => item(r, o));
     const overall = (items: EvidenceItem[]) => {
       const summaries = rollUp([{ hierarchy: h, items }], [], NOW);
-      return scoreIp(h, (code, key) => summaries.get(code)?.get(key)).overall_score;
+      return scoreIp(h, (code, key) => summaries.get(code)?.get(key)).overallScore;
     };
     fc.assert(fc.property(fc.array(itemArb, { maxLength: 10 }), fc.constantFrom('a', 'b', 'c', 'd'), (items, r) => {
       expect(overall([...items, item(r, 'fraud_confirmed')])).toBeGreaterThanOrEqual(overall(items));

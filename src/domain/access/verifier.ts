@@ -62,7 +62,7 @@ export class KeyVerifier {
     const generation = this.generation;
     // The same work whether or not the prefix exists, or the time would tell which prefixes do:
     // ONE statement (`findUnique` with `include: { workspace }` sent a second one for a known
-    // prefix only: +70% measured) answering ONE row (all NULL for an unknown prefix).
+    // prefix only, docs/decisions/0013-constant-work-key-check.md) answering ONE row (all NULL for an unknown prefix).
     const [key] = await this.prisma.$queryRaw<Array<KeyRow | { [F in keyof KeyRow]: null }>>`
       SELECT k."id", k."secretHash", k."name", k."revokedAt" IS NOT NULL AS "revoked",
              k."workspaceId", w."name" AS "workspaceName", w."tier"

@@ -44,9 +44,12 @@ type Activity = Awaited<ReturnType<CounterStore['readActivity']>>;
 
 export type CommunitySignal = {
   ok: boolean;
-  state: { label: CommunityLabel | typeof UNAVAILABLE_LABEL; has_spike: boolean };
-  metrics: { lookups_10m: number; requesters_60m: number; spike_windows_7d: number };
-  recent_query_windows: Array<{ label: string; hits: number; requesters: number }>;
+  label: CommunityLabel | typeof UNAVAILABLE_LABEL;
+  hasSpike: boolean;
+  lookups10m: number;
+  requesters60m: number;
+  spikeWindows7d: number;
+  recentQueryWindows: Array<{ label: string; hits: number; requesters: number }>;
 };
 
 /** Dimensions whose lookups are counted: the ones a crowd of requesters can meaningfully converge on. */
@@ -69,9 +72,7 @@ export const DEFAULT_QUIET_CAPACITY = 250_000;
 export const UNAVAILABLE_LABEL = 'unavailable';
 const UNAVAILABLE: CommunitySignal = deepFreeze({
   ok: false,
-  state: { label: UNAVAILABLE_LABEL, has_spike: false },
-  metrics: { lookups_10m: 0, requesters_60m: 0, spike_windows_7d: 0 },
-  recent_query_windows: [],
+  label: UNAVAILABLE_LABEL, hasSpike: false, lookups10m: 0, requesters60m: 0, spikeWindows7d: 0, recentQueryWindows: [],
 });
 
 type Entry = { start: number; signal: Promise<CommunitySignal> };
@@ -175,13 +176,12 @@ function snapshotOf({ active, recent, distinctRequesters }: Activity, recentStar
   const recentHits = recent.reduce((sum, w) => sum + w.hits, 0);
   return deepFreeze({
     ok: true,
-    state: { label: classify({ hasSpike, recentHits, requesters60m: distinctRequesters }), has_spike: hasSpike },
-    metrics: {
-      lookups_10m: recent[RECENT_WINDOWS - 1]?.hits ?? 0,
-      requesters_60m: distinctRequesters,
-      spike_windows_7d: spikes.filter(Boolean).length,
-    },
-    recent_query_windows: recent.map((w) => ({ label: windowLabel(w.startMs), hits: w.hits, requesters: w.requesters })),
+    label: classify({ hasSpike, recentHits, requesters60m: distinctRequesters }),
+    hasSpike,
+    lookups10m: recent[RECENT_WINDOWS - 1]?.hits ?? 0,
+    requesters60m: distinctRequesters,
+    spikeWindows7d: spikes.filter(Boolean).length,
+    recentQueryWindows: recent.map((w) => ({ label: windowLabel(w.startMs), hits: w.hits, requesters: w.requesters })),
   });
 }
 

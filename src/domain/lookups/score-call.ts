@@ -22,14 +22,14 @@ export type ScoreDeps = {
   community: CommunitySignals; ipMemory: IpMemoryCache; baseUrl: string; observeScore?: ScoreObserver | undefined;
 };
 
-export type ScoreOutcome = {
+/** The score answer in the domain's names, which are the GraphQL type's fields (read as plain properties, no resolvers). */
+export type ScoreOutcome = ReportLinks & {
   ip: string;
   apiKey: { name: string; prefix: string };
   quota: QuotaPosture;
   score: IpScore;
-  community: CommunitySignal;
+  communitySignal: CommunitySignal;
   memory: IpMemory;
-  links: ReportLinks;
   publication: { version: number; publishedAt: Date | null };
 };
 
@@ -56,7 +56,7 @@ export async function scoreRequest(
   const score = scoreIp(hierarchy, snapshot.global, snapshot.contextual(viewer.workspaceId));
   // Before the metering step: a database failure reading the workspace's memory refuses the call uncounted.
   const memory = await deps.ipMemory.get(viewer.workspaceId, ip);
-  const [community, quota] = await Promise.all([
+  const [communitySignal, quota] = await Promise.all([
     deps.community.readOrUnavailable(`ip:${ip}`, nowMs),
     deps.meter.consume(viewer, tier, nowMs, surface),
   ]).catch((e: unknown) => {
@@ -69,8 +69,8 @@ export async function scoreRequest(
   // (CommunitySignals reports a failed batch once, to the log).
   void deps.community.record(hierarchy, input.requester, nowMs);
   return {
-    ip, apiKey: { name: viewer.keyName, prefix: viewer.keyPrefix }, quota, score, community, memory,
-    links: reportLinks(deps.baseUrl, ip, score),
+    ip, apiKey: { name: viewer.keyName, prefix: viewer.keyPrefix }, quota, score, communitySignal, memory,
+    ...reportLinks(deps.baseUrl, ip, score),
     publication: { version: snapshot.version, publishedAt: snapshot.publishedAt },
   };
 }

@@ -6,11 +6,8 @@
  * No timer and no added wait: a call starts a statement at once while fewer than `maxInFlight`
  * run; otherwise it queues, and the next statement to finish takes everything queued (up to
  * `maxBatch`). At low load every call is its own statement.
- * Measured on PostgreSQL at 32 connections (bench, rate): one statement per call 3,067 req/s;
- * batches with 4 / 2 / 1 statements in flight 6,285 / 7,373 / 7,816. Reports show the same shape
- * (32 callers of the batcher, no HTTP): one statement per call 1,799/s; 4 / 2 / 1 in flight
- * 7,793 / 10,500 / 11,283. Two keeps most of the gain without letting one slow statement hold
- * every write of the process.
+ * Two statements in flight keep most of the gain of batching without letting one slow statement
+ * hold every write of the process (docs/decisions/0007-group-commit-for-writes.md).
  *
  * A call is answered only after its statement committed. A statement that fails is retried one
  * input per statement, so an input that cannot be written (its workspace deleted meanwhile) fails

@@ -2,13 +2,15 @@ import type { PrismaClient } from '../../generated/prisma/client.ts';
 
 /** What a workspace itself wrote about one IP, shown in its score responses. */
 export type IpMemory = {
-  ratings: { good: number; neutral: number; bad: number };
-  last_rating: { rating: number; note: string; created_at: string } | null;
+  goodRatings: number;
+  neutralRatings: number;
+  badRatings: number;
+  lastRating: { rating: number; note: string; createdAt: string } | null;
   /** Reports naming the IP, as their subject or as a related subject. */
   reports: number;
 };
 
-const EMPTY: IpMemory = Object.freeze({ ratings: Object.freeze({ good: 0, neutral: 0, bad: 0 }), last_rating: null, reports: 0 }) as IpMemory;
+const EMPTY: IpMemory = Object.freeze({ goodRatings: 0, neutralRatings: 0, badRatings: 0, lastRating: null, reports: 0 });
 
 /**
  * Reads a workspace's own memory of an IP without a query per score call:
@@ -86,8 +88,8 @@ export class IpMemoryCache {
     const row = rows[0];
     if (!row) return EMPTY;
     return {
-      ratings: { good: row.good, neutral: row.neutral, bad: row.bad },
-      last_rating: row.last_rating === null ? null : { rating: row.last_rating, note: row.last_note ?? '', created_at: new Date(row.last_at!).toISOString() },
+      goodRatings: row.good, neutralRatings: row.neutral, badRatings: row.bad,
+      lastRating: row.last_rating === null ? null : { rating: row.last_rating, note: row.last_note ?? '', createdAt: new Date(row.last_at!).toISOString() },
       reports: row.reports,
     };
   }

@@ -20,8 +20,9 @@ import { requireScoreEligible, type Tier } from './tiers.ts';
  * - Counter store unreachable: fail closed (503 quota_unavailable); a metered call is never free.
  * Counters are kept 35 days past their day so the usage chart can read 30 days back.
  */
-export type QuotaState = { daily_limit: number; used_today: number; remaining: number; over_limit: boolean };
-export type QuotaPosture = QuotaState & { resets_at: string; retry_after_s: number };
+export type QuotaState = { dailyLimit: number; usedToday: number; remaining: number; overLimit: boolean };
+/** A quota after a call or a read: its state, the next reset (ISO) and the seconds until it (Retry-After, RateLimit-Reset). */
+export type QuotaPosture = QuotaState & { resetsAt: string; retryAfterSeconds: number };
 const HISTORY_MS = 35 * 86_400_000;
 
 /** Each daily quota's limit in a tier, by its counter's name: one subscription grants all three. */
@@ -37,7 +38,12 @@ export type MeteredSurface = keyof typeof METERED;
 
 export function quotaState(limit: number, used: number): QuotaState {
   const remaining = Math.max(0, limit - used);
-  return { daily_limit: limit, used_today: used, remaining, over_limit: remaining === 0 };
+  return { dailyLimit: limit, usedToday: used, remaining, overLimit: remaining === 0 };
+}
+
+/** A quota as answered on the wire (REST bodies, error details, agent tools): the specification's snake_case names. */
+export function quotaAnswer(q: QuotaState) {
+  return { daily_limit: q.dailyLimit, used_today: q.usedToday, remaining: q.remaining, over_limit: q.overLimit };
 }
 
 /** The ISO text of the last reset instant formatted: every call of a day has the same one. */
@@ -49,16 +55,16 @@ function resetIso(resetMs: number): string {
 
 function posture(limit: number, used: number, nowMs: number): QuotaPosture {
   const reset = nextUtcMidnightMs(nowMs);
-  return { ...quotaState(limit, used), resets_at: resetIso(reset), retry_after_s: retryAfterSeconds(reset, nowMs) };
+  return { ...quotaState(limit, used), resetsAt: resetIso(reset), retryAfterSeconds: retryAfterSeconds(reset, nowMs) };
 }
 
 /** Standard RateLimit-* headers (draft-ietf-httpapi-ratelimit-headers) for the daily quota. */
-export function rateLimitHeaders(q: QuotaPosture): Record<string, string> {
+export function rateLimitHeaders(q: Pick<QuotaPosture, 'dailyLimit' | 'remaining' | 'retryAfterSeconds'>): Record<string, string> {
   return {
-    'ratelimit-limit': String(q.daily_limit),
+    'ratelimit-limit': String(q.dailyLimit),
     'ratelimit-remaining': String(q.remaining),
-    'ratelimit-reset': String(q.retry_after_s),
-    'ratelimit-policy': `${q.daily_limit};w=86400`,
+    'ratelimit-reset': String(q.retryAfterSeconds),
+    'ratelimit-policy': `${q.dailyLimit};w=86400`,
   };
 }
 
@@ -99,11 +105,21 @@ export class ScoreMeter {
     if (result.outcome === 'quota_exhausted') {
       // The reset instant travels in the body too: an agent host sees the tool result, not the Retry-After header.
       throw new AppError('quota_exceeded',
-        `The ${METERED[surface].quota} of ${limit} calls is used up; it resets at ${quota.resets_at} (00:00 UTC). Upgrade the tier for more.`,
-        undefined, { quota: { ...quotaState(limit, result.used), resets_at: quota.resets_at } },
-        { 'retry-after': String(quota.retry_after_s), ...rateLimitHeaders(quota) });
+        `The ${METERED[surface].quota} of ${limit} calls is used up; it resets at ${quota.resetsAt} (00:00 UTC). Upgrade the tier for more.`,
+        undefined, { quota: { ...quotaAnswer(quota), resets_at: quota.resetsAt } },
+        { 'retry-after': String(quota.retryAfterSeconds), ...rateLimitHeaders(quota) });
     }
     return quota;
+  }
+
+  /**
+   * One direct report page view (control plane): counted when below the tier's daily limit, in one atomic
+   * step; a refused view counts nothing. Not burst-limited: a signed-in person opens pages one at a time.
+   */
+  async consumeReportPage(workspaceId: number, tier: Tier): Promise<{ counted: boolean; used: number }> {
+    const nowMs = this.now();
+    return guard(() => this.counters.consumeIfBelow(
+      quotaKey(String(workspaceId), 'direct_report', utcDay(nowMs)), tier.directReportLimit, nextUtcMidnightMs(nowMs) + HISTORY_MS));
   }
 
   /** Today's posture of one quota without counting. */

@@ -7,9 +7,9 @@
  *     files, of the networks mapped to each record (exact tree walk);
  *   - city/region/country: an exact walk of the city mmdb search tree (addresses per record).
  *
- * Totals are indexed by a dense entity number, not by key: ~450,000 (family, key) entries held
- * as string-keyed Maps cost ~30 MB of heap (the key strings, the hash tables and a boxed number
- * per value), a quarter of the whole network index. Keys are numbered while loading
+ * Totals are indexed by a dense entity number, not by key: string-keyed Maps of every (family, key)
+ * cost a quarter of the whole network index in key strings, hash tables and boxed numbers
+ * (docs/decisions/0014-network-entity-sizes-in-arrays.md). Keys are numbered while loading
  * (`KeyNumbers`, dropped afterwards) and rebuilt only for the entities a request meets.
  */
 import { revive } from './revive.ts';

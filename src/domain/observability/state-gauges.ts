@@ -44,18 +44,19 @@ export function registerStateGauges(metrics: Metrics, deps: { prisma: PrismaClie
   const now = deps.now ?? Date.now;
   const state = sharedReading(() => readState(deps.prisma), (e) => deps.log.warn('metrics: database state not read; its gauges are left out of this scrape', { err: e }));
 
-  metrics.stateGauge('risk_publication_version', 'Version of the publication this process scores from (0: none yet).', [],
+  // With several workers: the oldest publication any of them scores from, and its age; the database's state once.
+  metrics.stateGauge('risk_publication_version', 'Version of the publication this process scores from (0: none yet).', [], 'min',
     () => [[{}, deps.publications.current().version]]);
-  metrics.stateGauge('risk_publication_age_seconds', 'Seconds since the publication this process scores from was published (NaN before the first).', [], () => {
+  metrics.stateGauge('risk_publication_age_seconds', 'Seconds since the publication this process scores from was published (NaN before the first).', [], 'max', () => {
     const at = deps.publications.current().publishedAt;
     return at ? [[{}, ageSeconds(at, now())]] : [];
   });
-  metrics.stateGauge('risk_feed_entries', 'Networks listed by each imported feed.', ['feed'],
+  metrics.stateGauge('risk_feed_entries', 'Networks listed by each imported feed.', ['feed'], 'first',
     async () => (await state()).feeds.map((f) => [{ feed: f.name }, f.entryCount]));
-  metrics.stateGauge('risk_feed_age_seconds', 'Seconds since each feed was last imported.', ['feed'],
+  metrics.stateGauge('risk_feed_age_seconds', 'Seconds since each feed was last imported.', ['feed'], 'first',
     async () => (await state()).feeds.map((f) => [{ feed: f.name }, ageSeconds(f.importedAt, now())]));
-  metrics.stateGauge('risk_outbox_backlog', 'Rows waiting to be sent, by outbox (mail, provider_cancellation).', ['outbox'],
+  metrics.stateGauge('risk_outbox_backlog', 'Rows waiting to be sent, by outbox (mail, provider_cancellation).', ['outbox'], 'first',
     async () => (await state()).outboxes.map((o) => [{ outbox: o.outbox }, o.backlog]));
-  metrics.stateGauge('risk_outbox_oldest_age_seconds', 'Age of the oldest row waiting in each outbox (0 when it is empty).', ['outbox'],
+  metrics.stateGauge('risk_outbox_oldest_age_seconds', 'Age of the oldest row waiting in each outbox (0 when it is empty).', ['outbox'], 'first',
     async () => (await state()).outboxes.map((o) => [{ outbox: o.outbox }, o.oldest ? ageSeconds(o.oldest, now()) : 0]));
 }

@@ -14,17 +14,16 @@ import { EMPTY_SNAPSHOT, SnapshotBuilder, type Snapshot, type SummaryRowTuple } 
 export { EMPTY_SNAPSHOT, type Lookup, type PublishedEntity, type Snapshot } from './snapshot.ts';
 
 const MAX_LOAD_ATTEMPTS = 5;
-/** Rows per statement: bounds the JSON text (~100 bytes a row) and the memory the database and the driver
- *  hold for one reply. One reply for all 180k rows grew PGlite's WebAssembly memory, which never shrinks,
- *  by ~100 MB. */
+/** Rows per statement: bounds the JSON text and the memory the database and the driver hold for one reply
+ *  (one reply for a whole publication grew PGlite's WebAssembly memory, which never shrinks). */
 export const LOAD_CHUNK_ROWS = 20_000;
 
 type Cursor = [workspaceId: number, code: string, key: string];
 
 /**
  * Reads one chunk of a publication's rows, in primary-key order after `after`, as ONE json_agg
- * text parsed with one JSON.parse. Measured on 450k rows: this shape is ~3x faster than
- * letting the driver build an object per row. The ordered walk is the primary key's index.
+ * text parsed with one JSON.parse, much faster than letting the driver build an object per row
+ * (docs/decisions/0005-publication-snapshot-in-columns.md). The ordered walk is the primary key's index.
  */
 async function readChunk(prisma: PrismaClient, publicationId: number, after: Cursor | null, limit: number): Promise<SummaryRowTuple[]> {
   const [w, c, k] = after ?? [-1, '', ''];

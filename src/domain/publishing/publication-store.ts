@@ -11,6 +11,7 @@
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.ts';
 import { AppError } from '../../errors.ts';
 import type { SummaryRow } from './summarize.ts';
+import { publishedCounts } from '../scoring/evidence.ts';
 
 export const STALE_BUILDING_MS = 60 * 60_000;
 
@@ -55,7 +56,7 @@ export async function insertSummaries(prisma: PrismaClient, publicationId: numbe
     SELECT ${publicationId}, w, c, k, n, s, l, j::jsonb, r, f::timestamptz, t::timestamptz
       FROM unnest(${col((r) => r.workspaceId)}::int[], ${col((r) => r.code)}::text[], ${col((r) => r.key)}::text[],
                   ${col((r) => r.name)}::text[], ${col((r) => r.summary.score)}::int[], ${col((r) => r.summary.level)}::text[],
-                  ${col((r) => JSON.stringify(r.summary.counts))}::text[], ${col((r) => r.summary.reporters)}::int[],
+                  ${col((r) => JSON.stringify(publishedCounts(r.summary.counts)))}::text[], ${col((r) => r.summary.reporters)}::int[],
                   ${col((r) => iso(r.summary.firstSeen))}::text[], ${col((r) => iso(r.summary.lastSeen))}::text[])
         AS t(w, c, k, n, s, l, j, r, f, t)`;
 }
@@ -65,7 +66,7 @@ export async function completePublication(
 ): Promise<void> {
   // Fresh planner statistics before readers arrive: a reader walks the rows in primary-key order in
   // chunks (cache.ts), and with statistics from before this publication's rows existed the planner
-  // sorts everything after the cursor for every chunk (measured: 180k rows 1.1 s → 2.3 s on PostgreSQL).
+  // sorts everything after the cursor for every chunk, doubling the load (docs/decisions/0005-publication-snapshot-in-columns.md).
   await prisma.$executeRawUnsafe('ANALYZE "PublishedSummary"');
   await prisma.$transaction(async (tx) => {
     const done = await tx.publication.updateMany({

@@ -6,9 +6,8 @@
  * refresh swapping in a newer publication mid-call cannot mix two publications in one answer.
  *
  * Layout: hundreds of thousands of rows are held as columns (typed arrays) with one
- * key → row Map per layer and dimension code. An object per row cost ~400 bytes of heap
- * (measured: 72 MB for 180,788 rows) and made every major GC walk those objects; the columns
- * cost a quarter of that (18 MB), and a lookup builds the small frozen entity it returns.
+ * key → row Map per layer and dimension code. An object per row cost four times the heap and made
+ * every major GC walk those objects (docs/decisions/0005-publication-snapshot-in-columns.md); a lookup builds the small frozen entity it returns.
  */
 import type { DimensionCode } from '../network/types.ts';
 import type { EntitySummary, EvidenceCounts } from '../scoring/evidence.ts';
@@ -87,7 +86,7 @@ export class SnapshotBuilder {
     const countsKey = `${reports},${bad},${neutral},${good},${feeds}`;
     let countsId = this.countsIds.get(countsKey);
     if (countsId === undefined) {
-      countsId = this.countsTable.push(Object.freeze({ reports, bad_ratings: bad, neutral_ratings: neutral, good_ratings: good, feed_listings: feeds })) - 1;
+      countsId = this.countsTable.push(Object.freeze({ reports, badRatings: bad, neutralRatings: neutral, goodRatings: good, feedListings: feeds })) - 1;
       this.countsIds.set(countsKey, countsId);
     }
     let levelId = this.levelIds.get(level);

@@ -2,7 +2,7 @@
  * One layer's evidence → one summary per dimension entity, computed exactly as
  * `rollUp(ips, direct, now)` of scoring/rollup.ts would (a unit test holds the two equal), but
  * ONE DIMENSION AT A TIME: `collectEntityEvidence` copies every IP item into all seven larger
- * entities at once (measured: +310 MB of heap and 3.2 s for 100k IPs with one item each), while
+ * entities at once (hundreds of MB of heap at 100k IPs: docs/decisions/0005-publication-snapshot-in-columns.md), while
  * here at most one dimension's copies are alive, and each entity's items are dropped as soon as
  * its summary is taken. Rows are yielded, so the writer can stream them into the database.
  */

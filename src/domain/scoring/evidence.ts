@@ -41,8 +41,13 @@ export type EvidenceItem =
   | ({ type: 'feed'; feed: string; weight: number; at: Date } & Inherited);
 
 export type EvidenceCounts = {
-  reports: number; bad_ratings: number; neutral_ratings: number; good_ratings: number; feed_listings: number;
+  reports: number; badRatings: number; neutralRatings: number; goodRatings: number; feedListings: number;
 };
+
+/** Evidence counts in the published form: stored in a summary's `counts` column and answered by REST and report pages. */
+export function publishedCounts(c: EvidenceCounts) {
+  return { reports: c.reports, bad_ratings: c.badRatings, neutral_ratings: c.neutralRatings, good_ratings: c.goodRatings, feed_listings: c.feedListings };
+}
 
 export type EntitySummary = {
   score: number;
@@ -149,16 +154,16 @@ export function scoreFromMass(bad: number, good: number): number {
 }
 
 export function summarizeEvidence(items: readonly EvidenceItem[], now: Date): EntitySummary {
-  const counts: EvidenceCounts = { reports: 0, bad_ratings: 0, neutral_ratings: 0, good_ratings: 0, feed_listings: 0 };
+  const counts: EvidenceCounts = { reports: 0, badRatings: 0, neutralRatings: 0, goodRatings: 0, feedListings: 0 };
   const reporters = new Set<string>();
   let first: number | null = null;
   let last: number | null = null;
   for (const item of items) {
     if (item.type === 'report') counts.reports++;
-    else if (item.type === 'feed') counts.feed_listings++;
-    else if (item.rating === -1) counts.bad_ratings++;
-    else if (item.rating === 1) counts.good_ratings++;
-    else counts.neutral_ratings++;
+    else if (item.type === 'feed') counts.feedListings++;
+    else if (item.rating === -1) counts.badRatings++;
+    else if (item.rating === 1) counts.goodRatings++;
+    else counts.neutralRatings++;
     if (item.type !== 'feed') reporters.add(item.reporter);
     const t = item.at.getTime();
     if (Number.isFinite(t)) {

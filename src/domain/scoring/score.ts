@@ -43,9 +43,9 @@ export type DimensionScore = {
 };
 
 export type IpScore = {
-  overall_score: number;
-  overall_risk_level: RiskLevel;
-  matched_count: number;
+  overallScore: number;
+  overallRiskLevel: RiskLevel;
+  matchedCount: number;
   dimensions: DimensionScore[];
   driver: DimensionCode | null;
 };
@@ -55,10 +55,10 @@ export const NO_EVIDENCE_REASON = 'no evidence has been published for this entit
 function maxCounts(a: EvidenceCounts, b: EvidenceCounts): EvidenceCounts {
   return {
     reports: Math.max(a.reports, b.reports),
-    bad_ratings: Math.max(a.bad_ratings, b.bad_ratings),
-    neutral_ratings: Math.max(a.neutral_ratings, b.neutral_ratings),
-    good_ratings: Math.max(a.good_ratings, b.good_ratings),
-    feed_listings: Math.max(a.feed_listings, b.feed_listings),
+    badRatings: Math.max(a.badRatings, b.badRatings),
+    neutralRatings: Math.max(a.neutralRatings, b.neutralRatings),
+    goodRatings: Math.max(a.goodRatings, b.goodRatings),
+    feedListings: Math.max(a.feedListings, b.feedListings),
   };
 }
 
@@ -118,9 +118,9 @@ export function scoreIp(h: Hierarchy, published: PublishedLookup, contextual?: C
     if (p > best) { best = p; driver = dims[i]!.code; }
   });
   return {
-    overall_score: overall,
-    overall_risk_level: riskLevel(overall),
-    matched_count: dims.filter((d) => d.matched).length,
+    overallScore: overall,
+    overallRiskLevel: riskLevel(overall),
+    matchedCount: dims.filter((d) => d.matched).length,
     dimensions: dims,
     driver: overall === 0 ? null : driver,
   };

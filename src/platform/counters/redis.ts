@@ -64,7 +64,7 @@ export async function createRedisCounterStore(url: string, opts: RedisCounterSto
   // Lookups go on a connection of their own: a flush pipelines one script per entity (thousands under load),
   // and on the shared connection every score's metering step queued behind the whole batch, in Redis (which
   // reads one client's pipeline in 16 KB slices, serving other clients in between) and in our reply parser.
-  // That queue was the score p99 (20 ms → 6.5 ms without it, measured). Its failures reach the lookup
+  // That queue was the score's p99 (docs/decisions/0010). Its failures reach the lookup
   // buffer's onError, so it reports no outage of its own; while it is reconnecting, lookups use the main one.
   let recorder: RedisClient;
   try {

@@ -38,7 +38,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
 }
 
 // Each backend's driver is imported only when that backend is opened: a process never loads the other
-// (measured: ~10-16 MB of RSS and ~50 ms of start-up each).
+// (docs/decisions/0015-load-only-the-backend-driver-in-use.md).
 async function openPostgres(url: string, preparedStatements: boolean, observe: StatementObserver | undefined): Promise<Database> {
   const [{ default: pg }, { PrismaPg }] = await Promise.all([import('pg'), import('@prisma/adapter-pg')]);
   const pool = new pg.Pool({ connectionString: url, max: 10 });
@@ -68,8 +68,8 @@ async function openPostgres(url: string, preparedStatements: boolean, observe: S
 
 /**
  * PGlite's buffer pool lives in its WebAssembly memory, which never shrinks: at PostgreSQL's default
- * of 128 MB it was the largest single cost of the embedded process (measured: RSS 910 → ~750 MB at ready
- * with 180k published rows). Its data files are ordinary files, so pages that do not fit stay in
+ * of 128 MB it was the largest single cost of the embedded process (docs/decisions/0004-pglite-shared-buffers.md).
+ * Its data files are ordinary files, so pages that do not fit stay in
  * the operating system's cache; `score` reads tables only on cache misses (keys, an IP's memory).
  */
 const PGLITE_SHARED_BUFFERS = '16MB';

@@ -9,12 +9,9 @@ import { createHash } from 'node:crypto';
  * Only statements whose SQL text begins with the line `-- prepared` are named: the fixed, hot
  * statements of the service (the rating and report batch writes, the IP-memory read of `score`),
  * point lookups and array-parameter writes whose best plan does not depend on their values.
- * Planning the report batch's ~4 KB CTE was most of PostgreSQL's share of a write. Measured on the
- * bench's PostgreSQL + Redis at 32 connections, old and new builds alternated: PostgreSQL's CPU per
- * `report` 238-250 -> 127-173 us, per `rate` 81-94 -> 69 us; `report` ~1,500-1,900 -> ~2,100-2,600
- * req/s. With every statement re-planned (plan_cache_mode=force_custom_plan) the gain was gone.
- * Everything else stays unnamed on purpose: naming every statement made the analyst reads 5x
- * slower (18 vs 90 req/s), their generic plans blind to how skewed a workspace's rows are.
+ * Planning the report batch's large CTE was most of PostgreSQL's share of a write. Everything else
+ * stays unnamed on purpose: generic plans are blind to how skewed a workspace's rows are, and the
+ * analyst reads suffered (docs/decisions/0006-prepared-statements-for-hot-writes.md).
  *
  * A name is the text's hash: every connection and process agrees, and two texts never share one.
  * The marked texts are fixed by the code, so the statements each connection keeps are few.

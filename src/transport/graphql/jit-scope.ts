@@ -3,8 +3,7 @@ import { getNamedType, isAbstractType, isObjectType, TypeInfo, visit, visitWithT
 /**
  * Which operations graphql-jit may compile. graphql-jit rebuilds `info.path` for every resolver
  * call, so Pothos' Prisma plugin cannot find the selection it planned for rows nested in a list
- * and loads each of them again (measured: `reports(first: 50) { relatedSubjects { subject { key } } }`
- * took 101 queries under jit, 1 without). Operations that reach no Prisma-backed type — the
+ * and loads each of them again (docs/decisions/0009-graphql-jit-for-fixed-operations.md). Operations that reach no Prisma-backed type — the
  * score, whose ~200 plain fields are where jit pays — keep it; the analyst graph does not.
  * Decided once per parsed document (yoga caches documents, so the same object comes back).
  */

@@ -20,7 +20,9 @@ export function metricsRoute(metrics: Metrics, token: string | undefined): Handl
     } else if (!isLoopback(req.socket.remoteAddress) || isForwarded(req)) {
       throw new AppError('metrics_loopback_only');
     }
-    const { type, text } = await metrics.exposition();
+    const { type, text } = await metrics.exposition().catch((e: unknown) => {
+      throw new AppError('service_unavailable', `The metrics of every worker could not be gathered (${(e as Error).message}); retry.`, undefined, undefined, { 'retry-after': '1' });
+    });
     res.writeHead(200, { 'content-type': type, 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
     res.end(req.method === 'HEAD' ? undefined : text);
   };

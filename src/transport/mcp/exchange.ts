@@ -13,8 +13,8 @@ export function isRequest(message: JSONRPCMessage): message is JSONRPCRequest {
  * The SDK Transport that carries every stateless HTTP exchange of this process to ONE SDK Server. Each request
  * is handed to the server under an id of this process's own (clients number their requests independently, so
  * theirs collide), and the server's response is returned to its exchange under the client's id. Built once:
- * a server per request cost ~15 µs of CPU per call more (the SDK's Protocol allocates a dozen maps and its
- * handlers on construction), measured beside REST `score`.
+ * the SDK's Protocol allocates a dozen maps and its handlers on construction, too much to pay per call
+ * (docs/decisions/0012-mcp-one-sdk-server-behind-our-own-transport.md).
  *
  * Only requests are delivered. A client's notification or response (`notifications/initialized`,
  * `notifications/cancelled`, …) is acknowledged (HTTP 202) and dropped: in a stateless exchange it can refer to
@@ -23,8 +23,8 @@ export function isRequest(message: JSONRPCMessage): message is JSONRPCRequest {
  * too, as the SDK's transport drops them in JSON mode.
  *
  * Why not the SDK's StreamableHTTPServerTransport: it runs each call through @hono/node-server's adaptation,
- * builds and reads back a web Response and validates the message with zod four more times; measured in one run
- * that put `score_ip` at 2.4x REST `score`'s CPU per call. The HTTP rules it applies before a message reaches
+ * builds and reads back a web Response and validates the message with zod four more times (decision 0012 has the
+ * measurement). The HTTP rules it applies before a message reaches
  * the server (Accept, protocol version, JSON-RPC framing with the SDK's own schema) are applied in http.ts.
  */
 export class ExchangeMux implements Transport {

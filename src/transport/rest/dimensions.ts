@@ -1,4 +1,5 @@
 import { defineOperation } from './operation.ts';
+import { publishedCounts } from '../../domain/scoring/evidence.ts';
 
 /** POST /risk_api/dimensions/: the raw dimensional payload without the score wrapper (unmetered). */
 export const dimensionsOperation = defineOperation('dimensions', /* GraphQL */ `
@@ -32,7 +33,7 @@ type DimensionsData = { ip: {
 export function shapeSummary(s: Summary | null) {
   return s && {
     score: s.score, level: s.level,
-    counts: { reports: s.reports, bad_ratings: s.badRatings, neutral_ratings: s.neutralRatings, good_ratings: s.goodRatings, feed_listings: s.feedListings },
+    counts: publishedCounts(s),
     reporters: s.reporters, first_seen: s.firstSeen, last_seen: s.lastSeen,
   };
 }

@@ -13,7 +13,7 @@ import { jitCompatible } from '../graphql/jit-scope.ts';
  *
  * Leaves of built-in scalars and enums are compiled without graphql-jit's serializers (disableLeafSerialization):
  * its generated code allocated each leaf's error location and response path as call arguments, error or not
- * (~450 objects per score call: a third of all its allocation, measured). These operations are fixed and
+ * (docs/decisions/0009-graphql-jit-for-fixed-operations.md). These operations are fixed and
  * their values come from our own typed domain code, and the REST tests check each answer field by field;
  * /graphql, which takes any document, keeps the serializers.
  *

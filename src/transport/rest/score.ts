@@ -1,6 +1,5 @@
 import { defineOperation } from './operation.ts';
-import { rateLimitHeaders, type QuotaPosture } from '../../domain/metering/meter.ts';
-import { retryAfterSeconds } from '../../platform/counters/keys.ts';
+import { rateLimitHeaders } from '../../domain/metering/meter.ts';
 
 /**
  * POST /risk_api/score/: the metered score, executed as one fixed query on the shared schema. Its aliases are the
@@ -12,7 +11,7 @@ export const scoreOperation = defineOperation('score', /* GraphQL */ `
     score(ip: $ip) {
       ip
       api_key: apiKey { name prefix }
-      quota { daily_limit: dailyLimit used_today: usedToday remaining over_limit: overLimit resetsAt }
+      quota { daily_limit: dailyLimit used_today: usedToday remaining over_limit: overLimit resetsAt retryAfterSeconds }
       score {
         overall_score: overallScore overall_risk_level: overallRiskLevel matched_count: matchedCount driver
         dimensions {
@@ -34,7 +33,7 @@ export const scoreOperation = defineOperation('score', /* GraphQL */ `
 type Evidence = { reports: number; bad_ratings: number; neutral_ratings: number; good_ratings: number; feed_listings: number };
 export type ScoreData = { score: {
   ip: string; api_key: { name: string; prefix: string };
-  quota: { daily_limit: number; used_today: number; remaining: number; over_limit: boolean; resetsAt: string };
+  quota: { daily_limit: number; used_today: number; remaining: number; over_limit: boolean; resetsAt: string; retryAfterSeconds: number };
   score: { overall_score: number; overall_risk_level: string; matched_count: number; driver: string | null; dimensions: Array<{
     code: string; matched: boolean; score: number; entity: { key: string; name: string } | null; level: string | null; weight: number;
     contribution: number; source: string | null; reason: string | null; evidence: Evidence | null }> };
@@ -47,8 +46,7 @@ export type ScoreData = { score: {
 
 export function shapeScore(data: ScoreData) {
   const s = data.score;
-  const { resetsAt, ...quota } = s.quota;
-  const posture: QuotaPosture = { ...quota, resets_at: resetsAt, retry_after_s: retryAfterSeconds(Date.parse(resetsAt), Date.now()) };
+  const { resetsAt: _resetsAt, retryAfterSeconds, ...quota } = s.quota;
   const c = s.communitySignal;
   const dimensionLinks: Record<string, string> = {};
   for (const l of s.dimensionLinks) dimensionLinks[l.code] = l.url;
@@ -73,6 +71,6 @@ export function shapeScore(data: ScoreData) {
       publication: { version: s.publication.version, published_at: s.publication.publishedAt },
     },
     replayed: false,
-    headers: rateLimitHeaders(posture),
+    headers: rateLimitHeaders({ dailyLimit: quota.daily_limit, remaining: quota.remaining, retryAfterSeconds }),
   };
 }

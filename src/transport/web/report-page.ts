@@ -4,8 +4,8 @@ import { sendHtml } from './http.ts';
 import type { SignedIn, WebDeps } from './context.ts';
 import { DIMENSION_CODES, type DimensionCode } from '../../domain/network/types.ts';
 import type { PublishedEntity } from '../../domain/publishing/index.ts';
-import { nextUtcMidnightMs, quotaKey, utcDay } from '../../platform/counters/keys.ts';
 import { parseIp } from '../../domain/network/ip.ts';
+import { publishedCounts } from '../../domain/scoring/evidence.ts';
 
 /**
  * Direct report pages (the score response's report links): one dimension entity's published
@@ -19,12 +19,11 @@ import { parseIp } from '../../domain/network/ip.ts';
  */
 const SUBJECT_KIND: Partial<Record<DimensionCode, string>> = { ip: 'ipaddress', subnet: 'cidr', asn: 'asn' };
 const COMMUNITY_CODES = new Set<DimensionCode>(['ip', 'subnet', 'asn']);
-const HISTORY_MS = 35 * 86_400_000;
 
 function summary(title: string, s: PublishedEntity | null | undefined): Html {
   if (!s) return html`<h2>${title}</h2><p>No summary published.</p>`;
   return html`<h2>${title}</h2><table><tbody><tr><th>Name</th><td>${s.name}</td></tr><tr><th>Score</th><td>${s.score} (${s.level})</td></tr>
-<tr><th>Evidence</th><td>${JSON.stringify(s.counts)}</td></tr><tr><th>Reporters</th><td>${s.reporters}</td></tr>
+<tr><th>Evidence</th><td>${JSON.stringify(publishedCounts(s.counts))}</td></tr><tr><th>Reporters</th><td>${s.reporters}</td></tr>
 <tr><th>First / last seen</th><td>${when(s.firstSeen)} / ${when(s.lastSeen)}</td></tr></tbody></table>`;
 }
 
@@ -41,16 +40,15 @@ export async function reportPage(deps: WebDeps, w: SignedIn, code: string, rawKe
   const a = w.session.account;
   const tier = deps.services.tiers.get(a.tier);
   const nowMs = Date.now();
-  const counter = quotaKey(String(a.workspaceId), 'direct_report', utcDay(nowMs));
   const chrome = { email: a.email, csrf: w.session.csrfToken };
   const quotaLine = (used: number) => html`<p id="report-quota">Direct report pages today: ${used} / ${tier.directReportLimit} (separate from the API's score quota; resets 00:00 UTC).</p>`;
   if (w.method !== 'POST') {
-    const used = await deps.services.counters.peek(counter);
+    const { usedToday: used } = await deps.services.meter.peek(a.workspaceId, tier, 'direct_report');
     return sendHtml(w.res, 200, page(`${dim} ${key}`, chrome, html`${quotaLine(used)}
 <form method="post" action="/workspace/reports/${dim}/${encodeURIComponent(key)}">${csrfField(w.session.csrfToken)}
 <p>Opening this report uses one of your ${tier.directReportLimit} direct report pages today.</p><button type="submit" id="open-report">Open the report</button></form>`));
   }
-  const quota = await deps.services.counters.consumeIfBelow(counter, tier.directReportLimit, nextUtcMidnightMs(nowMs) + HISTORY_MS);
+  const quota = await deps.services.meter.consumeReportPage(a.workspaceId, tier);
   if (!quota.counted) {
     return sendHtml(w.res, 429, page('Daily report page limit reached', chrome, html`${quotaLine(quota.used)}<p class="notice error">The ${tier.name} tier allows ${tier.directReportLimit} report pages per day. Upgrade on the <a href="/workspace/subscription">subscription page</a>.</p>`));
   }
@@ -68,7 +66,7 @@ ${summary('Published summary (all workspaces, shareable evidence)', published)}
 ${summary('Your workspace’s own layer', own)}
 <h2>Your ratings</h2>${subject?.ratings.length ? html`<ul>${subject.ratings.map((r) => html`<li>${when(r.createdAt)}: ${r.rating > 0 ? 'good' : r.rating < 0 ? 'bad' : 'neutral'} ${r.note}</li>`)}</ul>` : html`<p>None.</p>`}
 <h2>Your reports</h2>${subject?.reports.length ? html`<ul>${subject.reports.map((r) => html`<li>${when(r.createdAt)}: <strong>${r.title || r.outcomeCode}</strong> (${r.severity}) ${r.summary}</li>`)}</ul>` : html`<p>None.</p>`}
-<h2>Community signal</h2>${community ? html`<p id="community">${community.state.label}${community.state.has_spike ? ' (spike)' : ''}: ${community.metrics.lookups_10m} lookups in the last window, ${community.metrics.requesters_60m} requesters in 60 minutes.</p>` : html`<p>Not collected for this dimension (IP, subnet and AS only).</p>`}
+<h2>Community signal</h2>${community ? html`<p id="community">${community.label}${community.hasSpike ? ' (spike)' : ''}: ${community.lookups10m} lookups in the last window, ${community.requesters60m} requesters in 60 minutes.</p>` : html`<p>Not collected for this dimension (IP, subnet and AS only).</p>`}
 <p>Publication ${snapshot.version}${snapshot.publishedAt ? html`, ${when(snapshot.publishedAt)}` : ''}.</p>`;
   sendHtml(w.res, 200, page(`${dim} ${key}`, chrome, body));
 }

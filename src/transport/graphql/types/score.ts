@@ -7,13 +7,18 @@ import { inputOf, viewerOf } from '../../http/request-context.ts';
 import { requireIp } from '../../../domain/network/ip.ts';
 import { ApiKeyInfo } from './workspace.ts';
 import { PublicationInfo } from './network.ts';
-import { scoreRequest } from '../../../domain/lookups/score-call.ts';
+import { scoreRequest, type ScoreOutcome } from '../../../domain/lookups/score-call.ts';
 import type { CommunitySignal } from '../../../domain/community/signal.ts';
-import {
-  CommunityView, DimensionView, EvidenceView, LastRatingView, MemoryView, QuotaView, ScoreResultView, ScoreSummaryView,
-} from './score-views.ts';
+import type { QuotaPosture } from '../../../domain/metering/meter.ts';
+import type { DimensionScore, IpScore } from '../../../domain/scoring/score.ts';
+import type { EvidenceCounts } from '../../../domain/scoring/evidence.ts';
+import type { IpMemory } from '../../../domain/memory/ip-memory.ts';
 
-const Quota = builder.objectRef<QuotaView>('Quota').implement({
+// Every score field is exposed under the domain object's own property name: graphql-jit compiles a field
+// without a resolver to a plain property read, and the score selection has ~200 fields
+// (docs/decisions/0009-graphql-jit-for-fixed-operations.md).
+
+const Quota = builder.objectRef<QuotaPosture>('Quota').implement({
   description: 'The daily score quota after this call (resets 00:00 UTC).',
   fields: (t) => ({
     dailyLimit: t.exposeInt('dailyLimit', { description: 'Successful score calls allowed per UTC day.' }),
@@ -21,10 +26,11 @@ const Quota = builder.objectRef<QuotaView>('Quota').implement({
     remaining: t.exposeInt('remaining', { description: 'dailyLimit - usedToday, never negative.' }),
     overLimit: t.exposeBoolean('overLimit', { description: 'True when no call is left today: the next score is refused until the reset.' }),
     resetsAt: t.exposeString('resetsAt', { description: 'When the count resets (next 00:00 UTC).' }),
+    retryAfterSeconds: t.exposeInt('retryAfterSeconds', { description: 'Seconds until the reset, as the RateLimit-Reset header says.' }),
   }),
 });
 
-const EvidenceCountsRef = builder.objectRef<EvidenceView>('EvidenceCounts').implement({
+const EvidenceCountsRef = builder.objectRef<EvidenceCounts>('EvidenceCounts').implement({
   description: 'Evidence behind a dimension score.',
   fields: (t) => ({
     reports: t.exposeInt('reports', { description: 'Reports.' }),
@@ -43,7 +49,7 @@ const MatchedEntity = builder.objectRef<{ key: string; name: string }>('MatchedE
   }),
 });
 
-const DimensionScoreRef = builder.objectRef<DimensionView>('DimensionScore').implement({
+const DimensionScoreRef = builder.objectRef<DimensionScore>('DimensionScore').implement({
   description: 'One dimension of the score, with its explanation.',
   fields: (t) => ({
     code: t.exposeString('code', { description: 'ip, subnet, isp, asn, org, city, region or country.' }),
@@ -59,7 +65,7 @@ const DimensionScoreRef = builder.objectRef<DimensionView>('DimensionScore').imp
   }),
 });
 
-const ScoreSummary = builder.objectRef<ScoreSummaryView>('ScoreSummary').implement({
+const ScoreSummary = builder.objectRef<IpScore>('ScoreSummary').implement({
   description: 'Overall score and per-dimension evidence.',
   fields: (t) => ({
     overallScore: t.exposeInt('overallScore', { description: 'Overall score 0-100.' }),
@@ -70,7 +76,7 @@ const ScoreSummary = builder.objectRef<ScoreSummaryView>('ScoreSummary').impleme
   }),
 });
 
-const CommunityWindow = builder.objectRef<CommunitySignal['recent_query_windows'][number]>('CommunityWindow').implement({
+const CommunityWindow = builder.objectRef<CommunitySignal['recentQueryWindows'][number]>('CommunityWindow').implement({
   description: 'One complete 10-minute window.',
   fields: (t) => ({
     label: t.exposeString('label', { description: 'UTC start, HH:MM.' }),
@@ -79,7 +85,7 @@ const CommunityWindow = builder.objectRef<CommunitySignal['recent_query_windows'
   }),
 });
 
-const CommunitySignalRef = builder.objectRef<CommunityView>('CommunitySignal').implement({
+const CommunitySignalRef = builder.objectRef<CommunitySignal>('CommunitySignal').implement({
   description: 'Lookup activity on this IP across all workspaces, on a 10-minute cadence.',
   fields: (t) => ({
     ok: t.exposeBoolean('ok', { description: 'False when the signal could not be read for this call (label unavailable, zeros); the score is still answered.' }),
@@ -92,7 +98,7 @@ const CommunitySignalRef = builder.objectRef<CommunityView>('CommunitySignal').i
   }),
 });
 
-const LastRating = builder.objectRef<LastRatingView>('LastRating').implement({
+const LastRating = builder.objectRef<NonNullable<IpMemory['lastRating']>>('LastRating').implement({
   description: 'The workspace\'s most recent rating of the IP.',
   fields: (t) => ({
     rating: t.exposeInt('rating', { description: '1 good, 0 neutral, -1 bad.' }),
@@ -101,7 +107,7 @@ const LastRating = builder.objectRef<LastRatingView>('LastRating').implement({
   }),
 });
 
-const IpMemoryRef = builder.objectRef<MemoryView>('IpMemory').implement({
+const IpMemoryRef = builder.objectRef<IpMemory>('IpMemory').implement({
   description: 'What the calling workspace itself wrote about the IP.',
   fields: (t) => ({
     goodRatings: t.exposeInt('goodRatings', { description: 'Good ratings.' }),
@@ -120,7 +126,7 @@ const LinkRef = builder.objectRef<{ code: string; url: string }>('ReportLinkUrl'
   }),
 });
 
-const ScoreResult = builder.objectRef<ScoreResultView>('ScoreResult').implement({
+const ScoreResult = builder.objectRef<ScoreOutcome>('ScoreResult').implement({
   description: 'The answer of one metered score call.',
   fields: (t) => ({
     ip: t.exposeString('ip', { description: 'The canonical IP scored.' }),
@@ -140,5 +146,5 @@ builder.queryField('score', (t) =>
     type: ScoreResult,
     description: 'Score an IP. Metered: each successful call counts against the same daily quota as POST /risk_api/score/.',
     args: { ip: t.arg.string({ required: true, description: 'IPv4 or IPv6 address.' }) },
-    resolve: async (_root, args, ctx) => new ScoreResultView(await scoreRequest({ ip: inputOf(ctx, () => ({ ip: requireIp(args.ip) })).ip, viewer: viewerOf(ctx), requester: ctx.clientIp, surface: ctx.surface, via: ctx.via }, ctx.services)),
+    resolve: (_root, args, ctx) => scoreRequest({ ip: inputOf(ctx, () => ({ ip: requireIp(args.ip) })).ip, viewer: viewerOf(ctx), requester: ctx.clientIp, surface: ctx.surface, via: ctx.via }, ctx.services),
   }));

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { typeError } from '../../../domain/memory/schemas.ts';
 import { tierJson } from '../../../domain/metering/tiers.ts';
+import { quotaAnswer, type QuotaPosture } from '../../../domain/metering/meter.ts';
 import { viewerOf } from '../../http/request-context.ts';
 import type { ToolSpec } from '../tool.ts';
 
@@ -37,7 +38,7 @@ export const getQuota: ToolSpec<Record<string, never>> = {
     const viewer = viewerOf(ctx);
     const tier = ctx.services.tiers.get(viewer.tier);
     const today = await ctx.services.meter.today(viewer.workspaceId, tier);
-    const shown = ({ retry_after_s: _omitted, ...q }: (typeof today)['api_score']) => q;
+    const shown = (q: QuotaPosture) => ({ ...quotaAnswer(q), resets_at: q.resetsAt });
     return { ok: true, tier: tierJson(tier), quotas: { api: shown(today.api_score), direct_report: shown(today.direct_report), agent: shown(today.agent_score) } };
   },
 };

@@ -5,8 +5,8 @@ type ScoreBody = ReturnType<typeof shapeScore>['body'] & { quota: { resets_at: s
 /**
  * score_ip's text block, for clients that show only `content`: the verdict in four short lines a model reads at
  * a glance. Not the whole answer as JSON (the MCP specification's default): score_ip is the metered hot call, and
- * repeating its ~3.5 KB answer in the text doubled the bytes of every call and was most of the agent surface's
- * CPU per call above REST's (bench). Every field, per-dimension evidence included, is in structuredContent.
+ * repeating its whole answer in the text doubled the bytes of every call and most of the agent surface's cost
+ * above REST's (docs/decisions/0012-mcp-one-sdk-server-behind-our-own-transport.md). Every field, per-dimension evidence included, is in structuredContent.
  */
 export function renderScore(body: Record<string, unknown>): string {
   const { query, score: s, community_signal: c, workspace_memory: m, quota: q } = body as ScoreBody;
