@@ -7,10 +7,19 @@ import type { CommunitySignals, CommunitySignal } from '../community/signal.ts';
 import type { IpMemoryCache, IpMemory } from '../memory/ip-memory.ts';
 import { scoreIp, type IpScore } from '../scoring/score.ts';
 import { reportLinks, type ReportLinks } from './report-links.ts';
+import { isAppError, type ErrorCode } from '../../errors.ts';
+import type { ApiSurface, ScoreRefusal } from '../../platform/metrics.ts';
+
+/** Told each call's metering outcome (the metrics), by the caller's tier and the surface it came through. */
+export type ScoreObserver = {
+  scoreCounted(tier: string, surface: ApiSurface): void;
+  scoreRefused(tier: string, surface: ApiSurface, reason: ScoreRefusal): void;
+};
+const REFUSALS: Partial<Record<ErrorCode, ScoreRefusal>> = { quota_exceeded: 'quota', rate_limited: 'burst' };
 
 export type ScoreDeps = {
   network: NetworkIndex; publications: PublicationCache; tiers: TierCatalog; meter: ScoreMeter;
-  community: CommunitySignals; ipMemory: IpMemoryCache; baseUrl: string;
+  community: CommunitySignals; ipMemory: IpMemoryCache; baseUrl: string; observeScore?: ScoreObserver | undefined;
 };
 
 /** The score answer in the domain's names, which are the GraphQL type's fields (read as plain properties, no resolvers). */
@@ -37,7 +46,7 @@ export type ScoreOutcome = ReportLinks & {
  * step fails too and the call is refused with 503 quota_unavailable, uncounted.
  */
 export async function scoreRequest(
-  input: { ip: string; viewer: Viewer; requester: string; surface?: MeteredSurface | undefined }, deps: ScoreDeps,
+  input: { ip: string; viewer: Viewer; requester: string; surface?: MeteredSurface | undefined; via: ApiSurface }, deps: ScoreDeps,
 ): Promise<ScoreOutcome> {
   const { ip, viewer, surface = 'api_score' } = input;
   const tier = deps.tiers.get(viewer.tier);
@@ -49,7 +58,12 @@ export async function scoreRequest(
   const [communitySignal, quota] = await Promise.all([
     deps.community.readOrUnavailable(`ip:${ip}`, nowMs),
     deps.meter.consume(viewer, tier, nowMs, surface),
-  ]);
+  ]).catch((e: unknown) => {
+    const refusal = isAppError(e) ? REFUSALS[e.code] : undefined;
+    if (refusal) deps.observeScore?.scoreRefused(viewer.tier, input.via, refusal);
+    throw e;
+  });
+  deps.observeScore?.scoreCounted(viewer.tier, input.via);
   // The call has succeeded and is counted: a failure to record the lookup must not turn it into an error
   // (CommunitySignals reports a failed batch once, to the log).
   void deps.community.record(hierarchy, input.requester, nowMs);

@@ -147,5 +147,5 @@ builder.queryField('score', (t) =>
     type: ScoreResult,
     description: 'Score an IP. Metered: each successful call counts against the same daily quota as POST /risk_api/score/.',
     args: { ip: t.arg.string({ required: true, description: 'IPv4 or IPv6 address.' }) },
-    resolve: (_root, args, ctx) => scoreRequest({ ip: inputOf(ctx, () => ({ ip: requireIp(args.ip) })).ip, viewer: viewerOf(ctx), requester: ctx.clientIp, surface: ctx.surface }, ctx.services),
+    resolve: (_root, args, ctx) => scoreRequest({ ip: inputOf(ctx, () => ({ ip: requireIp(args.ip) })).ip, viewer: viewerOf(ctx), requester: ctx.clientIp, surface: ctx.surface, via: ctx.via }, ctx.services),
   }));
