@@ -3,7 +3,8 @@ import type { NetworkIndex } from '../network/index.ts';
 import type { PublicationCache } from '../publishing/index.ts';
 import type { TierCatalog } from '../metering/tiers.ts';
 import type { ScoreMeter, QuotaPosture, MeteredSurface } from '../metering/meter.ts';
-import type { CommunitySignals, CommunitySignal } from '../community/signal.ts';
+import type { CommunitySignals } from '../community/signal.ts';
+import { readScoreSignal, type ScoreCommunitySignal } from '../community/networks.ts';
 import type { IpMemoryCache, IpMemory } from '../memory/ip-memory.ts';
 import { scoreIp, type IpScore } from '../scoring/score.ts';
 import { reportLinks, type ReportLinks } from './report-links.ts';
@@ -28,7 +29,7 @@ export type ScoreOutcome = ReportLinks & {
   apiKey: { name: string; prefix: string };
   quota: QuotaPosture;
   score: IpScore;
-  communitySignal: CommunitySignal;
+  communitySignal: ScoreCommunitySignal;
   memory: IpMemory;
   publication: { version: number; publishedAt: Date | null };
 };
@@ -39,7 +40,7 @@ export type ScoreOutcome = ReportLinks & {
  * layer and memory) → burst limit and count in one atomic step (only now, so every failure
  * before is free) → record the lookup for the community signal.
  *
- * The community snapshot is read in the same tick as the metering step, so both reach the counter store in
+ * The community snapshots (the IP's and its networks', community/networks.ts) are read in the same tick as the metering step, so both reach the counter store in
  * one round trip (node-redis writes commands issued in one tick as one pipeline) instead of two in a row.
  * Once the call is counted nothing may fail it, so a snapshot that cannot be read answers
  * `community_signal.ok = false` (CommunitySignals.readOrUnavailable); when the store is down, the metering
@@ -56,7 +57,7 @@ export async function scoreRequest(
   const score = scoreIp(hierarchy, snapshot.global, snapshot.contextual(viewer.workspaceId));
   const memory = deps.ipMemory.get(viewer.workspaceId, ip); // this process's copy: no query (ip-memory.ts)
   const [communitySignal, quota] = await Promise.all([
-    deps.community.readOrUnavailable(`ip:${ip}`, nowMs),
+    readScoreSignal(deps.community, hierarchy, nowMs),
     deps.meter.consume(viewer, tier, nowMs, surface),
   ]).catch((e: unknown) => {
     const refusal = isAppError(e) ? REFUSALS[e.code] : undefined;
