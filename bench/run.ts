@@ -60,16 +60,16 @@ process.once('SIGTERM', () => abort('terminated'));
 type Plan = Array<[ScenarioName, number]>;
 const FLOOR_PLAN: Plan = [['floor-http', 1], ['floor-http', 8], ['floor-http', 32], ['floor-yoga', 32]];
 // Reads before writes: rate/report grow the database, which the reads should not see.
-const SERVICE_PLAN: Plan = ([['score-rest', 1], ['score-rest', 8], ['score-rest', 32], ['score-graphql', 32], ['score-mcp', 32], ['dimensions', 32], ['rate', 32], ['report', 32]] as Plan)
+const SERVICE_PLAN: Plan = ([['score-rest', 1], ['score-rest', 8], ['score-rest', 32], ['score-rest-written', 32], ['score-graphql', 32], ['score-mcp', 32], ['dimensions', 32], ['rate', 32], ['report', 32]] as Plan)
   .filter(([name]) => scenarioWanted(name));
 
 async function runPlan(
-  target: string, server: Child, baseUrl: string, plan: Plan, all: Record<ScenarioName, Scenario>, ips: string[], keys: string[],
+  target: string, server: Child, baseUrl: string, plan: Plan, all: Record<ScenarioName, Scenario>, ips: string[], keys: string[], writtenIps: string[] = [],
 ): Promise<LoadRow[]> {
   const rows: LoadRow[] = [];
   for (const [name, connections] of plan) {
     const s = all[name];
-    const lists = requestLists(s, ips, keys, connections);
+    const lists = requestLists(s, s.written ? writtenIps : ips, keys, connections);
     const p = await probe(baseUrl, lists[0]![0]!, s.graphql, s.mcp);
     if (!p.ok) {
       log(`${target} ${s.label}: ${p.reason}`);
@@ -159,7 +159,7 @@ async function main() {
       log(`score GraphQL document (${q.source}): ${q.query.replace(/\s+/g, ' ')}`);
     }
     const rssUnderLoad = sampleRss(svc.child);
-    rows.push(...await runPlan(backend.name, svc.child, svc.baseUrl, SERVICE_PLAN, all, ips, s.keys));
+    rows.push(...await runPlan(backend.name, svc.child, svc.baseUrl, SERVICE_PLAN, all, ips, s.keys, s.writtenIps));
     const rssLoad = rssUnderLoad();
     const peak = memoryOf(svc.child.proc.pid)?.peakMb ?? null;
     services.push({ name: backend.name, readyMs: svc.readyMs, rssReadyMb: rssReady, rssLoadMb: rssLoad, peakMb: peak });
@@ -173,7 +173,8 @@ async function main() {
     `Machine: ${machine}.`,
     `Data: ${ips.length.toLocaleString('en-US')} announced IPv4 addresses resolved through the packaged network data → one published summary set of `
       + `${publishedRows.toLocaleString('en-US')} entities (ip, subnet, ISP, AS, org, city, region, country; ${data.contextual.length} of them in the bench workspace's own layer); `
-      + `the load rotates over those IPs and ${KEY_COUNT} enterprise keys.`,
+      + `the load rotates over those IPs and ${KEY_COUNT} enterprise keys. The bench workspace rated (twice) and reported (once, as the subject or a related one) `
+      + `${seeded[0]!.seeded.writtenIps.length.toLocaleString('en-US')} of them: the "IPs the workspace wrote about" row rotates over those.`,
     `Load: autocannon, ${WARMUP_S} s warm-up then ${DURATION_S} s per 32-connection row (${SWEEP_S} s at 1 and 8); latencies from every response. `
       + `"vs floor": REST rows against bare node:http at the same connections, GraphQL against bare yoga; score GraphQL sends ${querySource}.`,
     '',

@@ -5,7 +5,7 @@
  */
 import type { Request } from 'autocannon';
 
-export type ScenarioName = 'floor-http' | 'floor-yoga' | 'score-rest' | 'score-graphql' | 'score-mcp' | 'rate' | 'report' | 'dimensions' | 'analyst-graphql';
+export type ScenarioName = 'floor-http' | 'floor-yoga' | 'score-rest' | 'score-rest-written' | 'score-graphql' | 'score-mcp' | 'rate' | 'report' | 'dimensions' | 'analyst-graphql';
 
 export type Scenario = {
   name: ScenarioName;
@@ -21,6 +21,8 @@ export type Scenario = {
   headers?: Record<string, string>;
   /** An MCP tool answers a refusal with status 200 and `"isError":true`: such bodies count as failures. */
   mcp?: boolean;
+  /** Sent for the IPs the bench workspace rated and reported (seed.ts), not the whole data set. */
+  written?: boolean;
 };
 
 /** A stateless MCP tools/call as an agent host sends it (no initialize round trip: the server keeps no session). */
@@ -35,13 +37,13 @@ const SEVERITIES = ['low', 'medium', 'high', 'critical'];
  * and the aggregates. An IP nothing was written about answers `subject: null` (still a success).
  */
 const ANALYST_QUERIES = [
-  `query Walk($ip: String!) { subject(kind: "ipaddress", key: $ip) { id kind key
+  `query Walk($ip: String!) { subject(kind: ipaddress, key: $ip) { id kind key
     reports(first: 5) { totalCount nodes { databaseId outcomeCode severity createdAt
       relatedSubjects { role subject { kind key reports(first: 3) { totalCount nodes { outcomeCode } } } } } } } }`,
-  `query Page($severity: [String!]) { reports(first: 20, filter: { severity: $severity, tags: ["checkout"] }) { totalCount
+  `query Page($severity: [Severity!]) { reports(first: 20, filter: { severity: $severity, tags: ["checkout"] }) { totalCount
     pageInfo { hasNextPage endCursor } edges { cursor node { databaseId title severity createdAt subject { kind key } } } } }`,
   `query Ratings($ip: String!) { ratingsOfIp(ip: $ip, first: 10) { totalCount nodes { rating note createdAt } }
-    subject(kind: "ipaddress", key: $ip) { relatedSubjects { roles sharedReports subject { kind key } }
+    subject(kind: ipaddress, key: $ip) { relatedSubjects { roles sharedReports subject { kind key } }
       ipDimensions { dimensions { code entity { key name } published { score level } } } } }`,
   `query Aggregates($from: DateTime!, $to: DateTime!) { reportCountsByOutcome(from: $from, to: $to) { day outcomeCode count }
     topSubjects(limit: 5) { reports subject { kind key } } }`,
@@ -53,6 +55,10 @@ export function scenarios(scoreQuery: string): Record<ScenarioName, Scenario> {
     'floor-http': { name: 'floor-http', label: 'bare node:http (floor)', path: '/risk_api/score/', body: (ip) => json({ ip }), graphql: false, floor: null },
     'floor-yoga': { name: 'floor-yoga', label: 'bare yoga `{ hello }` (floor)', path: '/graphql', body: () => json({ query: '{ hello }' }), graphql: true, floor: null },
     'score-rest': { name: 'score-rest', label: 'score REST', path: '/risk_api/score/', body: (ip) => json({ ip }), graphql: false, floor: 'floor-http' },
+    'score-rest-written': {
+      name: 'score-rest-written', label: 'score REST, IPs the workspace wrote about', path: '/risk_api/score/', body: (ip) => json({ ip }),
+      graphql: false, floor: 'floor-http', written: true,
+    },
     'score-graphql': {
       name: 'score-graphql', label: 'score GraphQL', path: '/graphql', body: (ip) => json({ query: scoreQuery, variables: { ip } }), graphql: true, floor: 'floor-yoga',
     },

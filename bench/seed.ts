@@ -9,11 +9,16 @@ import { createApiKey } from '../src/domain/access/keys.ts';
 import { claimVersion, completePublication, insertSummaries, type StoredRow } from '../src/domain/publishing/publication-store.ts';
 import { GLOBAL_LAYER } from '../src/domain/publishing/gather.ts';
 import type { Dataset } from './dataset.ts';
+import { writeRating, writeReport } from '../src/domain/memory/writes.ts';
+import { reportInputSchema } from '../src/domain/memory/schemas.ts';
+import type { Viewer } from '../src/domain/access/verifier.ts';
 
 export type SeedTarget = { databaseUrl?: string | undefined; dataDir: string; pepper: string };
-export type Seeded = { keys: string[]; workspaceId: number; rows: number; seedMs: number };
+export type Seeded = { keys: string[]; workspaceId: number; rows: number; seedMs: number; writtenIps: string[] };
 
 const BATCH = 10_000;
+/** One IP in WRITTEN_EVERY of the data set gets the bench workspace's own memory: two ratings and a report. */
+const WRITTEN_EVERY = 10;
 
 /**
  * `workspaces` > 1 spreads the keys round-robin over workspaces 'bench', 'bench-2', …: the daily
@@ -32,7 +37,9 @@ export async function seed(target: SeedTarget, data: Dataset, keyCount: number, 
     }
     const workspace = await db.prisma.workspace.findUniqueOrThrow({ where: { name: 'bench' } });
     const rows = await writePublication(db.prisma, data, workspace.id, new Date());
-    return { keys, workspaceId: workspace.id, rows, seedMs: Math.round(performance.now() - started) };
+    const writtenIps = data.ips.filter((_, i) => i % WRITTEN_EVERY === 0);
+    await writeMemoryOf(db.prisma, workspace.id, writtenIps);
+    return { keys, workspaceId: workspace.id, rows, seedMs: Math.round(performance.now() - started), writtenIps };
   } finally {
     await db.close();
   }
@@ -48,4 +55,25 @@ export async function writePublication(prisma: PrismaClient, data: Dataset, work
   for (let i = 0; i < rows.length; i += BATCH) await insertSummaries(prisma, claimed.id, rows.slice(i, i + BATCH));
   await completePublication(prisma, claimed.id, rows.length, { source: 'bench seed' }, now);
   return rows.length;
+}
+
+/**
+ * The bench workspace's memory of `ips` (two ratings and one report naming each, as its subject or as a
+ * related subject), written by the service's own write path so it is stored exactly as `rate` and `report` store it.
+ */
+async function writeMemoryOf(prisma: PrismaClient, workspaceId: number, ips: string[]): Promise<void> {
+  const key = await prisma.apiKey.findFirstOrThrow({ where: { workspaceId }, include: { workspace: true } });
+  const viewer: Viewer = { workspaceId, workspaceName: key.workspace.name, tier: key.workspace.tier, apiKeyId: key.id, keyName: key.name, keyPrefix: key.prefix };
+  const deps = { prisma, ipMemory: { apply() {} } }; // no service runs yet: it reads the memory when it starts
+  const CONCURRENT = 256; // enough callers for the group commit to write them in batches
+  for (let i = 0; i < ips.length; i += CONCURRENT) {
+    await Promise.all(ips.slice(i, i + CONCURRENT).map(async (ip, j) => {
+      await writeRating(deps, viewer, { ip, rating: -1, note: 'card testing at checkout' });
+      await writeRating(deps, viewer, { ip, rating: (i + j) % 3 - 1, note: '' });
+      const report = (i + j) % 2
+        ? { kind: 'ipaddress', key: ip, title: 'Checkout velocity', outcomeCode: 'fraud_watch' }
+        : { kind: 'account', key: `acct-${i + j}`, title: 'Account takeover', outcomeCode: 'fraud_watch', relatedSubjects: [{ kind: 'ipaddress', key: ip, role: 'source_ip' }] };
+      await writeReport(deps, viewer, reportInputSchema.parse(report));
+    }));
+  }
 }

@@ -77,7 +77,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     ? startPublishSchedule({ prisma: db.prisma, network, intervalMs: config.publishIntervalMs, keep: config.publicationsKept, log, onPublished: () => publications.refresh().then(() => {}) })
     : () => {};
   const stopFeeds = startFeedSchedule({ prisma: db.prisma, limits: config.feedFetch, checkIntervalMs: config.feedFetch.checkIntervalMs, log });
-  const services = await createServices({ prisma: db.prisma, network, publications, counters, baseUrl: config.baseUrl, log, keyCacheTtlMs: config.keyCacheTtlMs });
+  const services = await createServices({ prisma: db.prisma, network, publications, counters, baseUrl: config.baseUrl, log });
   const pepper = resolvePepper(config.apiKeyPepper, config.dataDir);
   const verifier = new KeyVerifier(db.prisma, pepper, config.keyCacheTtlMs);
   const bus = config.redisUrl

@@ -52,6 +52,9 @@ const envSchema = z.object({
     .pipe(z.array(z.string().regex(/^https?:\/\/[^/?#\s]+$/, 'must be a comma-separated list of origins such as https://app.example.com (scheme://host[:port], no path)'))),
 });
 
+/** The names of every variable above (the container files are checked against them: test/unit/container-files.test.ts). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
+
 /** An exact web origin (http/https, host, optional port; a trailing slash allowed), nothing more. */
 function isOrigin(v: string): boolean {
   let u: URL;

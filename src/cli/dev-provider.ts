@@ -3,6 +3,7 @@ import { createSign, randomUUID, X509Certificate } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { UsageError } from './command-line.ts';
 import type { AddressInfo } from 'node:net';
 import { signedString, SIGNING_CERT_NAMES } from '../domain/billing/paypal-signature.ts';
 import { createRootCa, loadCa, type Issued } from './dev-pki.ts';
@@ -205,12 +206,13 @@ export async function startDevProvider(o: DevProviderOptions): Promise<DevProvid
   };
 }
 
-/** `npx risk-api dev-provider [--port N] [--webhook-url URL] [--ca-dir DIR]`: prints the PAYPAL_* settings to start the server with. */
-export async function runDevProvider(argv: string[]): Promise<void> {
-  const arg = (name: string, fallback: string) => { const i = argv.indexOf(`--${name}`); return i >= 0 && argv[i + 1] ? argv[i + 1]! : fallback; };
+/** `npx risk-api dev-provider [--port PORT] [--webhook-url URL] [--ca-dir DIR]` (parsed by command-line.ts): prints the PAYPAL_* settings to start the server with. */
+export async function runDevProvider(args: { port?: unknown; 'webhook-url'?: unknown; 'ca-dir'?: unknown }): Promise<void> {
+  const port = Number(args.port ?? 8089);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, not "${String(args.port)}"`, 'dev-provider');
   const p = await startDevProvider({
-    port: Number(arg('port', '8089')), webhookUrl: arg('webhook-url', 'http://127.0.0.1:8080/webhooks/paypal'),
-    clientId: 'dev-client', clientSecret: 'dev-secret', webhookId: 'WH-DEV', caDir: path.resolve(arg('ca-dir', 'data/dev-provider')),
+    port, webhookUrl: String(args['webhook-url'] ?? 'http://127.0.0.1:8080/webhooks/paypal'),
+    clientId: 'dev-client', clientSecret: 'dev-secret', webhookId: 'WH-DEV', caDir: path.resolve(String(args['ca-dir'] ?? 'data/dev-provider')),
   });
   console.log(`dev provider (a PayPal test double, not a payment provider) at ${p.url}\nStart the server with:\n` +
     `  PAYPAL_API_BASE=${p.url} PAYPAL_CLIENT_ID=dev-client PAYPAL_CLIENT_SECRET=dev-secret PAYPAL_WEBHOOK_ID=WH-DEV \\\n` +

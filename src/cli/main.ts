@@ -1,12 +1,12 @@
-import { parseArgs } from 'node:util';
 import { loadConfig, ConfigError, networkOptions } from '../config.ts';
 import { openDatabase } from '../platform/db/database.ts';
 import { resolvePepper } from '../domain/access/pepper.ts';
 import { isAppError } from '../errors.ts';
 import { callOwner } from './admin-socket.ts';
 import { publishInvalidation } from '../platform/counters/invalidation.ts';
-import { COMMAND_NAMES, runCommand } from './commands.ts';
-import { printBadLines, printHuman } from './output.ts';
+import { runCommand } from './commands.ts';
+import { fileProblem, printBadLines, printHuman } from './output.ts';
+import { parseCommandLine, usage, UsageError } from './command-line.ts';
 import type { FeedParseResult } from '../domain/feeds/parse.ts';
 import { loadNetworkData } from '../domain/network/index.ts';
 import { readFeedFile } from '../domain/feeds/read-file.ts';
@@ -19,46 +19,8 @@ import { feedsExitCode, printFeeds } from './feeds-output.ts';
 
 restrictUmask(); // before anything is written: DATA_DIR is for this user only (platform/db/data-dir.ts)
 
-const USAGE = `risk-api — operator commands (work whether or not the server is running)
-
-  risk-api start                                   start the server (same as npm start)
-  risk-api db migrate                              apply pending database migrations
-  risk-api db status [--json]                      the backend, applied and pending migrations
-  risk-api db backup FILE [--json]                 embedded database: a consistent backup (tar.gz, 0600), also while the server runs
-  risk-api db restore FILE [--force] [--json]      embedded database: restore into a DATA_DIR no server uses; --force sets
-                                                   a database already there aside (PostgreSQL: pg_dump / pg_restore)
-  risk-api keys create --workspace NAME --name LABEL [--tier TIER] [--json]
-  risk-api keys list [--workspace NAME] [--json]
-  risk-api keys revoke PREFIX [--json]
-  risk-api workspaces set-tier NAME TIER [--json]
-  risk-api tiers list [--json]
-  risk-api feeds import FILE --name NAME [--format plain|csv] [--column COL] [--weight W] [--allow-partial] [--dry-run] [--json]
-                                                   refused (nothing changed, exit 1) when no line is valid or more than
-                                                   10% of the lines holding data are bad (--allow-partial accepts the latter);
-                                                   a re-import keeps the feed's weight unless --weight is given
-  risk-api feeds add NAME --url URL --every 1h [--format plain|csv] [--column COL] [--weight W] [--allow-partial] [--json]
-                                                   fetch a feed from an http(s) URL now and then every 1m..30d, on the
-                                                   running server, with the same refusals as an import
-  risk-api feeds fetch NAME [--json]               fetch a feed added with --url now
-  risk-api feeds list [--json]                     every feed, with the last fetch of those fetched from a URL
-  risk-api feeds remove NAME [--json]
-  risk-api publish [--json]                        compute and publish a new set of risk summaries
-  risk-api dev-provider [--port 8089] [--webhook-url URL]  local PayPal test double (development only)
-  risk-api mcp --url URL                           stdio bridge to the server's MCP endpoint (key from RISK_API_KEY)
-
-Configuration comes from the same environment variables as the server (DATA_DIR, DATABASE_URL, ...).`;
-
 /** How long a command waits for a starting server's admin socket (start-up takes seconds; more on a loaded machine). */
 const SERVER_START_WAIT_MS = 60_000;
-
-/** Positional arguments each command accepts, by name. */
-const POSITIONALS: Record<string, string[]> = {
-  'keys revoke': ['prefix'], 'workspaces set-tier': ['workspace', 'tier'], 'feeds import': ['file'], 'feeds remove': ['name'],
-  'db backup': ['file'], 'db restore': ['file'], 'feeds add': ['name'], 'feeds fetch': ['name'],
-};
-
-/** Commands that run only in the CLI's own process, never inside a server. */
-const LOCAL_COMMANDS = ['db restore'];
 
 async function execute(command: string, args: Record<string, unknown>): Promise<unknown> {
   const config = loadConfig();
@@ -88,46 +50,40 @@ async function execute(command: string, args: Record<string, unknown>): Promise<
 }
 
 /**
- * Feeds are parsed in the CLI process (with a progress bar on a terminal), so only the parsed
- * entries travel to whichever process writes them.
+ * Feeds are parsed in the CLI process (progress on stderr: a bar on a terminal, lines otherwise), so only the
+ * parsed entries travel to whichever process writes them.
  */
 async function parseFeedLocally(args: Record<string, unknown>) {
-  if (typeof args.file !== 'string') throw Object.assign(new Error('feeds import needs a FILE'), { code: 'invalid_request' });
+  const file = args.file as string;
   const format = (args.format ?? 'plain') as string;
-  if (format !== 'plain' && format !== 'csv') throw Object.assign(new Error('--format must be plain or csv'), { code: 'invalid_request' });
-  const progress = createProgressWriter(process.stderr);
-  const parsed = await readFeedFile(args.file, format, {
+  if (format !== 'plain' && format !== 'csv') throw new UsageError('--format must be plain or csv', 'feeds import');
+  const progress = createProgressWriter(process.stderr, { label: `reading ${file}` });
+  const parsed = await readFeedFile(file, format, {
     ...(typeof args.column === 'string' ? { column: args.column } : {}),
     onProgress: (lines, bytes, total) => progress.update(lines, bytes, total),
   });
   progress.done();
-  args.source = path.resolve(args.file);
+  // The write of a long list takes a while too, and its process (this one or the server) answers only at the end.
+  if (parsed.entries.length >= LONG_FEED && args['dry-run'] !== true) console.error(`writing ${parsed.entries.length.toLocaleString('en-US')} networks…`);
+  args.source = path.resolve(file);
   args.parsed = parsed;
   args.format = format;
 }
 
+/** Entries from which an import says that it writes (below, it finishes before the line would help). */
+const LONG_FEED = 5000;
+
 export async function main(argv: string[]): Promise<number> {
-  if (argv[0] === 'dev-provider') { await (await import('./dev-provider.ts')).runDevProvider(argv.slice(1)); return -1; }
+  const line = parseCommandLine(argv);
+  if (line.help) { console.log(usage(line.command)); return 0; }
+  const command = line.command;
+  const args: Record<string, unknown> = line.args;
+  if (command === 'start') { await import('../main.ts'); return -1; }
+  if (command === 'dev-provider') { await (await import('./dev-provider.ts')).runDevProvider(args); return -1; }
   // The one command that reads its own environment variable: the key an agent host passes to the bridge it launches.
-  if (argv[0] === 'mcp') return (await import('./mcp-bridge.ts')).runMcpBridge(argv.slice(1), process.env.RISK_API_KEY);
-  const { values, positionals } = parseArgs({
-    args: argv, allowPositionals: true, strict: true,
-    options: {
-      workspace: { type: 'string' }, name: { type: 'string' }, tier: { type: 'string' }, json: { type: 'boolean' },
-      format: { type: 'string' }, column: { type: 'string' }, weight: { type: 'string' }, help: { type: 'boolean', short: 'h' },
-      'allow-partial': { type: 'boolean' }, 'dry-run': { type: 'boolean' }, force: { type: 'boolean' },
-      url: { type: 'string' }, every: { type: 'string' },
-    },
-  });
-  if (positionals[0] === 'start') { await import('../main.ts'); return -1; }
-  const command = positionals.slice(0, 2).join(' ');
-  if (values.help || !(COMMAND_NAMES.includes(command) || LOCAL_COMMANDS.includes(command))) {
-    console.log(USAGE);
-    return values.help ? 0 : 2;
-  }
-  const args: Record<string, unknown> = { ...values };
-  (POSITIONALS[command] ?? []).forEach((name, i) => { if (positionals[2 + i] !== undefined) args[name] = positionals[2 + i]; });
+  if (command === 'mcp') return (await import('./mcp-bridge.ts')).runMcpBridge(args.url as string, process.env.RISK_API_KEY);
   if (command === 'feeds import') await parseFeedLocally(args);
+  if (command === 'publish') console.error('publishing: gathering reports, ratings and feeds, then writing the summaries (minutes on a large database)…');
   // A feed's bad lines are reported with their numbers, never dropped silently; also when they got the import refused.
   const parsed = args.parsed as FeedParseResult | undefined;
   const backupFile = command === 'db backup' ? backupTarget(args.file) : null;
@@ -137,7 +93,7 @@ export async function main(argv: string[]): Promise<number> {
   });
   if (backupFile && result instanceof BodyReply) result = await saveBackup(backupFile, result);
   if (parsed) result = { ...(result as object), bad_lines: parsed.errors, bad_lines_not_listed: parsed.errorsOmitted };
-  if (values.json) console.log(JSON.stringify(result, null, 2));
+  if (args.json) console.log(JSON.stringify(result, null, 2));
   else if (!printDb(command, result) && !printFeeds(command, result)) printHuman(command, result);
   return feedsExitCode(command, result);
 }
@@ -145,7 +101,13 @@ export async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => { if (code >= 0) process.exit(code); },
   (e) => {
-    if (e instanceof ConfigError) console.error(e.message);
+    if (e instanceof UsageError) {
+      console.error(`error: ${e.message}\n\n${e.command ? usage(e.command) : 'risk-api --help lists the commands.'}`);
+      process.exit(2);
+    }
+    const file = fileProblem(e);
+    if (file) console.error(`error: ${file}`);
+    else if (e instanceof ConfigError) console.error(e.message);
     else if (isAppError(e) || (e as { code?: string }).code) console.error(`error: ${(e as Error).message}`);
     else console.error(e);
     process.exit(1);

@@ -1,14 +1,7 @@
-import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-
-export const MCP_BRIDGE_USAGE = `risk-api mcp --url URL
-
-  Bridges an agent host that launches a local command (MCP over stdio) to the risk-api MCP endpoint over HTTP.
-  URL is the server's base URL (http://127.0.0.1:8080) or its /mcp endpoint. The API key is read from the
-  RISK_API_KEY environment variable. stdout carries only MCP messages; problems go to stderr, one line each.
-  Exits 1 when the server cannot be reached or refuses the key, 0 when the host closes stdin.`;
+import { UsageError } from './command-line.ts';
 
 /** The refusal the server sent (its JSON-RPC error's REST body), or the raw text. */
 function refusal(text: string): string {
@@ -20,8 +13,8 @@ function refusal(text: string): string {
 }
 
 function endpointOf(raw: string): URL {
-  const url = new URL(raw);
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('--url must be an http:// or https:// URL');
+  const url = URL.parse(raw);
+  if (url?.protocol !== 'http:' && url?.protocol !== 'https:') throw new UsageError(`--url must be an http:// or https:// URL, not "${raw}"`, 'mcp');
   if (url.pathname === '/' || url.pathname === '') url.pathname = '/mcp';
   return url;
 }
@@ -53,12 +46,9 @@ const isRequest = (m: JSONRPCMessage): m is JSONRPCMessage & { id: string | numb
  * stdout. A message the server cannot take is answered to the host as a JSON-RPC error (so the host shows
  * why instead of waiting); a key refused mid-session (revoked) also ends the bridge with exit code 1.
  */
-export async function runMcpBridge(argv: string[], apiKey: string | undefined): Promise<number> {
-  const { values } = parseArgs({ args: argv, strict: true, options: { url: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
-  if (values.help) { console.error(MCP_BRIDGE_USAGE); return 0; }
-  if (!values.url) { console.error(`error: --url is required\n\n${MCP_BRIDGE_USAGE}`); return 2; }
+export async function runMcpBridge(baseUrl: string, apiKey: string | undefined): Promise<number> {
   if (!apiKey) { console.error('error: set RISK_API_KEY to the API key the bridge should send (X-API-Key is never read from the command line)'); return 2; }
-  const url = endpointOf(values.url);
+  const url = endpointOf(baseUrl);
   const headers = { authorization: `Bearer ${apiKey}` };
   const problem = await check(url, headers);
   if (problem) { console.error(`error: ${problem}`); return 1; }

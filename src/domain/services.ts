@@ -7,7 +7,7 @@ import type { Logger } from '../platform/log.ts';
 import { TierCatalog } from './metering/tiers.ts';
 import { ScoreMeter } from './metering/meter.ts';
 import { CommunitySignals } from './community/signal.ts';
-import { IpMemoryCache } from './memory/ip-memory.ts';
+import { IpMemoryCache, IP_MEMORY_FOLLOW_MS } from './memory/ip-memory.ts';
 
 /** The long-lived parts every resolver may use; built once by createApp. */
 export type Services = ScoreDeps & {
@@ -24,7 +24,7 @@ export type Services = ScoreDeps & {
 const COMMUNITY_FLUSH_MS = 25;
 const COMMUNITY_SETTLE_MS = 1_000;
 
-type Parts = Pick<Services, 'prisma' | 'network' | 'publications' | 'counters' | 'baseUrl' | 'log'> & { keyCacheTtlMs: number };
+type Parts = Pick<Services, 'prisma' | 'network' | 'publications' | 'counters' | 'baseUrl' | 'log'>;
 
 /** The domain's services over the opened platform (database, counters, network data, publications). */
 export async function createServices(parts: Parts): Promise<Services> {
@@ -38,9 +38,9 @@ export async function createServices(parts: Parts): Promise<Services> {
       onRecordError: (e) => log.warn('community lookups not recorded', { err: String(e) }),
       onReadError: (e) => log.warn('community signal not read; answered ok: false', { err: String(e) }),
     }),
-    ipMemory: new IpMemoryCache(prisma, parts.keyCacheTtlMs),
+    ipMemory: new IpMemoryCache(prisma),
   };
   await services.ipMemory.catchUp();
-  services.ipMemory.follow(2_000, (e) => log.warn('ip memory catch-up failed', { err: String(e) }));
+  services.ipMemory.follow(IP_MEMORY_FOLLOW_MS, (e) => log.warn('ip memory catch-up failed', { err: String(e) }));
   return services;
 }

@@ -3,6 +3,7 @@ import { createApp, type App } from '../../src/app.ts';
 import { createLogger } from '../../src/platform/log.ts';
 import { createApiKey } from '../../src/domain/access/keys.ts';
 import { freshEnvironment, type TestEnv } from './backend.ts';
+import { assertContract } from './openapi-contract.ts';
 
 /** A real server on a free loopback port over a fresh database; logs captured in memory. */
 export type TestServer = {
@@ -28,6 +29,8 @@ export async function startTestServer(extraEnv: Record<string, string> = {}): Pr
         body: typeof body === 'string' ? body : JSON.stringify(body),
       });
       const text = await res.text();
+      // Every answer a test gets here is checked against openapi.json (routes outside it are not).
+      assertContract({ method: 'POST', path: path.split('?', 1)[0]!, status: res.status, headers: res.headers, text });
       let parsed: unknown = text;
       try { parsed = JSON.parse(text); } catch { /* not JSON: keep the text so a failure shows it */ }
       return { status: res.status, headers: res.headers, body: parsed };

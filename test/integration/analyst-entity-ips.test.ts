@@ -50,7 +50,7 @@ describe(`ips of a dimension entity (${backendName})`, () => {
   afterAll(() => s?.close());
 
   const PAGE = `query($key: String!, $first: Int, $after: String, $last: Int, $before: String) {
-    dimensionEntity(code: "country", key: $key) { ips(first: $first, after: $after, last: $last, before: $before) {
+    dimensionEntity(code: country, key: $key) { ips(first: $first, after: $after, last: $last, before: $before) {
       totalCount pageInfo { hasNextPage hasPreviousPage startCursor endCursor } nodes { key }
     } }
   }`;
@@ -114,7 +114,7 @@ describe(`ips of a dimension entity (${backendName})`, () => {
 
   it('reads each subject once per process, not once per lookup: 30 aliases read their pages only', async () => {
     // The audit's request: 30 aliases of `ips` (27-29 s when each scanned the workspace's IP subjects).
-    const query = `{ ${Array.from({ length: 30 }, (_, i) => `e${i}: dimensionEntity(code: "country", key: "${country.key}") { ips(first: ${(i % 5) + 1}) { totalCount nodes { key } } }`).join(' ')} }`;
+    const query = `{ ${Array.from({ length: 30 }, (_, i) => `e${i}: dimensionEntity(code: country, key: "${country.key}") { ips(first: ${(i % 5) + 1}) { totalCount nodes { key } } }`).join(' ')} }`;
     let rowsRead = 0;
     const prisma = s.app.db.prisma.$extends({ query: { async $allOperations({ args, query: run }) {
       const result = await run(args);
@@ -139,7 +139,7 @@ describe(`ips of a dimension entity (${backendName})`, () => {
 
   it('answers the entity of one IP with that IP', async () => {
     const ip = country.ips[5]!;
-    const data = await a.request<any>(`{ dimensionEntity(code: "ip", key: "${ip}") { ips(first: 5) { totalCount nodes { key } } } }`);
+    const data = await a.request<any>(`{ dimensionEntity(code: ip, key: "${ip}") { ips(first: 5) { totalCount nodes { key } } } }`);
     expect(data.dimensionEntity.ips).toEqual({ totalCount: 1, nodes: [{ key: ip }] });
   });
 });

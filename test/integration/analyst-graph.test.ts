@@ -29,7 +29,7 @@ describe(`analyst graph walks (${backendName})`, () => {
   it('walks email → report → domain → its reports → IP → AS → the AS\'s other IPs (five hops)', async () => {
     // Every list sized: unsized, the related subjects would count at their maximum of 50 each (the cost limit).
     const data = await a.request<any>(gql`{
-      subject(kind: "email", key: "alice@example.com") {
+      subject(kind: email, key: "alice@example.com") {
         kind key
         reports(first: 3) { totalCount nodes { databaseId relatedSubjects(limit: 3) { role subject {
           kind key
@@ -58,7 +58,7 @@ describe(`analyst graph walks (${backendName})`, () => {
 
   it('lists a subject\'s co-linked subjects with roles, its mentions and its ratings', async () => {
     const data = await a.request<any>(gql`{
-      ip: subject(kind: "ipaddress", key: "8.8.8.8") {
+      ip: subject(kind: ipaddress, key: "8.8.8.8") {
         mentions { totalCount nodes { role report { databaseId subject { key } } } }
         ratings { totalCount nodes { rating note } }
         relatedSubjects { roles sharedReports subject { kind key } }
@@ -79,15 +79,15 @@ describe(`analyst graph walks (${backendName})`, () => {
     }`, { id: ato.id, ids: [spam.id, Buffer.from('Report:999999').toString('base64url'), ato.id] });
     expect(data.node).toEqual({ __typename: 'Report', id: ato.id, outcomeCode: 'account_takeover', subject: { key: 'alice@example.com' } });
     expect(data.nodes).toEqual([{ __typename: 'Report', databaseId: spam.databaseId }, null, { __typename: 'Report', databaseId: ato.databaseId }]);
-    const subject = await a.request<any>(gql`{ subject(kind: "domain", key: "evil.example") { id } }`);
+    const subject = await a.request<any>(gql`{ subject(kind: domain, key: "evil.example") { id } }`);
     const again = await a.request<any>(gql`query($id: ID!) { node(id: $id) { ... on Subject { kind key } } }`, { id: subject.subject.id });
     expect(again.node).toEqual({ kind: 'domain', key: 'evil.example' });
   });
 
   it('shows ipDimensions only for IP subjects, with published and workspace summaries fields', async () => {
     const data = await a.request<any>(gql`{
-      e: subject(kind: "email", key: "alice@example.com") { ipDimensions { address } }
-      i: subject(kind: "ipaddress", key: "8.8.8.8") { ipDimensions { address publication { version } dimensions { code matched published { score } } } }
+      e: subject(kind: email, key: "alice@example.com") { ipDimensions { address } }
+      i: subject(kind: ipaddress, key: "8.8.8.8") { ipDimensions { address publication { version } dimensions { code matched published { score } } } }
     }`);
     expect(data.e.ipDimensions).toBeNull();
     expect(data.i.ipDimensions.address).toBe('8.8.8.8');
@@ -112,7 +112,7 @@ describe(`analyst graph walks (${backendName})`, () => {
     const data = await a.request<any>(gql`query($from: DateTime!, $to: DateTime!) {
       reportCountsByOutcome(from: $from, to: $to) { day outcomeCode count }
       topSubjects(limit: 2) { reports subject { kind key } }
-      topIps: topSubjects(kind: "ipaddress") { reports subject { key } }
+      topIps: topSubjects(kind: ipaddress) { reports subject { key } }
     }`, { from, to });
     expect(data.reportCountsByOutcome).toEqual([
       { day: today, outcomeCode: 'account_takeover', count: 1 },

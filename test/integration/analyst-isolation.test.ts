@@ -48,11 +48,11 @@ describe(`workspace isolation across the whole graph (${backendName})`, () => {
       relatedSubjects: [{ kind: 'ipaddress', key: A_IP, role: 'source_ip' }, { kind: 'domain', key: `${SECRET}.example` }],
     });
     const aRating = await rateIp(a, A_IP, -1, `${SECRET} note`);
-    const aSubject = await a.request<any>(`{ subject(kind: "email", key: "${SECRET}@example.com") { id } }`);
+    const aSubject = await a.request<any>(`{ subject(kind: email, key: "${SECRET}@example.com") { id } }`);
     await writeReport(b, { kind: 'domain', key: 'b-own.example', outcomeCode: 'spam', relatedSubjects: [{ kind: 'ipaddress', key: '8.8.8.8' }] });
     const day = 86_400_000;
     Object.assign(rootArgs, {
-      subject: `(kind: "email", key: "${SECRET}@example.com")`,
+      subject: `(kind: email, key: "${SECRET}@example.com")`,
       report: `(id: ${aReport.databaseId})`,
       node: `(id: "${aReport.id}")`,
       nodes: `(ids: ["${aReport.id}", "${aRating.id}", "${aSubject.subject.id}"])`,
@@ -61,7 +61,7 @@ describe(`workspace isolation across the whole graph (${backendName})`, () => {
       topSubjects: '(limit: 20)',
       reportCountsByOutcome: `(from: "${new Date(Date.now() - day).toISOString()}", to: "${new Date(Date.now() + day).toISOString()}")`,
       ip: '(address: "8.8.8.8")',
-      dimensionEntity: '(code: "asn", key: "AS15169")',
+      dimensionEntity: '(code: asn, key: "AS15169")',
       viewer: '',
     });
   });

@@ -82,7 +82,8 @@ describe(`reports connection (${backendName})`, () => {
     expect(await ids({ from: email.createdAt, to: url.createdAt, kind: ['ipaddress'] })).toEqual(sorted(ip));
 
     const bad = await a.request(PAGE, { filter: { outcomeCode: ['nope'] } }).catch((e) => e);
-    expect(bad.response.errors[0].extensions).toMatchObject({ code: 'invalid_request', details: [expect.objectContaining({ field: 'filter.outcomeCode[0]' })] });
+    // An enum list: GraphQL refuses the value before the resolver, naming where it is.
+    expect(bad.response.errors[0]).toMatchObject({ message: expect.stringContaining('"filter.outcomeCode[0]"'), extensions: { code: 'invalid_request' } });
   });
 
   it('reports each response\'s cost in extensions and refuses queries over a limit with query_too_complex', async () => {
@@ -97,7 +98,7 @@ describe(`reports connection (${backendName})`, () => {
     };
     expect(await failure(`{ reports(first: 101) { totalCount } }`)).toMatchObject({ code: 'query_too_complex', limit: 'maxPageSize', actual: 101 });
     expect(await failure(`query($n: Int) { reports(last: $n) { totalCount } }`, { n: 500 })).toMatchObject({ code: 'query_too_complex', limit: 'maxPageSize' });
-    const deep = `{ subject(kind: "email", key: "a@b.example") { ${'reports { nodes { subject { '.repeat(6)}key${' } } }'.repeat(6)} } }`;
+    const deep = `{ subject(kind: email, key: "a@b.example") { ${'reports { nodes { subject { '.repeat(6)}key${' } } }'.repeat(6)} } }`;
     expect(await failure(deep)).toMatchObject({ code: 'query_too_complex', limit: 'maxDepth' });
     const aliases = `{ ${Array.from({ length: 31 }, (_, i) => `a${i}: viewer { apiKey { name } }`).join(' ')} }`;
     expect(await failure(aliases)).toMatchObject({ code: 'query_too_complex', limit: 'maxAliases', actual: 31 });

@@ -74,6 +74,29 @@ describe(`risk-api feeds import refuses a broken download (${backendName})`, () 
     expect(await vendor()).toEqual(before);
   }, 60_000);
 
+  it('lists feeds as a table for people and as JSON with --json', async () => {
+    const table = await cli('feeds', 'list');
+    expect(table.code, table.stderr).toBe(0);
+    const [header, row] = table.stdout.trimEnd().split('\n');
+    expect(header!.split(/\s{2,}/)).toEqual(['NAME', 'FORMAT', 'WEIGHT', 'ENTRIES', 'BAD LINES', 'IMPORTED', 'SOURCE']);
+    expect(row!.split(/\s{2,}/)).toEqual(['vendor', 'plain', '0.4', '160', '40', expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/), path.join(env.dataDir, 'partial.txt')]);
+    expect(JSON.parse((await cli('feeds', 'list', '--json')).stdout)).toEqual([expect.objectContaining({ name: 'vendor', entries: 160, errors: 40 })]);
+  }, 60_000);
+
+  it('writes progress lines to stderr when it is not a terminal, then the line that it writes', async () => {
+    const long = file('long.txt', Array.from({ length: 30_000 }, (_, i) => `10.9.${i >> 8}.${i & 255}`).join('\n') + '\n');
+    const r = await cli('feeds', 'import', long, '--name', 'long');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toContain('\r');
+    // (without the warning that the test's file in DATA_DIR was readable by others)
+    const lines = r.stderr.split('\n').filter((l) => l && !/ExperimentalWarning|--trace-warnings|^warning: DATA_DIR/.test(l));
+    expect(lines.length).toBeGreaterThan(2);
+    for (const l of lines.slice(0, -2)) expect(l).toMatch(new RegExp(`^reading ${long}: \\d+% \\([\\d,]+ lines\\)$`));
+    expect(lines.slice(-2)).toEqual([`reading ${long}: 100% (30,000 lines)`, 'writing 30,000 networks…']);
+    expect(r.stdout).toContain('Imported feed "long": 30000 networks');
+    expect((await cli('feeds', 'remove', 'long')).stdout).toBe('Removed feed "long" (30000 networks); its listings leave the next publication.\n');
+  }, 90_000);
+
   describe('while the server runs', () => {
     let app: App;
     beforeAll(async () => { app = await createApp(loadConfig(env.env), { log: createLogger('silent') }); });

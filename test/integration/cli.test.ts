@@ -71,4 +71,40 @@ describe(`risk-api CLI (${backendName})`, () => {
       expect(error.stderr).toContain('platinum');
     });
   });
+
+  describe('command-line mistakes', () => {
+    /** stdout, stderr and the exit code of a CLI run that is expected to fail. */
+    const failing = async (...args: string[]) => {
+      const e = await cli(...args).then(() => { throw new Error(`risk-api ${args.join(' ')} succeeded`); }, (err) => err as { code: number; stdout: string; stderr: string });
+      return { code: e.code, stdout: e.stdout, stderr: e.stderr.split('\n').filter((l) => l && !/ExperimentalWarning|--trace-warnings/.test(l)) };
+    };
+
+    it('names an unknown command, exit 2', async () => {
+      const unknown = await failing('frobnicate');
+      expect(unknown.code).toBe(2);
+      expect(unknown.stderr[0]).toBe('error: unknown command "frobnicate"');
+      const sub = await failing('keys', 'frob');
+      expect(sub.code).toBe(2);
+      expect(sub.stderr[0]).toBe('error: unknown command "keys frob"; the keys commands are: create, list, revoke');
+      expect(sub.stderr).toContain('  risk-api keys revoke PREFIX [--json]');
+    });
+
+    it('takes keys revoke PREFIX positionally and says what is missing with the usage line', async () => {
+      const missing = await failing('keys', 'revoke');
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toEqual(['error: missing PREFIX', 'usage:', '  risk-api keys revoke PREFIX [--json]', '      revoke a key by its prefix (rk_…); every server refuses it within KEY_CACHE_TTL_MS']);
+      const unknownKey = await failing('keys', 'revoke', 'rk_nosuchky');
+      expect(unknownKey.code).toBe(1);
+      expect(unknownKey.stderr).toEqual(['error: no API key with prefix rk_nosuchky']);
+    });
+
+    it('says in one line that a file is missing: no stack, no errno name', async () => {
+      const file = path.join(env.dataDir, 'no-such-list.txt');
+      const r = await failing('feeds', 'import', file, '--name', 'x');
+      expect(r.code).toBe(1);
+      expect(r.stderr).toEqual([`error: ${file}: no such file or directory`]);
+      const dir = await failing('feeds', 'import', env.dataDir, '--name', 'x');
+      expect(dir.stderr).toEqual([`error: ${env.dataDir} is a directory, not a feed file`]);
+    });
+  });
 });

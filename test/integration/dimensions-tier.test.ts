@@ -40,8 +40,8 @@ describe(`the raw dimensions read needs a score-eligible tier (${backendName})`,
 
   it.each([
     ['ip(address:)', `{ ip(address: "${IP}") { dimensions { code published { score } } } }`, ['ip']],
-    ['Subject.ipDimensions', `{ subject(kind: "ipaddress", key: "${IP}") { key ipDimensions { dimensions { published { score } } } } }`, ['subject', 'ipDimensions']],
-    ['dimensionEntity', `{ dimensionEntity(code: "ip", key: "${IP}") { published { score } } }`, ['dimensionEntity']],
+    ['Subject.ipDimensions', `{ subject(kind: ipaddress, key: "${IP}") { key ipDimensions { dimensions { published { score } } } } }`, ['subject', 'ipDimensions']],
+    ['dimensionEntity', `{ dimensionEntity(code: ip, key: "${IP}") { published { score } } }`, ['dimensionEntity']],
   ])('refuses GraphQL %s on a Free key with tier_not_eligible', async (_name, query, path) => {
     const body = await gql(query, free);
     expect(body.errors).toEqual([expect.objectContaining({ path, extensions: expect.objectContaining({ code: 'tier_not_eligible' }) })]);
@@ -54,7 +54,7 @@ describe(`the raw dimensions read needs a score-eligible tier (${backendName})`,
     expect(r.body.quota).toEqual({ counted: false, reason: 'free_endpoint' });
     const published = r.body.dimensions.find((d: { code: string }) => d.code === 'ip').published;
     expect(published.score).toBeGreaterThan(0);
-    const body = await gql(`{ ip(address: "${IP}") { dimensions { code published { score } } } dimensionEntity(code: "ip", key: "${IP}") { published { score } } }`, developer);
+    const body = await gql(`{ ip(address: "${IP}") { dimensions { code published { score } } } dimensionEntity(code: ip, key: "${IP}") { published { score } } }`, developer);
     expect(body.errors).toBeUndefined();
     expect(body.data).toMatchObject({ dimensionEntity: { published: { score: published.score } } });
     const score = await s.post('/risk_api/score/', { ip: IP }, developer);

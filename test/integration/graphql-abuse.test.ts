@@ -59,7 +59,7 @@ describe(`GraphQL abuse (${backendName})`, () => {
 
   it('counts depth through fragments', async () => {
     const hop = (i: number) => `fragment H${i} on Subject { reports { nodes { subject { ...H${i + 1} } } } }`;
-    const doc = `{ subject(kind: "email", key: "a@b.example") { ...H0 } }\n${Array.from({ length: 6 }, (_, i) => hop(i)).join('\n')}\nfragment H6 on Subject { key }`;
+    const doc = `{ subject(kind: email, key: "a@b.example") { ...H0 } }\n${Array.from({ length: 6 }, (_, i) => hop(i)).join('\n')}\nfragment H6 on Subject { key }`;
     const r = await gql({ query: doc });
     expect(r.json.errors?.[0]?.extensions, r.show).toMatchObject({ code: 'query_too_complex', limit: 'maxDepth' });
   });
@@ -157,7 +157,7 @@ describe(`GraphQL abuse (${backendName})`, () => {
     const cases: Array<[string, Record<string, unknown>]> = [
       ['{ reports(after: "not a cursor") { totalCount } }', {}],
       ['{ reports(first: -1) { totalCount } }', {}],
-      ['{ subject(kind: "ipaddress", key: "8.8.8.8") { ratings(before: "x") { totalCount } } }', {}],
+      ['{ subject(kind: ipaddress, key: "8.8.8.8") { ratings(before: "x") { totalCount } } }', {}],
       ['{ ratingsOfIp(ip: "8.8.8.8", after: "") { totalCount } }', {}],
       ['query($t: DateTime!) { reportCountsByOutcome(from: $t, to: "2026-01-01T00:00:00Z") { day } }', { t: '-271821-04-20T00:00:00Z' }],
       ['query($t: DateTime) { ratingsOfIp(ip: "8.8.8.8", to: $t) { totalCount } }', { t: 'yesterday' }],

@@ -76,7 +76,7 @@ describe(`GraphQL cost of lists, ids and variables (${backendName})`, () => {
     expect(await cost('{ reports(first: 10) { nodes { relatedSubjects(limit: 3) { role } } } }')).toBe(51);
     expect(await cost('query($l: Int) { reports(first: 10) { nodes { relatedSubjects(limit: $l) { role } } } }', { l: 3 })).toBe(51);
     // subject 1 + relatedSubjects (1 + 50 × roles 1): a subject lists up to 50 related subjects.
-    expect(await cost('{ subject(kind: "email", key: "user0@example.com") { relatedSubjects { roles } } }')).toBe(52);
+    expect(await cost('{ subject(kind: email, key: "user0@example.com") { relatedSubjects { roles } } }')).toBe(52);
     // topSubjects without `limit` returns its default of 10: 1 + 10 × reports 1.
     expect(await cost('{ topSubjects { reports } }')).toBe(11);
     // ip 1 + dimensions (1 + 8 × code 1): always the eight dimensions.
@@ -84,7 +84,7 @@ describe(`GraphQL cost of lists, ids and variables (${backendName})`, () => {
     // The limit is a real one: the answer holds at most that many, and a limit out of range is refused.
     const limited = await gql('{ reports(first: 1) { nodes { relatedSubjects(limit: 1) { role } } } }');
     expect(limited.json.data.reports.nodes[0].relatedSubjects, limited.show).toHaveLength(1);
-    const tooMany = await gql('{ subject(kind: "email", key: "user0@example.com") { relatedSubjects(limit: 51) { roles } } }');
+    const tooMany = await gql('{ subject(kind: email, key: "user0@example.com") { relatedSubjects(limit: 51) { roles } } }');
     expect(tooMany.json.errors?.[0]?.extensions, tooMany.show).toMatchObject({ code: 'invalid_request' });
   });
 

@@ -3,7 +3,7 @@ import { GraphQLClient, ClientError, gql } from 'graphql-request';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { backendName } from '../helpers/backend.ts';
 
-const SUBJECT = gql`query Subject($kind: String!, $key: String!) {
+const SUBJECT = gql`query Subject($kind: SubjectKind!, $key: String!) {
   subject(kind: $kind, key: $key) {
     kind key
     reports { nodes { databaseId outcomeCode severity relatedSubjects { role subject { kind key } } } }
@@ -30,8 +30,8 @@ describe(`GraphQL at /graphql (${backendName})`, () => {
 
   it('writes through mutations and reads the subject graph back with roles', async () => {
     const written = await a.request<any>(gql`mutation {
-      report(input: { kind: "email", key: "fraudster@Example.COM", outcomeCode: "account_takeover", severity: "critical",
-        relatedSubjects: [{ kind: "ipaddress", key: "198.51.100.20", role: "source_ip" }, { kind: "phone", key: "+1 (415) 555-0100", role: "phone" }] }) {
+      report(input: { kind: email, key: "fraudster@Example.COM", outcomeCode: account_takeover, severity: critical,
+        relatedSubjects: [{ kind: ipaddress, key: "198.51.100.20", role: source_ip }, { kind: phone, key: "+1 (415) 555-0100", role: phone }] }) {
         replayed quota { counted reason } report { databaseId subject { key } }
       }
       rate(input: { ip: "198.51.100.20", rating: -1, note: "same actor" }) { rating { ip rating } }
@@ -53,7 +53,7 @@ describe(`GraphQL at /graphql (${backendName})`, () => {
   });
 
   it('shows another workspace nothing of this one', async () => {
-    const written = await a.request<any>(gql`mutation { report(input: { kind: "domain", key: "private.example", outcomeCode: "spam" }) { report { databaseId } } }`);
+    const written = await a.request<any>(gql`mutation { report(input: { kind: domain, key: "private.example", outcomeCode: spam }) { report { databaseId } } }`);
     const byId = await b.request<any>(gql`query($id: Int!) { report(id: $id) { databaseId } }`, { id: written.report.report.databaseId });
     expect(byId.report).toBeNull();
     const subject = await b.request<any>(SUBJECT, { kind: 'domain', key: 'private.example' });
@@ -78,10 +78,24 @@ describe(`GraphQL at /graphql (${backendName})`, () => {
   });
 
   it('validates mutation input with the same rules and field names as REST (camelCase)', async () => {
-    const error = await a.request(gql`mutation { report(input: { kind: "domain", key: "not a domain", outcomeCode: "nope" }) { replayed } }`).catch((e) => e);
+    const error = await a.request(gql`mutation { report(input: { kind: domain, key: "not a domain", outcomeCode: spam, tags: ["no spaces"] }) { replayed } }`).catch((e) => e);
     const ext = (error as ClientError).response.errors?.[0]?.extensions as { code: string; details: Array<{ field: string }> };
     expect(ext.code).toBe('invalid_request');
-    expect(ext.details.map((d) => d.field)).toEqual(expect.arrayContaining(['key', 'outcomeCode']));
+    expect(ext.details.map((d) => d.field).sort()).toEqual(['key', 'tags[0]']);
+  });
+
+  it('takes the closed vocabularies as enums spelt as REST spells them, and refuses other values as invalid_request', async () => {
+    const write = gql`mutation($input: ReportInput!) { report(input: $input) { report { outcomeCode severity sharePolicy eventType requestedVisibility relatedSubjects { role } } } }`;
+    const input = { kind: 'domain', key: 'enum.example', outcomeCode: 'fraud_watch', severity: 'high', sharePolicy: 'amber_strict_share', eventType: 'alert', visibility: 'community', relatedSubjects: [{ kind: 'ipaddress', key: '198.51.100.9', role: 'source_ip' }] };
+    expect((await a.request<any>(write, { input })).report.report).toEqual({
+      outcomeCode: 'fraud_watch', severity: 'high', sharePolicy: 'amber_strict_share', eventType: 'alert', requestedVisibility: 'community', relatedSubjects: [{ role: 'source_ip' }],
+    });
+    for (const wrong of [{ outcomeCode: 'nope' }, { severity: 'HIGH' }, { kind: 'ip' }, { relatedSubjects: [{ kind: 'ipaddress', key: '198.51.100.9', role: 'attacker' }] }]) {
+      const error = await a.request(write, { input: { ...input, ...wrong } }).catch((e) => e);
+      expect((error as ClientError).response.errors?.[0]?.extensions?.code, JSON.stringify(wrong)).toBe('invalid_request');
+    }
+    const literal = await a.request(gql`mutation { report(input: { kind: domain, key: "enum.example", outcomeCode: "spam" }) { replayed } }`).catch((e) => e);
+    expect((literal as ClientError).response.errors?.[0]?.message).toMatch(/Enum "OutcomeCode" cannot represent non-enum value: "spam"/);
   });
 
   it('serves GraphiQL on GET for browsers', async () => {

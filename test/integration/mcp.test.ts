@@ -127,7 +127,7 @@ describe(`MCP tools over Streamable HTTP (${backendName})`, () => {
     });
     const gqlClient = new GraphQLClient(`${s.url}/graphql`, { headers: { 'x-api-key': secret } });
     const seen = await gqlClient.request<any>(gql`{ ratingsOfIp(ip: "203.0.113.7", first: 5) { totalCount nodes { rating note } }
-      subject(kind: "email", key: "mule@example.com") { mentions(first: 5) { nodes { role report { databaseId title } } } } }`);
+      subject(kind: email, key: "mule@example.com") { mentions(first: 5) { nodes { role report { databaseId title } } } } }`);
     expect(seen.ratingsOfIp).toEqual({ totalCount: 1, nodes: [{ rating: -1, note: 'card testing' }] });
     expect(seen.subject.mentions.nodes).toEqual([{ role: 'account', report: { databaseId: reported.body.report.id, title: 'Checkout velocity' } }]);
     const viaRest = await rest('/risk_api/score/', secret, { ip: '203.0.113.7' });

@@ -7,8 +7,8 @@ import { IpMemoryCache } from '../../src/domain/memory/ip-memory.ts';
 import type { Viewer } from '../../src/domain/access/verifier.ts';
 
 /**
- * On PostgreSQL the hot fixed statements (rating and report batch writes, the IP-memory read of
- * `score`) run as named prepared statements, and nothing else does (src/platform/db/statement-names.ts).
+ * On PostgreSQL the hot fixed statements (rating and report batch writes, the catch-up of the IP memory
+ * that `score` reads) run as named prepared statements, and nothing else does (src/platform/db/statement-names.ts).
  * pg_prepared_statements lists a connection's own statements; the calls below run one after the
  * other, so the pool reuses its one connection for all of them and for the check.
  */
@@ -30,7 +30,7 @@ describe.skipIf(!usingPostgres)('prepared statements on PostgreSQL', () => {
   }
 
   async function writeAndRead(viewer: Viewer) {
-    const memory = new IpMemoryCache(db.prisma, 0);
+    const memory = new IpMemoryCache(db.prisma);
     const deps = { prisma: db.prisma, ipMemory: memory };
     for (const rating of [1, -1]) await writeRating(deps, viewer, { ip: '192.0.2.7', rating, note: '' });
     const report = reportInputSchema.parse({
@@ -38,25 +38,27 @@ describe.skipIf(!usingPostgres)('prepared statements on PostgreSQL', () => {
       relatedSubjects: [{ kind: 'email', key: 'mule@example.com', role: 'account' }],
     });
     for (let i = 0; i < 2; i++) await writeReport(deps, viewer, report);
-    await memory.catchUp();
-    return memory.get(viewer.workspaceId, '192.0.2.7');
+    const other = new IpMemoryCache(db.prisma); // another process's copy, read from the table
+    await other.catchUp();
+    expect(other.get(viewer.workspaceId, '192.0.2.7')).toEqual(memory.get(viewer.workspaceId, '192.0.2.7'));
+    return other.get(viewer.workspaceId, '192.0.2.7');
   }
 
   const prepared = async () => db.prisma.$queryRawUnsafe<Array<{ name: string; statement: string; generic_plans: bigint; custom_plans: bigint }>>(
     'SELECT name, statement, generic_plans, custom_plans FROM pg_prepared_statements ORDER BY name');
 
-  it('prepares the rating and report writes and the IP-memory read once each, and nothing else', async () => {
+  it('prepares the rating and report writes and the IP-memory catch-up once each, and nothing else', async () => {
     const viewer = await open();
     const memory = await writeAndRead(viewer);
     expect(memory, 'the answers are those of unprepared statements').toEqual({
-      ratings: { good: 1, neutral: 0, bad: 1 }, reports: 2, last_rating: expect.objectContaining({ rating: -1 }),
+      goodRatings: 1, neutralRatings: 0, badRatings: 1, reports: 2, lastRating: expect.objectContaining({ rating: -1 }),
     });
     const statements = await prepared();
     const which = (sql: string) => (sql.includes('INSERT INTO "Rating"') ? 'rating batch'
-      : sql.includes('INSERT INTO "Report"') ? 'report batch' : sql.includes('FROM "Subject" s') ? 'IP-memory read' : sql.slice(0, 80));
-    // runs per statement: each write ran twice, the read once (a second run of a prepared statement sends no SQL)
+      : sql.includes('INSERT INTO "Report"') ? 'report batch' : sql.includes('FROM "SubjectMemory" m') ? 'IP-memory catch-up' : sql.slice(0, 80));
+    // runs per statement: each write ran twice, the catch-up once (a second run of a prepared statement sends no SQL)
     expect(Object.fromEntries(statements.map((s) => [which(s.statement), Number(s.generic_plans) + Number(s.custom_plans)])))
-      .toEqual({ 'rating batch': 2, 'report batch': 2, 'IP-memory read': 1 });
+      .toEqual({ 'rating batch': 2, 'report batch': 2, 'IP-memory catch-up': 1 });
     expect(statements.every((s) => /^risk_[0-9a-f]{24}$/.test(s.name)), JSON.stringify(statements.map((s) => s.name))).toBe(true);
   });
 

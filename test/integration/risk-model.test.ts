@@ -82,7 +82,7 @@ describe(`risk model: feeds, publication and the raw dimensions read (${backendN
     const client = new GraphQLClient(`${s.url}/graphql`, { headers: b });
     const data = await client.request<any>(gql`{
       ip(address: "9.9.9.9") { address publication { version } dimensions { code matched published { score reports } } }
-      dimensionEntity(code: "ip", key: "9.9.9.9") { published { score } workspace { score } }
+      dimensionEntity(code: ip, key: "9.9.9.9") { published { score } workspace { score } }
     }`);
     const rest = await dims('9.9.9.9', b);
     expect(data.ip.dimensions.find((d: { code: string }) => d.code === 'ip').published.score).toBe(dim(rest, 'ip').published.score);

@@ -128,7 +128,7 @@ describe(`concurrent writes about the same new subjects (${backendName})`, () =>
         }
         // And everything written hangs off it: all ratings, reports and mentions of the IP are on the one node.
         const graph = await client.post(s.url, '/graphql', {
-          query: `{ subject(kind: "ipaddress", key: "::ffff:${ipNode.key}") { databaseId ratings(first: 1) { totalCount } reports(first: 1) { totalCount } mentions(first: 1) { totalCount } } }`,
+          query: `{ subject(kind: ipaddress, key: "::ffff:${ipNode.key}") { databaseId ratings(first: 1) { totalCount } reports(first: 1) { totalCount } mentions(first: 1) { totalCount } } }`,
         }, headers);
         expect(graph.body.data, graph.text).toEqual({ subject: {
           databaseId: ipNode.id, ratings: { totalCount: expected.ratings }, reports: { totalCount: expected.ipReports }, mentions: { totalCount: expected.ipMentions },

@@ -108,8 +108,8 @@ describe(`/healthz while the worst GraphQL an account can send runs (${backendNa
       // The audit's: 400 ids, each with its texts and linked subjects.
       { name: 'nodes ×400 (audit)', query: 'query($ids: [ID!]!) { nodes(ids: $ids) { ... on Report { details relatedSubjects { subject { key } } } } }', variables: { ids: ids(400) } },
       // The audit's: 30 aliases of `ips` on entities holding thousands of the workspace's IPs (27-29 s): each scanned them all.
-      { name: 'ips ×30 (audit)', query: aliases(30, (i) => `dimensionEntity(code: "${entity(i).code}", key: "${entity(i).key}") { ips(first: 5) { totalCount nodes { key } } }`) },
-      largest('ips', QUERY_LIMITS.maxAliases, (n) => ({ query: aliases(n, (i) => `dimensionEntity(code: "${entity(i).code}", key: "${entity(i).key}") { ips(first: 100) { totalCount nodes { key } } }`) })),
+      { name: 'ips ×30 (audit)', query: aliases(30, (i) => `dimensionEntity(code: ${entity(i).code}, key: "${entity(i).key}") { ips(first: 5) { totalCount nodes { key } } }`) },
+      largest('ips', QUERY_LIMITS.maxAliases, (n) => ({ query: aliases(n, (i) => `dimensionEntity(code: ${entity(i).code}, key: "${entity(i).key}") { ips(first: 100) { totalCount nodes { key } } }`) })),
       largest('nodes', 50, (n) => ({ query: `query($ids: [ID!]!) { nodes(ids: $ids) { ... on Report { title summary tags relatedSubjects(limit: ${n}) { role subject { kind key } } } } }`, variables: { ids: ids(QUERY_LIMITS.maxNodeIds) } })),
       largest('details', QUERY_LIMITS.maxAliases, (n) => ({ query: aliases(n, () => 'reports(first: 100) { nodes { details summary } }') })),
       largest('wide walk', QUERY_LIMITS.maxPageSize, (n) => ({ query: `{ reports(first: ${n}) { nodes { id databaseId eventType outcomeCode severity status sharePolicy namespace createdAt relatedSubjects { role position subject { id databaseId kind createdAt } } } } }` })),

@@ -143,7 +143,7 @@ describe(`no secret in logs, error bodies or GraphQL errors (${backendName})`, (
       expect(r.status, `${what}: ${r.text}`).toBeGreaterThanOrEqual(400);
     }
     await api('graphql syntax error', '/graphql', { headers: good, body: '{"query":"{ viewer { "}' });
-    await api('graphql validation error', '/graphql', { headers: good, body: JSON.stringify({ query: `{ subject(kind: "email", key: "${secretPart}@x.example") { nope } }` }) });
+    await api('graphql validation error', '/graphql', { headers: good, body: JSON.stringify({ query: `{ subject(kind: email, key: "${secretPart}@x.example") { nope } }` }) });
     await api('graphql bad input', '/graphql', { headers: good, body: '{"query":"mutation { rate(input: { ip: \\"1.2.3\\", rating: 7 }) { rating { id } } }"}' });
 
     // The control plane with an API key, an unknown session, a forged CSRF token.

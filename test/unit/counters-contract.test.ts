@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { STORES, closeStores } from '../helpers/counter-stores.ts';
-import { burstKey, nextUtcMidnightMs, quotaKey, utcDay, windowStart, WINDOW_MS } from '../../src/platform/counters/keys.ts';
+import { burstKey, keyQuotaKey, nextUtcMidnightMs, quotaKey, utcDay, windowStart, WINDOW_MS } from '../../src/platform/counters/keys.ts';
 
 afterEach(closeStores);
 
@@ -79,12 +79,13 @@ describe.each(STORES)('CounterStore contract: %s', (_name, open) => {
     expect((await store.claimCooldown(short, 1_000)).claimed).toBe(true);
   });
 
-  it('meters a call in one step: burst first (refusals count nowhere), then the daily quota', async () => {
+  it('meters a call in one step: burst first (refusals count nowhere), then the daily quota and the key\'s own count', async () => {
     const store = await open();
     const ws = randomUUID();
     const start = Math.floor(Date.now() / 1000) * 1000;
     const call = (prefix: string, nowMs: number, dailyLimit = 3) => store.meterCall({
       quotaKey: quotaKey(ws, 'api_score', utcDay(nowMs)), dailyLimit, quotaExpireAtMs: midnight(),
+      keyCountKey: keyQuotaKey(ws, 'api_score', utcDay(nowMs), prefix),
       burstKey: burstKey(ws, prefix), burstLimit: 2, burstWindowMs: 1000, nowMs,
     });
     const resetA = start + 1000;
@@ -97,6 +98,8 @@ describe.each(STORES)('CounterStore contract: %s', (_name, open) => {
     // the day is used up: refused by the quota; the next second's burst window starts fresh
     expect(await call('rk_a', start + 1000)).toEqual({ outcome: 'quota_exhausted', used: 3, burstResetAtMs: resetA + 1000 });
     expect(await store.peek(quotaKey(ws, 'api_score', utcDay(start)))).toBe(3);
+    // each key's own count: only its counted calls (rk_a's burst and quota refusals counted nowhere)
+    expect(await store.peekMany(['rk_a', 'rk_b', 'rk_c'].map((k) => keyQuotaKey(ws, 'api_score', utcDay(start), k)))).toEqual([2, 1, 0]);
   });
 
   it('records a batch of tallies: hits and requesters add up, also past 500 requesters for one entity', async () => {

@@ -44,7 +44,6 @@ describe('progress bar', () => {
     const bar = renderProgressBar({ linesRead: 12345, bytesRead: 50, totalBytes: 100 }, 60);
     expect(bar).toMatch(/^\[#+-+\]  50%  12,345 lines$/);
     expect(bar.length).toBeLessThanOrEqual(60);
-    expect(renderProgressBar({ linesRead: 1, bytesRead: 0, totalBytes: 0 }, 40)).toContain('100%');
   });
 
   it('draws only on a TTY, only past minLines, and ends the line when done', () => {
@@ -63,10 +62,37 @@ describe('progress bar', () => {
     expect(out.slice(-2)[0]).toMatch(/60%  7,000 lines$/);
     expect(out[out.length - 1]).toBe('\n');
 
+  });
+
+  it('writes whole lines, one per tenth of the file, when stderr is not a terminal', () => {
+    const piped: string[] = [];
+    const p = createProgressWriter({ isTTY: false, write: (s: string) => piped.push(s) }, { label: 'reading list.txt' });
+    p.update(4000, 10, 100);
+    expect(piped, 'short so far: nothing written').toEqual([]);
+    for (let lines = 6000, bytes = 15; bytes <= 100; lines += 1000, bytes += 5) p.update(lines, bytes, 100);
+    p.update(30_000, 100, 100); // every byte read, lines still being parsed
+    p.done();
+    expect(piped.join('')).not.toContain('\r');
+    expect(piped.every((l) => l.endsWith('\n'))).toBe(true);
+    expect(piped.map((l) => l.trimEnd())).toEqual([
+      'reading list.txt: 15% (6,000 lines)', 'reading list.txt: 20% (7,000 lines)', 'reading list.txt: 30% (9,000 lines)',
+      'reading list.txt: 40% (11,000 lines)', 'reading list.txt: 50% (13,000 lines)', 'reading list.txt: 60% (15,000 lines)',
+      'reading list.txt: 70% (17,000 lines)', 'reading list.txt: 80% (19,000 lines)', 'reading list.txt: 90% (21,000 lines)',
+      'reading list.txt: 100% (23,000 lines)', 'reading list.txt: 100% (30,000 lines)',
+    ]);
+  });
+
+  it('counts lines when the size is unknown (a pipe), and writes nothing for a short file', () => {
     const piped: string[] = [];
     const p = createProgressWriter({ isTTY: false, write: (s: string) => piped.push(s) });
-    p.update(100_000, 1, 2);
+    for (let lines = 50_000; lines <= 250_000; lines += 50_000) p.update(lines, lines * 10, 0);
     p.done();
-    expect(piped, 'nothing when stderr is not a terminal').toEqual([]);
+    expect(piped.map((l) => l.trimEnd())).toEqual(['reading: 50,000 lines', 'reading: 100,000 lines', 'reading: 200,000 lines', 'reading: 250,000 lines']);
+    const short: string[] = [];
+    const q = createProgressWriter({ isTTY: false, write: (s: string) => short.push(s) });
+    q.update(4000, 1, 2);
+    q.done();
+    expect(short).toEqual([]);
+    expect(renderProgressBar({ linesRead: 7, bytesRead: 70, totalBytes: 0 })).toBe('7 lines read');
   });
 });

@@ -7,6 +7,7 @@ import { RatingBatcher, type RatingInput } from '../../src/domain/memory/rating-
 import { backendName } from '../helpers/backend.ts';
 import { countingClient } from '../helpers/counting-client.ts';
 import { openTestDatabase, seedWorkspace, type TestDatabase } from './publishing-fixtures.ts';
+import { maintainedMemory, recountMemory } from '../helpers/memory-recount.ts';
 
 describe(`RatingBatcher (${backendName})`, () => {
   let t: TestDatabase;
@@ -40,6 +41,10 @@ describe(`RatingBatcher (${backendName})`, () => {
     for (const s of stored) expect(rows.find((r) => r.id === s.id)).toMatchObject({ rating: s.rating, note: s.note, subjectId: s.subjectId });
     const subjects = new Set(stored.map((s) => s.subjectId));
     expect(subjects.size, 'one subject node per (workspace, IP)').toBe(new Set(inputs.map((i) => `${i.workspaceId}|${i.ip}`)).size);
+    // each subject's memory: the counts and last rating of its whole history, and answered as the statement left it
+    expect(await maintainedMemory(t.prisma, [...subjects])).toEqual(await recountMemory(t.prisma, [...subjects]));
+    const last = rows.at(-1)!;
+    expect(last.subject.memory).toMatchObject({ lastRatingId: last.id, lastRating: last.rating, lastNote: last.note, lastRatedAt: last.createdAt });
   });
 
   it('fails only the rating that cannot be written when a batch statement fails', async () => {

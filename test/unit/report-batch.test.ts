@@ -10,6 +10,7 @@ import { ReportBatcher, type NewReport, type ReportRow } from '../../src/domain/
 import { backendName } from '../helpers/backend.ts';
 import { countingClient } from '../helpers/counting-client.ts';
 import { openTestDatabase, seedWorkspace, type TestDatabase } from './publishing-fixtures.ts';
+import { maintainedMemory, recountMemory } from '../helpers/memory-recount.ts';
 
 let unique = 0;
 /** A report of `workspaceId` about `key`; every field differs per call, so a mixed-up answer shows. */
@@ -27,12 +28,13 @@ function report(workspaceId: number, kind: string, key: string, extra: Partial<N
 /** The answer a caller must get for its input (ids and times aside: those the database gives). */
 function expectedFor(input: NewReport) {
   const { kind, key, relatedSubjects, ...fields } = input;
-  const subject = { id: expect.any(Number), workspaceId: input.workspaceId, kind, key, createdAt: expect.any(Date) };
+  const memory = expect.objectContaining({ revision: expect.any(Number), reports: expect.any(Number) });
+  const subject = { id: expect.any(Number), workspaceId: input.workspaceId, kind, key, createdAt: expect.any(Date), memory };
   return {
     ...fields, id: expect.any(Number), createdAt: expect.any(Date), subjectId: expect.any(Number), subject,
     links: relatedSubjects.map((r, position) => ({
       reportId: expect.any(Number), subjectId: expect.any(Number), role: r.role, position,
-      subject: { id: expect.any(Number), workspaceId: input.workspaceId, kind: r.kind, key: r.key, createdAt: expect.any(Date) },
+      subject: { id: expect.any(Number), workspaceId: input.workspaceId, kind: r.kind, key: r.key, createdAt: expect.any(Date), memory },
     })),
   };
 }
@@ -53,8 +55,12 @@ describe(`ReportBatcher (${backendName})`, () => {
     const rows = await t.prisma.report.findMany({
       where: { id: { in: ids } }, include: { subject: true, links: { include: { subject: true }, orderBy: { position: 'asc' } } },
     });
-    return ids.map((id) => rows.find((r) => r.id === id)!);
+    return ids.map((id) => rows.find((r) => r.id === id)!) as ReportRow[];
   }
+  /** Answers without the memory of their subjects (a later statement may have changed it since). */
+  const withoutMemory = (rows: ReportRow[]) => rows.map(({ subject: { memory: _m, ...subject }, links, ...row }) => ({
+    ...row, subject, links: links.map(({ subject: { memory: _lm, ...linked }, ...link }) => ({ ...link, subject: linked })),
+  }));
 
   it('writes 40 concurrent reports of two workspaces in a few statements, each caller answered with its own report', async () => {
     const client = countingClient(t.prisma);
@@ -70,7 +76,7 @@ describe(`ReportBatcher (${backendName})`, () => {
     expect(new Set(rows.map((r) => r.id)).size, 'every call its own report').toBe(40);
     const batched = rows.slice(1).map((r) => r.id);
     expect(batched, 'report ids drawn in input order').toEqual([...batched].sort((a, b) => a - b));
-    expect(await storedRows(rows.map((r) => r.id)), 'stored as answered').toEqual(rows);
+    expect(await storedRows(rows.map((r) => r.id)), 'stored as answered').toEqual(withoutMemory(rows));
 
     // Each workspace on its own subject nodes: the same key in both is two nodes, one per workspace.
     const nodes = new Map<string, number>();
@@ -104,7 +110,7 @@ describe(`ReportBatcher (${backendName})`, () => {
       where: { workspaceId: wsA, key: { in: ['zz-shared.example', 'yy@new.example', 'https://xx.example/', 'ww.example'] } }, orderBy: { id: 'asc' },
     });
     expect(created.map((s) => s.key)).toEqual(['zz-shared.example', 'yy@new.example', 'https://xx.example/', 'ww.example']);
-    expect(await storedRows(rows.map((r) => r.id))).toEqual(rows);
+    expect(await storedRows(rows.map((r) => r.id))).toEqual(withoutMemory(rows));
   });
 
   it('writes a report naming the same subject as main and related, and a related subject in two roles', async () => {
@@ -121,7 +127,7 @@ describe(`ReportBatcher (${backendName})`, () => {
       expect(row.links[1]!.subject.id).toBe(row.links[2]!.subject.id);
     }
     expect(rows[2]!.subject.id, 'both reports on the same nodes').toBe(rows[1]!.subject.id);
-    expect(await storedRows(rows.map((r) => r.id))).toEqual(rows);
+    expect(await storedRows(rows.map((r) => r.id))).toEqual(withoutMemory(rows));
   });
 
   it('fails only the report that cannot be written when a batch statement fails', async () => {
@@ -135,7 +141,7 @@ describe(`ReportBatcher (${backendName})`, () => {
     const titles = (await t.prisma.report.findMany({ where: { title: { startsWith: 'ok ' } }, select: { title: true } })).map((r) => r.title).sort();
     expect(titles).toEqual(['ok 1', 'ok 2', 'ok 4']);
     const written = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
-    expect(await storedRows(written.map((r) => r.id))).toEqual(written);
+    expect(await storedRows(written.map((r) => r.id))).toEqual(withoutMemory(written));
   });
 
   it('never deadlocks: concurrent batches of reports and ratings lock shared subjects in one order', async () => {
@@ -157,5 +163,21 @@ describe(`ReportBatcher (${backendName})`, () => {
       await Promise.all(writes);
     }
     expect(failures.slice(0, 1), 'no statement failed (40P01: deadlock detected)').toEqual([]);
+    // every increment of the concurrent statements landed: the maintained memory is the history's count
+    const ids = (await t.prisma.subject.findMany({ where: { workspaceId: wsA, key: { startsWith: '100.64.' } }, select: { id: true } })).map((s) => s.id);
+    expect(ids.length).toBeGreaterThan(100);
+    expect(await maintainedMemory(t.prisma, ids)).toEqual(await recountMemory(t.prisma, ids));
+  });
+
+  it("answers each subject's memory as the statement left it: reports counted once per report, however it names the subject", async () => {
+    const batcher = new ReportBatcher(t.prisma, 1, 256);
+    const ip = '198.51.100.99';
+    const [first, second] = await Promise.all([
+      batcher.write(report(wsA, 'ipaddress', ip)),
+      batcher.write(report(wsA, 'domain', 'memory.example', { relatedSubjects: [{ kind: 'ipaddress', key: ip, role: 'linked' }, { kind: 'ipaddress', key: ip, role: 'origin' }] })),
+    ]);
+    expect(first!.subject.memory).toMatchObject({ reports: 1, revision: 1, good: 0, lastRatingId: null });
+    expect(second!.links.map((l) => l.subject.memory)).toEqual([expect.objectContaining({ reports: 2, revision: 2 }), expect.objectContaining({ reports: 2, revision: 2 })]);
+    expect(second!.subject.memory).toMatchObject({ reports: 1, revision: 1 });
   });
 });

@@ -83,7 +83,7 @@ describe(`control plane in Chromium (${backendName})`, () => {
 
     await p.goto(`${h.url}/workspace/usage`);
     expect(await p.textContent('#score-usage')).toBe('2 / 1000');
-    expect(await p.locator('#usage-chart rect').count()).toBe(30);
+    expect(await p.locator('#usage-chart g.day').count()).toBe(30);
     await shot('usage');
 
     if (body.links?.ip) {

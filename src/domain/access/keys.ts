@@ -7,10 +7,15 @@ import { generateApiKey, hashApiKey } from './key-format.ts';
 export const WORKSPACE_NAME = /^[A-Za-z0-9][A-Za-z0-9 _.@-]{0,63}$/;
 export const KEY_NAME_MAX = 80;
 
+export const KEY_STATUSES = [
+  { code: 'active', meaning: 'The key authenticates calls.' },
+  { code: 'revoked', meaning: 'The key was revoked: every call with it is refused.' },
+] as const;
+
 export type CreatedKey = { workspace: string; name: string; prefix: string; secret: string };
 export type KeyListing = {
   workspace: string; name: string; prefix: string; created_at: string;
-  last_used_at: string | null; revoked_at: string | null; status: 'active' | 'revoked';
+  last_used_at: string | null; revoked_at: string | null; status: (typeof KEY_STATUSES)[number]['code'];
 };
 
 export async function createApiKey(

@@ -19,15 +19,15 @@ const plain = (min: number, max: number) => z.string().min(min).max(max).check((
 const instant = z.date().min(DATE_RANGE.min, { error: 'must be in the years 1-9999' }).max(DATE_RANGE.max, { error: 'must be in the years 1-9999' });
 
 export const reportFilterSchema = z.object({
-  kind: codes(SUBJECT_KIND_CODES).optional(),
-  outcomeCode: codes(OUTCOME_CODES).optional(),
-  severity: codes(SEVERITY_CODES).optional(),
-  sharePolicy: codes(SHARE_POLICY_CODES).optional(),
-  namespace: z.array(plain(0, 100)).min(1).max(50).optional(),
-  tags: z.array(plain(1, 64)).min(1).max(20).optional(),
-  from: instant.optional(),
-  to: instant.optional(),
-  text: plain(1, 200).optional(),
+  kind: codes(SUBJECT_KIND_CODES).optional().meta({ description: 'Kinds of the report\'s main subject (any of).' }),
+  outcomeCode: codes(OUTCOME_CODES).optional().meta({ description: 'Outcome codes (any of).' }),
+  severity: codes(SEVERITY_CODES).optional().meta({ description: 'Severities (any of).' }),
+  sharePolicy: codes(SHARE_POLICY_CODES).optional().meta({ description: 'Share policies (any of).' }),
+  namespace: z.array(plain(0, 100)).min(1).max(50).optional().meta({ description: 'Namespaces (any of; "" is the default namespace).' }),
+  tags: z.array(plain(1, 64)).min(1).max(20).optional().meta({ description: 'Tags the report carries, all of them.' }),
+  from: instant.optional().meta({ description: 'Stored at or after this instant.' }),
+  to: instant.optional().meta({ description: 'Stored before this instant.' }),
+  text: plain(1, 200).optional().meta({ description: 'Case-insensitive substring of the title or the summary.' }),
 }).strict().refine((f) => !f.from || !f.to || f.from < f.to, { message: 'from must be before to', path: ['to'] });
 
 export type ReportFilter = z.output<typeof reportFilterSchema>;

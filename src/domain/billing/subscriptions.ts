@@ -13,15 +13,19 @@ import { admitMail } from '../mail/mail-limit.ts';
 import { inWords, throttle } from '../throttle.ts';
 
 /**
- * API subscription requests. States (docs/control-plane.md):
- *   pending        created at the provider, waiting for the buyer's approval
- *   active         provider confirmed; the workspace's tier is this request's tier
- *   payment_failed a renewal payment failed; the tier stays while the provider retries
- *   suspended      provider suspended it (payments failed for good); workspace back to free
- *   cancelled      cancelled or expired at the provider; terminal; workspace back to free
- *   superseded     another request of the workspace became active later; cancelled at the provider
- *                  (ProviderCancellation, retried until it succeeds; its CANCELLED event keeps the tier)
+ * API subscription requests and their states (docs/control-plane.md); the transitions are in webhook-events.ts.
  */
+export const SUBSCRIPTION_STATUSES = [
+  { code: 'pending', meaning: 'Created at the payment provider, waiting for the buyer\'s approval.' },
+  { code: 'active', meaning: 'The provider confirmed it: the workspace\'s tier is this request\'s tier.' },
+  { code: 'payment_failed', meaning: 'A renewal payment failed; the tier stays while the provider retries.' },
+  { code: 'suspended', meaning: 'The provider suspended it (payments failed for good); the workspace is back on the free tier.' },
+  { code: 'cancelled', meaning: 'Cancelled or expired at the provider (final); the workspace is back on the free tier.' },
+  // Its cancellation at the provider is retried until it succeeds (ProviderCancellation); that CANCELLED event keeps the tier.
+  { code: 'superseded', meaning: 'Another request of the workspace became active later; this one is cancelled at the provider.' },
+] as const;
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number]['code'];
+
 export type BillingDeps = {
   prisma: PrismaClient; provider: PaymentProvider | null; mailer: Mailer; counters: CounterStore;
   tiers: TierCatalog; baseUrl: string; log: Logger;

@@ -5,6 +5,7 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
+import { AppError } from '../../errors.ts';
 import { FeedParser, type FeedFormat, type FeedParseResult } from './parse.ts';
 
 export type ReadFeedOptions = {
@@ -15,7 +16,9 @@ export type ReadFeedOptions = {
 };
 
 export async function readFeedFile(path: string, format: FeedFormat, opts: ReadFeedOptions = {}): Promise<FeedParseResult> {
-  const totalBytes = (await stat(path)).size;
+  const info = await stat(path); // a missing file fails here, with its path in the error
+  if (info.isDirectory()) throw new AppError('invalid_request', `${path} is a directory, not a feed file`);
+  const totalBytes = info.size;
   const parser = new FeedParser(format, opts.column !== undefined ? { column: opts.column } : {});
   const stream = createReadStream(path, { encoding: 'utf8' });
   // crlfDelay: a "\r\n" split across chunks is still one line break

@@ -1,7 +1,8 @@
 import type { IpScore } from '../scoring/score.ts';
+import type { DimensionCode } from '../network/types.ts';
 
 /** URLs of the direct report pages (control plane) for the IP and each matched dimension entity. */
-export type ReportLinks = { reportLink: string; dimensionLinks: Array<{ code: string; url: string }> };
+export type ReportLinks = { reportLink: string; dimensionLinks: Array<{ code: DimensionCode; url: string }> };
 
 export function reportPath(code: string, key: string): string {
   return `/workspace/reports/${code}/${encodeURIComponent(key)}`;

@@ -45,8 +45,7 @@ export async function scoreRequest(
   const snapshot = deps.publications.current();
   const hierarchy = deps.network.resolve(ip);
   const score = scoreIp(hierarchy, snapshot.global, snapshot.contextual(viewer.workspaceId));
-  // Before the metering step: a database failure reading the workspace's memory refuses the call uncounted.
-  const memory = await deps.ipMemory.get(viewer.workspaceId, ip);
+  const memory = deps.ipMemory.get(viewer.workspaceId, ip); // this process's copy: no query (ip-memory.ts)
   const [communitySignal, quota] = await Promise.all([
     deps.community.readOrUnavailable(`ip:${ip}`, nowMs),
     deps.meter.consume(viewer, tier, nowMs, surface),

@@ -4,8 +4,9 @@ import { AppError } from '../../errors.ts';
 
 /** Idempotency-Key: 1-255 printable ASCII characters (as the IETF draft allows any opaque string). */
 export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
-/** Records are kept at least this long (a sweep deletes older ones). */
-export const IDEMPOTENCY_TTL_MS = 48 * 3600 * 1000;
+/** Records are kept at least this long (an hourly sweep deletes older ones); the API documents the hours. */
+export const IDEMPOTENCY_TTL_HOURS = 48;
+export const IDEMPOTENCY_TTL_MS = IDEMPOTENCY_TTL_HOURS * 3600 * 1000;
 
 export type Idempotency = { key: string; endpoint: 'rate' | 'report'; request: unknown };
 /** What a write stored: its id, whether it was a replay, and the stored row when the write returned it. */

@@ -1,4 +1,5 @@
-import type { PrismaClient } from '../../generated/prisma/client.ts';
+import type { PrismaClient, SubjectMemory } from '../../generated/prisma/client.ts';
+import type { SubjectWithMemory } from './subject-memory.ts';
 
 /** What a workspace itself wrote about one IP, shown in its score responses. */
 export type IpMemory = {
@@ -12,33 +13,57 @@ export type IpMemory = {
 
 const EMPTY: IpMemory = Object.freeze({ goodRatings: 0, neutralRatings: 0, badRatings: 0, lastRating: null, reports: 0 });
 
+/** How often a process reads the memory rows other processes changed: the bound on how late it shows their writes. */
+export const IP_MEMORY_FOLLOW_MS = 1_000;
+/** Rows read per statement when catching up (the first catch-up reads the whole table). */
+const PAGE_ROWS = 20_000;
+
+type Held = { revision: number; memory: IpMemory };
+type MemoryFields = Pick<SubjectMemory, 'good' | 'neutral' | 'bad' | 'reports' | 'lastRatingId' | 'lastRating' | 'lastNote' | 'lastRatedAt' | 'revision'>;
+type ChangedRow = MemoryFields & { horizon: bigint; workspaceId: number | null; key: string; subjectId: number; writtenXid: bigint };
+
+function toIpMemory(m: MemoryFields): IpMemory {
+  return Object.freeze({
+    goodRatings: m.good, neutralRatings: m.neutral, badRatings: m.bad,
+    lastRating: m.lastRatingId === null ? null : Object.freeze({ rating: m.lastRating!, note: m.lastNote ?? '', createdAt: m.lastRatedAt!.toISOString() }),
+    reports: m.reports,
+  });
+}
+
 /**
- * Reads a workspace's own memory of an IP without a query per score call:
- * - `known` holds every (workspace, IP) that has a subject node at all, loaded at start and
- *   then followed incrementally (new subject ids since the last poll), so the common case —
- *   an IP the workspace never wrote about — is answered from memory;
- * - known IPs are read with one query and cached for `ttlMs`; a write through this process
- *   invalidates its entry at once, other processes' writes show within `ttlMs` (counts) and
- *   one poll interval (new IPs). Concurrent misses for one key share one query.
+ * Every workspace's memory of every IP it wrote about ("SubjectMemory", subject-memory.ts), held whole in
+ * this process, so `score` reads it with two map lookups and no query.
+ * - A write through this process applies the rows its statement returned, once committed: its caller's
+ *   next score shows it.
+ * - Every process follows the table (`follow`), one query per IP_MEMORY_FOLLOW_MS whatever the load: it
+ *   reads the rows written by transactions that had not finished when it last looked (their ids at or above
+ *   the oldest transaction then running, the snapshot's xmin), so no commit is ever skipped, however late
+ *   it lands. Another process's write therefore shows within IP_MEMORY_FOLLOW_MS plus that query's time.
+ * - A row is kept only when its revision is newer than the one held, so the two paths may deliver in any
+ *   order. While the database is unreachable the copy keeps answering with what it holds.
  */
 export class IpMemoryCache {
-  private entries = new Map<string, { at: number; value: IpMemory }>();
-  private inFlight = new Map<string, Promise<IpMemory>>();
-  private known = new Set<string>();
-  private lastSubjectId = 0;
+  private readonly byWorkspace = new Map<number, Map<string, Held>>();
+  /** Rows written by transactions with an id at or above this one may not have been read yet. */
+  private horizon = 0n;
+  private reading: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly prisma: PrismaClient, private readonly ttlMs = 5_000, private readonly max = 100_000, private readonly now = Date.now) {}
+  constructor(private readonly prisma: PrismaClient, private readonly pageRows = PAGE_ROWS) {}
 
-  /** Loads (or catches up with) the set of IP subjects; call once before serving, then `follow`. */
-  async catchUp(): Promise<void> {
-    for (;;) {
-      const rows = await this.prisma.$queryRaw<Array<{ id: number; workspaceId: number; key: string }>>`
-        SELECT id, "workspaceId", key FROM "Subject" WHERE kind = 'ipaddress' AND id > ${this.lastSubjectId} ORDER BY id LIMIT 50000`;
-      for (const r of rows) this.known.add(`${r.workspaceId}|${r.key}`);
-      if (rows.length > 0) this.lastSubjectId = rows[rows.length - 1]!.id;
-      if (rows.length < 50000) return;
-    }
+  get(workspaceId: number, ip: string): IpMemory {
+    return this.byWorkspace.get(workspaceId)?.get(ip)?.memory ?? EMPTY;
+  }
+
+  /** The subjects a committed write of this process returned, each with its memory as the write left it. */
+  apply(subjects: Iterable<SubjectWithMemory>): void {
+    for (const s of subjects) if (s.kind === 'ipaddress') this.keep(s.workspaceId, s.key, s.memory);
+  }
+
+  /** Reads the rows changed since the last catch-up (the whole table the first time); concurrent calls share one read. */
+  catchUp(): Promise<void> {
+    this.reading ??= this.readChanges().finally(() => { this.reading = null; });
+    return this.reading;
   }
 
   follow(intervalMs: number, onError: (e: unknown) => void) {
@@ -48,49 +73,34 @@ export class IpMemoryCache {
 
   stop() { if (this.timer) clearInterval(this.timer); }
 
-  /** A write through this process: the IP is known and its cached memory is stale. */
-  noteWrite(workspaceId: number, ip: string) {
-    const key = `${workspaceId}|${ip}`;
-    this.known.add(key);
-    this.entries.delete(key);
+  private keep(workspaceId: number, ip: string, m: MemoryFields): void {
+    let ips = this.byWorkspace.get(workspaceId);
+    if (!ips) this.byWorkspace.set(workspaceId, (ips = new Map()));
+    const held = ips.get(ip);
+    if (held && held.revision >= m.revision) return;
+    ips.set(ip, { revision: m.revision, memory: toIpMemory(m) });
   }
 
-  async get(workspaceId: number, ip: string): Promise<IpMemory> {
-    const key = `${workspaceId}|${ip}`;
-    if (!this.known.has(key)) return EMPTY;
-    const hit = this.entries.get(key);
-    if (hit && this.now() - hit.at < this.ttlMs) return hit.value;
-    let pending = this.inFlight.get(key);
-    if (!pending) {
-      pending = this.load(workspaceId, ip).finally(() => this.inFlight.delete(key));
-      this.inFlight.set(key, pending);
+  private async readChanges(): Promise<void> {
+    // Keyset over ("writtenXid", "subjectId") from the horizon on; the horizon of the next read is the xmin
+    // of this read's FIRST statement (any later commit has an id at or above it).
+    let after: [bigint, number] = [this.horizon, 0];
+    let next: bigint | null = null;
+    for (;;) {
+      const rows = await this.prisma.$queryRaw<ChangedRow[]>`-- prepared
+        SELECT h.horizon, c.* FROM (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS horizon) h
+        LEFT JOIN LATERAL (
+          SELECT s."workspaceId", s."key", m."subjectId", m."writtenXid", m."good", m."neutral", m."bad", m."reports",
+                 m."lastRatingId", m."lastRating", m."lastNote", m."lastRatedAt", m."revision"
+          FROM "SubjectMemory" m JOIN "Subject" s ON s."id" = m."subjectId"
+          WHERE (m."writtenXid", m."subjectId") > (${after[0]}::bigint, ${after[1]}::int) AND s."kind" = 'ipaddress'
+          ORDER BY m."writtenXid", m."subjectId" LIMIT ${this.pageRows}) c ON true`;
+      next ??= BigInt(rows[0]!.horizon);
+      for (const r of rows) if (r.workspaceId !== null) this.keep(r.workspaceId, r.key, r);
+      const last = rows.at(-1)!;
+      if (rows.length < this.pageRows || last.workspaceId === null) break;
+      after = [BigInt(last.writtenXid), last.subjectId];
     }
-    const value = await pending;
-    if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(key, { at: this.now(), value });
-    return value;
-  }
-
-  private async load(workspaceId: number, ip: string): Promise<IpMemory> {
-    const rows = await this.prisma.$queryRaw<Array<{ good: number; neutral: number; bad: number; reports: number; last_rating: number | null; last_note: string | null; last_at: Date | null }>>`-- prepared
-      SELECT
-        (SELECT count(*)::int FROM "Rating" r WHERE r."subjectId" = s.id AND r.rating = 1) AS good,
-        (SELECT count(*)::int FROM "Rating" r WHERE r."subjectId" = s.id AND r.rating = 0) AS neutral,
-        (SELECT count(*)::int FROM "Rating" r WHERE r."subjectId" = s.id AND r.rating = -1) AS bad,
-        -- a report about the IP or naming it as a related subject, counted once; a UNION of two index
-        -- lookups (an OR with the IN list made PostgreSQL scan every report on each call)
-        (SELECT count(*)::int FROM (SELECT p.id FROM "Report" p WHERE p."subjectId" = s.id
-                                    UNION SELECT l."reportId" FROM "ReportLink" l WHERE l."subjectId" = s.id) AS about) AS reports,
-        last.rating AS last_rating, last.note AS last_note, last."createdAt" AS last_at
-      FROM "Subject" s
-      LEFT JOIN LATERAL (SELECT rating, note, "createdAt" FROM "Rating" r WHERE r."subjectId" = s.id ORDER BY r.id DESC LIMIT 1) last ON true
-      WHERE s."workspaceId" = ${workspaceId} AND s.kind = 'ipaddress' AND s.key = ${ip}`;
-    const row = rows[0];
-    if (!row) return EMPTY;
-    return {
-      goodRatings: row.good, neutralRatings: row.neutral, badRatings: row.bad,
-      lastRating: row.last_rating === null ? null : { rating: row.last_rating, note: row.last_note ?? '', createdAt: new Date(row.last_at!).toISOString() },
-      reports: row.reports,
-    };
+    if (next > this.horizon) this.horizon = next;
   }
 }

@@ -2,14 +2,23 @@
  * Group commit for ratings (group-commit.ts): concurrent `rate` calls without an Idempotency-Key
  * (whose record must commit in a transaction of its own) are written by ONE statement per batch.
  */
-import type { PrismaClient, Rating, Subject } from '../../generated/prisma/client.ts';
+import { Prisma, type PrismaClient, type Rating } from '../../generated/prisma/client.ts';
 import { GroupCommit, type BatchStatement } from './group-commit.ts';
+import { addToMemory, memoryFromJson, type MemoryJson, type SubjectWithMemory } from './subject-memory.ts';
 
 export type RatingInput = { workspaceId: number; apiKeyId: number; ip: string; rating: number; note: string };
-/** A stored rating with its subject, as the write returns it (so answering needs no second read). */
-export type RatingRow = Rating & { subject: Subject };
+/** A stored rating with its subject and the subject's memory after the write, as the write returns it (so answering needs no second read). */
+export type RatingRow = Rating & { subject: SubjectWithMemory };
 
-type Stored = Rating & { subjectKey: string; subjectCreatedAt: Date };
+type Stored = Rating & { subjectKey: string; subjectCreatedAt: Date; memory: MemoryJson };
+
+/** Per subject: its ratings of this statement by value, and the latest of them (the highest id). */
+const RATINGS_ADDED = Prisma.sql`
+  SELECT "subjectId" AS subject_id, count(*) FILTER (WHERE "rating" = 1) AS good, count(*) FILTER (WHERE "rating" = 0) AS neutral,
+         count(*) FILTER (WHERE "rating" = -1) AS bad, 0 AS reports, max("id") AS last_id,
+         (array_agg("rating" ORDER BY "id" DESC))[1] AS last_rating, (array_agg("note" ORDER BY "id" DESC))[1] AS last_note,
+         (array_agg("createdAt" ORDER BY "id" DESC))[1] AS last_at
+  FROM rating GROUP BY "subjectId"`;
 
 /** Rows that carry the same values are interchangeable answers: they are matched to callers by these. */
 const identity = (r: { workspaceId: number; apiKeyId: number | null; rating: number; note: string }, ip: string) =>
@@ -17,7 +26,8 @@ const identity = (r: { workspaceId: number; apiKeyId: number | null; rating: num
 
 /**
  * One statement for many ratings (data-modifying CTEs): each distinct (workspace, IP) subject
- * node is found or created once, then every rating is inserted.
+ * node is found or created once, then every rating is inserted and added to its subject's memory
+ * (subject-memory.ts).
  */
 async function storeRatings(prisma: Pick<PrismaClient, '$queryRaw'>, inputs: readonly RatingInput[]): Promise<Stored[]> {
   const col = <T>(f: (r: RatingInput) => T): T[] => inputs.map(f);
@@ -40,17 +50,20 @@ async function storeRatings(prisma: Pick<PrismaClient, '$queryRaw'>, inputs: rea
       SELECT input.ws, subject.id, input.api_key, input.rating, input.note
         FROM input JOIN subject ON subject."workspaceId" = input.ws AND subject."key" = input.ip
         ORDER BY input.ord
-      RETURNING *)
-    SELECT rating.*, subject."key" AS "subjectKey", subject."createdAt" AS "subjectCreatedAt"
-      FROM rating JOIN subject ON subject.id = rating."subjectId"
+      RETURNING *),
+    memory AS (${addToMemory(RATINGS_ADDED)})
+    SELECT rating.*, subject."key" AS "subjectKey", subject."createdAt" AS "subjectCreatedAt", row_to_json(memory) AS memory
+      FROM rating JOIN subject ON subject.id = rating."subjectId" JOIN memory ON memory."subjectId" = rating."subjectId"
       ORDER BY rating.id`;
 }
 
 /** One row per input, matched by value (no reliance on the order RETURNING gives). */
 function answersFor(inputs: readonly RatingInput[], stored: readonly Stored[]): RatingRow[] {
   const byIdentity = new Map<string, RatingRow[]>();
-  for (const { subjectKey, subjectCreatedAt, ...rating } of stored) {
-    const subject: Subject = { id: rating.subjectId, workspaceId: rating.workspaceId, kind: 'ipaddress', key: subjectKey, createdAt: subjectCreatedAt };
+  for (const { subjectKey, subjectCreatedAt, memory, ...rating } of stored) {
+    const subject: SubjectWithMemory = {
+      id: rating.subjectId, workspaceId: rating.workspaceId, kind: 'ipaddress', key: subjectKey, createdAt: subjectCreatedAt, memory: memoryFromJson(memory),
+    };
     const key = identity(rating, subjectKey);
     let rows = byIdentity.get(key);
     if (!rows) byIdentity.set(key, (rows = []));

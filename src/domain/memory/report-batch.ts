@@ -4,8 +4,9 @@
  * together. A report with a key is written by the same statement, alone, inside the transaction
  * that also stores its idempotency record (writes.ts).
  */
-import type { PrismaClient, Report, ReportLink, Subject } from '../../generated/prisma/client.ts';
+import { Prisma, type PrismaClient, type Report, type ReportLink } from '../../generated/prisma/client.ts';
 import { GroupCommit, type BatchStatement } from './group-commit.ts';
+import { addToMemory, memoryFromJson, type MemoryJson, type SubjectWithMemory } from './subject-memory.ts';
 
 /** A validated, normalised report (see schemas.ts), as `report` writes it. */
 export type ReportWrite = {
@@ -17,11 +18,21 @@ export type ReportWrite = {
 };
 /** A report with the workspace and API key it is written for. */
 export type NewReport = ReportWrite & { workspaceId: number; apiKeyId: number };
-/** A stored report with its subject and links, as the write returns it (so answering needs no second read). */
-export type ReportRow = Report & { subject: Subject; links: Array<ReportLink & { subject: Subject }> };
+/**
+ * A stored report with its subject and links, as the write returns it (so answering needs no second read);
+ * each subject with its memory after the write.
+ */
+export type ReportRow = Report & { subject: SubjectWithMemory; links: Array<ReportLink & { subject: SubjectWithMemory }> };
 
 /** What the statement returns per report: its id and time, and the node of each subject it names (main first, then related in order). */
-type Stored = { ord: number; id: number; createdAt: Date; subjects: Array<{ id: number; createdAt: string }> };
+type Stored = { ord: number; id: number; createdAt: Date; subjects: Array<{ id: number; createdAt: string; memory: MemoryJson }> };
+
+/** Per subject: the reports of this statement naming it, each once however many times it names it. */
+const REPORTS_ADDED = Prisma.sql`
+  SELECT s.id AS subject_id, 0 AS good, 0 AS neutral, 0 AS bad, count(DISTINCT i.ord) AS reports,
+         NULL::int AS last_id, NULL::int AS last_rating, NULL::text AS last_note, NULL::timestamptz AS last_at
+  FROM ref_input i JOIN subjects s ON s.ws = i.ws AND s.kind = i.kind AND s.key = i.key
+  GROUP BY s.id`;
 
 /** Every subject a batch names, report after report: the main subject (position -1), then the related ones in request order. */
 function referencesOf(inputs: readonly NewReport[]) {
@@ -37,7 +48,7 @@ function referencesOf(inputs: readonly NewReport[]) {
  * subject), every subject they name (main one included: it is numbered and answered like the
  * others) and their tags (a text[] per report, rebuilt in tag order). Each report's id is drawn
  * up front for its ordinal, so its links and its answer join by ordinal, never by the order
- * RETURNING gives.
+ * RETURNING gives. Every subject named is added to its memory (subject-memory.ts).
  */
 async function storeReports(prisma: Pick<PrismaClient, '$queryRaw'>, inputs: readonly NewReport[]): Promise<Stored[]> {
   const col = <T>(f: (r: NewReport, ord: number) => T): T[] => inputs.map((r, ord) => f(r, ord));
@@ -94,13 +105,15 @@ async function storeReports(prisma: Pick<PrismaClient, '$queryRaw'>, inputs: rea
       FROM ref_input i
       JOIN report_input r ON r.ord = i.ord
       JOIN subjects s ON s.ws = i.ws AND s.kind = i.kind AND s.key = i.key
-      WHERE i.position >= 0)
+      WHERE i.position >= 0),
+    memory AS (${addToMemory(REPORTS_ADDED)})
     SELECT r.ord, reports.id, reports."createdAt",
-      json_agg(json_build_object('id', s.id, 'createdAt', s."createdAt") ORDER BY i.position) AS subjects
+      json_agg(json_build_object('id', s.id, 'createdAt', s."createdAt", 'memory', row_to_json(m)) ORDER BY i.position) AS subjects
     FROM reports
     JOIN report_input r ON r.id = reports.id
     JOIN ref_input i ON i.ord = r.ord
     JOIN subjects s ON s.ws = i.ws AND s.kind = i.kind AND s.key = i.key
+    JOIN memory m ON m."subjectId" = s.id
     GROUP BY r.ord, reports.id, reports."createdAt"`;
 }
 
@@ -112,9 +125,9 @@ function answersFor(inputs: readonly NewReport[], stored: readonly Stored[]): Re
     if (!written || written.subjects.length !== 1 + input.relatedSubjects.length) {
       throw new Error(`report batch: no stored report for input ${ord} of ${inputs.length}`);
     }
-    const subjectAt = (i: number, kind: string, key: string): Subject => {
+    const subjectAt = (i: number, kind: string, key: string): SubjectWithMemory => {
       const s = written.subjects[i]!;
-      return { id: s.id, workspaceId: input.workspaceId, kind, key, createdAt: new Date(s.createdAt) };
+      return { id: s.id, workspaceId: input.workspaceId, kind, key, createdAt: new Date(s.createdAt), memory: memoryFromJson(s.memory) };
     };
     const subject = subjectAt(0, input.kind, input.key);
     return {

@@ -14,8 +14,8 @@ export type { ReportRow, ReportWrite } from './report-batch.ts';
 /** Validated, normalised input (see schemas.ts): what `rate` writes. */
 export type RateWrite = { ip: string; rating: number; note: string };
 
-/** What a write needs: the database, and the cache of workspaces' memory of IPs, which each write keeps current. */
-export type MemoryDeps = { prisma: PrismaClient; ipMemory: Pick<IpMemoryCache, 'noteWrite'> };
+/** What a write needs: the database, and this process's copy of the workspaces' memory of IPs, which each write brings up to date. */
+export type MemoryDeps = { prisma: PrismaClient; ipMemory: Pick<IpMemoryCache, 'apply'> };
 
 /** One batcher per database client: every write of the process shares its group commit. */
 function perClient<B>(make: (prisma: PrismaClient) => B): (prisma: PrismaClient) => B {
@@ -51,7 +51,8 @@ export async function writeRating(deps: MemoryDeps, viewer: Viewer, input: RateW
   const { prisma } = deps;
   const written = await writeMemory(prisma, viewer.workspaceId, { workspaceId: viewer.workspaceId, apiKeyId: viewer.apiKeyId, ...input },
     ratingBatcher(prisma), ratingStatement, idempotencyKey ? { key: idempotencyKey, endpoint: 'rate', request: input } : null);
-  deps.ipMemory.noteWrite(viewer.workspaceId, input.ip);
+  // committed: the memory the statement left shows in this process's next score (a replay wrote nothing)
+  if (written.row) deps.ipMemory.apply([written.row.subject]);
   return written;
 }
 
@@ -68,6 +69,6 @@ export async function writeReport(deps: MemoryDeps, viewer: Viewer, input: Repor
   const report: ReportWrite = { ...input, requestedVisibility: input.visibility, effectiveVisibility: allowed.effective, policyNotice: allowed.notice };
   const written = await writeMemory(prisma, viewer.workspaceId, { workspaceId: viewer.workspaceId, apiKeyId: viewer.apiKeyId, ...report },
     reportBatcher(prisma), reportStatement, idempotencyKey ? { key: idempotencyKey, endpoint: 'report', request: report } : null);
-  for (const s of [input, ...input.relatedSubjects]) if (s.kind === 'ipaddress') deps.ipMemory.noteWrite(viewer.workspaceId, s.key);
+  if (written.row) deps.ipMemory.apply([written.row.subject, ...written.row.links.map((l) => l.subject)]);
   return written;
 }

@@ -1,7 +1,7 @@
 import { AppError } from '../../errors.ts';
 import type { CounterStore } from '../../platform/counters/types.ts';
 import { CounterUnavailableError } from '../../platform/counters/types.ts';
-import { burstKey, nextUtcMidnightMs, quotaKey, retryAfterSeconds, utcDay, type QuotaSurface } from '../../platform/counters/keys.ts';
+import { burstKey, keyQuotaKey, nextUtcMidnightMs, quotaKey, retryAfterSeconds, utcDay, type QuotaSurface } from '../../platform/counters/keys.ts';
 import type { Viewer } from '../access/verifier.ts';
 import { requireScoreEligible, type Tier } from './tiers.ts';
 
@@ -18,7 +18,8 @@ import { requireScoreEligible, type Tier } from './tiers.ts';
  * - Burst: at most `burst_per_second` calls per key per clock second (own 429 code), checked in the
  *   same atomic step as the quota (its counter shares the workspace's hash tag).
  * - Counter store unreachable: fail closed (503 quota_unavailable); a metered call is never free.
- * Counters are kept 35 days past their day so the usage chart can read 30 days back.
+ * Counters are kept 35 days past their day so the usage chart can read 30 days back; each counted call also
+ * counts on its key's own counter of the day (limiting nothing), for the usage page's per-key breakdown.
  */
 export type QuotaState = { dailyLimit: number; usedToday: number; remaining: number; overLimit: boolean };
 /** A quota after a call or a read: its state, the next reset (ISO) and the seconds until it (Retry-After, RateLimit-Reset). */
@@ -92,8 +93,10 @@ export class ScoreMeter {
   async consume(viewer: Viewer, tier: Tier, nowMs: number, surface: MeteredSurface = 'api_score'): Promise<QuotaPosture> {
     const workspace = String(viewer.workspaceId);
     const limit = LIMIT[surface](tier);
+    const day = utcDay(nowMs);
     const result = await guard(() => this.counters.meterCall({
-      quotaKey: quotaKey(workspace, surface, utcDay(nowMs)), dailyLimit: limit, quotaExpireAtMs: nextUtcMidnightMs(nowMs) + HISTORY_MS,
+      quotaKey: quotaKey(workspace, surface, day), dailyLimit: limit, quotaExpireAtMs: nextUtcMidnightMs(nowMs) + HISTORY_MS,
+      keyCountKey: keyQuotaKey(workspace, surface, day, viewer.keyPrefix),
       burstKey: burstKey(workspace, viewer.keyPrefix), burstLimit: tier.burstPerSecond, burstWindowMs: 1000, nowMs,
     }));
     const quota = posture(limit, result.used, nowMs);

@@ -155,3 +155,11 @@ export type ProviderEvent = Prisma.ProviderEventModel
  * Every e-mail the service sends: written here first, delivered (and retried) from here.
  */
 export type MailOutbox = Prisma.MailOutboxModel
+/**
+ * Model SubjectMemory
+ * The workspace's memory of one subject (the subject belongs to one workspace): what `score` shows of an IP
+ * without counting its history. Kept by the rating and report write statements themselves, in their own
+ * transaction (src/domain/memory/subject-memory.ts), and read by every process from its own copy
+ * (src/domain/memory/ip-memory.ts).
+ */
+export type SubjectMemory = Prisma.SubjectMemoryModel

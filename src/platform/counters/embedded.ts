@@ -175,7 +175,12 @@ export async function createEmbeddedCounterStore(opts: EmbeddedCounterStoreOptio
       const burst = hit(call.burstKey, call.burstLimit, call.burstWindowMs, call.nowMs, t);
       if (!burst.allowed) return { outcome: 'burst_limited', used, burstResetAtMs: burst.resetAtMs };
       if (used >= call.dailyLimit) return { outcome: 'quota_exhausted', used, burstResetAtMs: burst.resetAtMs };
-      commit([['q', call.quotaKey, call.quotaExpireAtMs]], () => quotas.set(call.quotaKey, { v: used + 1, exp: call.quotaExpireAtMs }));
+      const exp = call.quotaExpireAtMs;
+      const keyCount = liveQuota(call.keyCountKey, t);
+      commit([['q', call.quotaKey, exp], ['q', call.keyCountKey, exp]], () => {
+        quotas.set(call.quotaKey, { v: used + 1, exp });
+        quotas.set(call.keyCountKey, { v: keyCount + 1, exp });
+      });
       return { outcome: 'counted', used: used + 1, burstResetAtMs: burst.resetAtMs };
     },
 

@@ -18,6 +18,12 @@ export function quotaKey(workspaceId: string, surface: QuotaSurface, dayUtc: str
   return `rq:{ws:${workspaceId}}:${surface}:${dayUtc}`;
 }
 
+/** One API key's own count of a day's calls on a surface, counted with the quota and limiting nothing (the
+ *  usage page's per-key breakdown), e.g. `rq:{ws:42}:api_score:20260617:k:rk_AbCdEfGh`. Same hash tag. */
+export function keyQuotaKey(workspaceId: string, surface: QuotaSurface, dayUtc: string, apiKeyPrefix: string): string {
+  return `${quotaKey(workspaceId, surface, dayUtc)}:k:${apiKeyPrefix}`;
+}
+
 /** Burst-limit counter of one API key (identified by its public prefix); the store appends the window. It
  *  carries its workspace's hash tag, like the quota key, so one script checks both in one step. */
 export function burstKey(workspaceId: string, apiKeyPrefix: string): string {

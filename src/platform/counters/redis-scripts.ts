@@ -66,11 +66,12 @@ return {0, redis.call('PTTL', KEYS[1])}`,
 
 /**
  * A metered call: the burst window (KEYS[1]) as hitScript, then the daily quota (KEYS[2]) as consumeScript, in
- * one step and one round trip; both keys carry the workspace's hash tag. A burst refusal leaves both counts
- * alone. Reply {outcome 1 counted | 2 burst limited | 3 quota exhausted, quota value after the call}.
+ * one step and one round trip; a counted call also increments the key's own count of the day (KEYS[3], same
+ * expiry). All keys carry the workspace's hash tag. A burst refusal leaves every count alone.
+ * Reply {outcome 1 counted | 2 burst limited | 3 quota exhausted, quota value after the call}.
  */
 export const meterScript = defineScript({
-  NUMBER_OF_KEYS: 2,
+  NUMBER_OF_KEYS: 3,
   SCRIPT: `
 local used = tonumber(redis.call('GET', KEYS[2]) or '0')
 local burst = tonumber(redis.call('GET', KEYS[1]) or '0')
@@ -85,10 +86,13 @@ if used >= tonumber(ARGV[3]) then
 end
 used = redis.call('INCR', KEYS[2])
 redis.call('PEXPIREAT', KEYS[2], ARGV[4])
+redis.call('INCR', KEYS[3])
+redis.call('PEXPIREAT', KEYS[3], ARGV[4])
 return {1, used}`,
-  parseCommand(parser: CommandParser, burstWindowKey: string, quotaKey: string, burstLimit: number, burstTtlMs: number, dailyLimit: number, quotaExpireAtMs: number) {
+  parseCommand(parser: CommandParser, burstWindowKey: string, quotaKey: string, keyCountKey: string, burstLimit: number, burstTtlMs: number, dailyLimit: number, quotaExpireAtMs: number) {
     parser.pushKey(burstWindowKey);
     parser.pushKey(quotaKey);
+    parser.pushKey(keyCountKey);
     parser.push(String(burstLimit), String(Math.max(1, Math.ceil(burstTtlMs))), String(dailyLimit), String(Math.trunc(quotaExpireAtMs)));
   },
   transformReply: (reply: unknown) => reply as Pair,

@@ -6,6 +6,8 @@
  * key's own hash tag stays the first one.
  *   rq:{ws:<id>}:<surface>:<yyyymmdd>     daily quota counter (built by the caller, keys.ts quotaKey);
  *                                          PEXPIREAT the caller's expireAtMs (next UTC midnight)
+ *   rq:{ws:<id>}:<surface>:<yyyymmdd>:k:<apiKeyPrefix>  one key's count of the day (keys.ts keyQuotaKey), set
+ *                                          by meterCall with the quota, same expiry; limits nothing
  *   rl:{ws:<id>}:k:<apiKeyPrefix>:<start>  burst counter of one fixed window (caller's key + window start);
  *                                          PEXPIRE (time left in the window + one window) at creation; it
  *                                          shares the quota's tag, so meterCall checks both in one script
@@ -131,7 +133,7 @@ export async function createRedisCounterStore(url: string, opts: RedisCounterSto
       const start = Math.floor(call.nowMs / call.burstWindowMs) * call.burstWindowMs;
       const burstResetAtMs = start + call.burstWindowMs;
       try {
-        const [outcome, used] = await client.meter(`${k(call.burstKey)}:${start}`, k(call.quotaKey), call.burstLimit,
+        const [outcome, used] = await client.meter(`${k(call.burstKey)}:${start}`, k(call.quotaKey), k(call.keyCountKey), call.burstLimit,
           burstResetAtMs - call.nowMs + call.burstWindowMs, call.dailyLimit, call.quotaExpireAtMs);
         return { outcome: outcome === 1 ? 'counted' : outcome === 2 ? 'burst_limited' : 'quota_exhausted', used: Number(used), burstResetAtMs };
       } catch (err) { throw unavailable(err); }

@@ -20,9 +20,10 @@ export interface CounterStore {
    *  ttlMs" holds exactly, counted from the claim that succeeded, not from a clock-aligned window. */
   claimCooldown(key: string, ttlMs: number): Promise<{ claimed: boolean; retryAfterMs: number }>;
   /** A metered call in ONE atomic step: first the burst window of `burstKey` (as hitWindow: a refused hit counts
-   *  nowhere), then the daily quota at `quotaKey` (as consumeIfBelow, expiry set in the same step). A call
-   *  refused by the burst limit leaves the quota alone. `used` is the quota's value after the call, counted or
-   *  not (so a refusal can still report the day's posture). Both keys must share a hash tag (one Redis slot). */
+   *  nowhere), then the daily quota at `quotaKey` (as consumeIfBelow, expiry set in the same step); a counted
+   *  call also adds 1 to `keyCountKey` (same expiry; it limits nothing). A call refused by the burst limit leaves
+   *  the quota alone. `used` is the quota's value after the call, counted or not (so a refusal can still report
+   *  the day's posture). All keys must share a hash tag (one Redis slot). */
   meterCall(call: MeterCall): Promise<MeterResult>;
   /** Community signal: one lookup of each entity by `requester` in the 10-minute window containing nowMs:
    *  a hit counter and a distinct-requester set per (entity, window), kept 7 days after the window ends. */
@@ -44,6 +45,8 @@ export interface CounterStore {
 
 export type MeterCall = {
   quotaKey: string; dailyLimit: number; quotaExpireAtMs: number;
+  /** The calling key's own count of the day (keys.ts keyQuotaKey), read by peek/peekMany like a quota. */
+  keyCountKey: string;
   burstKey: string; burstLimit: number; burstWindowMs: number;
   nowMs: number;
 };

@@ -75,7 +75,7 @@ async function openPostgres(url: string, preparedStatements: boolean): Promise<D
  * PGlite's buffer pool lives in its WebAssembly memory, which never shrinks: at PostgreSQL's default
  * of 128 MB it was the largest single cost of the embedded process (docs/decisions/0004-pglite-shared-buffers.md).
  * Its data files are ordinary files, so pages that do not fit stay in
- * the operating system's cache; `score` reads tables only on cache misses (keys, an IP's memory).
+ * the operating system's cache; `score` reads tables only on cache misses (a key not yet verified).
  */
 const PGLITE_SHARED_BUFFERS = '16MB';
 

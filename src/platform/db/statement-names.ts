@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
  * every call.
  *
  * Only statements whose SQL text begins with the line `-- prepared` are named: the fixed, hot
- * statements of the service (the rating and report batch writes, the IP-memory read of `score`),
+ * statements of the service (the rating and report batch writes, the catch-up of the IP memory),
  * point lookups and array-parameter writes whose best plan does not depend on their values.
  * Planning the report batch's large CTE was most of PostgreSQL's share of a write. Everything else
  * stays unnamed on purpose: generic plans are blind to how skewed a workspace's rows are, and the

@@ -27,10 +27,14 @@ export const builder = new SchemaBuilder<{
     decodeGlobalID: decodeNodeId,
     nodeTypeOptions: { description: 'An object with a global id, fetchable with `node(id:)`.' },
     pageInfoTypeOptions: { description: 'Where a page of a connection sits in the whole list.' },
-    nodeQueryOptions: { description: 'Any Subject, Report or Rating of the calling workspace by global id (null for an unknown id or another workspace\'s).', nullable: true },
+    nodeQueryOptions: {
+      description: 'Any Subject, Report or Rating of the calling workspace by global id (null for an unknown id or another workspace\'s).', nullable: true,
+      args: { id: { description: 'A global id (`id` of a Subject, Report or Rating).' } },
+    },
     nodesQueryOptions: {
       description: 'Several nodes by global id (at most 100), in the order given (null for each unknown or foreign id).',
       nullable: { list: false, items: true },
+      args: { ids: { description: 'Global ids (`id` of Subjects, Reports or Ratings), at most 100.' } },
       extensions: { list: { countArg: 'ids', limit: 'maxNodeIds' } satisfies ListSize },
       resolve: (_root, args, ctx, info) => loadNodes(args.ids, ctx, info),
     },

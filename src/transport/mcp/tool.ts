@@ -2,8 +2,8 @@ import type { z } from 'zod';
 import type { CallToolResult, Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { AppError, invalidRequest, type ErrorDetail } from '../../errors.ts';
 import { camelToSnakePath, snakeToCamelKeys, toDetails } from '../../domain/validation.ts';
-import { IDEMPOTENCY_KEY } from '../../domain/memory/idempotency.ts';
-import { bodySchema, errorBody } from '../rest/openapi.ts';
+import { IDEMPOTENCY_KEY, IDEMPOTENCY_TTL_HOURS } from '../../domain/memory/idempotency.ts';
+import { bodySchema, errorBody } from '../rest/openapi-schemas.ts';
 import type { RequestContext } from '../http/request-context.ts';
 
 /**
@@ -31,7 +31,7 @@ export type ToolSpec<I = never> = {
 
 const idempotencyKeyProperty = {
   type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$',
-  description: 'Makes a retry return the first answer without writing twice (as REST\'s Idempotency-Key header; kept 48 hours per workspace). '
+  description: `Makes a retry return the first answer without writing twice (as REST's Idempotency-Key header; kept ${IDEMPOTENCY_TTL_HOURS} hours per workspace). `
     + 'Reusing a key with other arguments is refused with idempotency_key_reused.',
 };
 

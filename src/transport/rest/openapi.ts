@@ -1,206 +1,207 @@
-import { z } from 'zod';
-import { ERRORS } from '../../errors.ts';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { ErrorCode } from '../../errors.ts';
+import { PACKAGE_ROOT } from '../../platform/package-root.ts';
 import { ipQuerySchema, rateInputSchema, reportInputSchema } from '../../domain/memory/schemas.ts';
+import { reportFilterSchema } from '../../domain/analyst/report-filter.ts';
+import { EXPORT_MAX_ROWS } from './export.ts';
+import {
+  bodySchema, dimensionsResponse, errorBody, exportRecord, healthBody, rateResponse, readinessBody, reportResponse, scoreResponse,
+} from './openapi-schemas.ts';
+import * as example from './openapi-examples.ts';
+import { errorResponses, examples, headers, parameters, rateLimitHeaders, ref, requestIdHeader } from './openapi-parts.ts';
 
 /**
- * OpenAPI 3.1 for the REST facade. Request bodies are generated from the same zod schemas
- * that validate requests (renamed to their snake_case wire names), so the document cannot
- * drift from what the service accepts.
+ * The OpenAPI 3.1 document of every HTTP route outside GraphQL, MCP and the control plane: the REST facade under
+ * /risk_api/, health, readiness and metrics. Served at /risk_api/openapi.json with the server's BASE_URL, and
+ * committed as openapi.json (scripts/print-openapi.ts; test/unit/openapi-file.test.ts fails when it is stale and
+ * lints it with Redocly). test/integration/openapi-contract.test.ts checks live answers against it.
  */
-const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+const AUTH: ErrorCode[] = ['missing_api_key', 'invalid_api_key', 'conflicting_api_keys'];
+const JSON_BODY: ErrorCode[] = ['invalid_json', 'invalid_request', 'unsupported_media_type', 'payload_too_large'];
+const EVERY_ROUTE: ErrorCode[] = ['method_not_allowed', 'internal_error', 'service_unavailable'];
+const AUTHENTICATED: ErrorCode[] = [...AUTH, 'database_unavailable', ...EVERY_ROUTE];
 
-function wireNames(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(wireNames);
-  if (typeof node !== 'object' || node === null) return node;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(node)) {
-    if (k === 'properties' && typeof v === 'object' && v) {
-      out[k] = Object.fromEntries(Object.entries(v).map(([p, s]) => [snake(p), wireNames(s)]));
-    } else if (k === 'required' && Array.isArray(v)) {
-      out[k] = v.map((p) => snake(String(p)));
-    } else {
-      out[k] = wireNames(v);
-    }
-  }
-  return out;
+const json = (schema: string, value?: unknown) => ({ 'application/json': { schema: ref('schemas', schema), ...(value === undefined ? {} : { example: value }) } });
+const body = (schema: string, value: unknown) => ({ required: true, content: json(schema, value) });
+
+function exportRequest() {
+  const filter = bodySchema(reportFilterSchema);
+  const instant = (description: unknown) => ({ type: 'string', format: 'date-time', description });
+  return {
+    ...filter,
+    required: [],
+    properties: {
+      ...filter.properties,
+      from: instant(filter.properties.from?.description), to: instant(filter.properties.to?.description),
+      format: { type: 'string', enum: ['ndjson', 'csv'], default: 'ndjson', description: 'ndjson: one JSON object per line; csv: RFC 4180 with a header line.' },
+      limit: { type: 'integer', minimum: 1, maximum: EXPORT_MAX_ROWS, default: EXPORT_MAX_ROWS, description: 'Most reports in this answer.' },
+      cursor: { type: 'string', description: 'X-Next-Cursor of the previous answer: continue after its last report.' },
+    },
+  };
 }
 
-/** A zod request schema as JSON Schema in wire (snake_case) names; also the MCP tools' input schemas. */
-export function bodySchema(schema: z.ZodType) {
-  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-  delete json.$schema;
-  return wireNames(json);
+/** GET takes the export request as query parameters, lists comma-separated (`?outcome_code=spam,fraud_watch`). */
+function exportQuery(request: ReturnType<typeof exportRequest>) {
+  return Object.entries(request.properties).map(([name, { description, ...schema }]) => ({
+    name, in: 'query', required: false, description, schema,
+    ...(schema.type === 'array' ? { style: 'form', explode: false } : {}),
+  }));
 }
 
-export const errorBody = {
-  type: 'object', required: ['ok', 'error', 'message'],
-  properties: {
-    ok: { const: false }, error: { type: 'string', enum: Object.keys(ERRORS) }, message: { type: 'string' },
-    details: { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } } },
-    request_id: { type: 'string', description: 'Present on internal_error.' },
-  },
-};
-const freeQuota = { type: 'object', properties: { counted: { const: false }, reason: { const: 'free_endpoint' } } };
-const errors = (...codes: Array<keyof typeof ERRORS>) => Object.fromEntries(
-  [...new Set(codes.map((c) => ERRORS[c].status))].map((status) => [String(status), {
-    description: codes.filter((c) => ERRORS[c].status === status).join(', '),
-    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-  }]));
-const writeErrors = errors('missing_api_key', 'invalid_api_key', 'conflicting_api_keys', 'invalid_json', 'invalid_request',
-  'unsupported_media_type', 'payload_too_large', 'method_not_allowed', 'idempotency_key_reused', 'database_unavailable', 'internal_error');
-const idempotencyHeader = {
-  name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255 },
-  description: 'Makes a retry return the first response without writing twice (kept at least 24 hours, per workspace).',
-};
+function exportOperation(method: 'get' | 'post', request: ReturnType<typeof exportRequest>) {
+  return {
+    tags: ['Export'], operationId: method === 'get' ? 'exportReports' : 'exportReportsPost',
+    summary: method === 'get' ? 'Export the workspace\'s reports (filters in the query)' : 'Export the workspace\'s reports (filters in a JSON body)',
+    description: 'The workspace\'s reports with the GraphQL `reports(filter)` filters, newest first, streamed as NDJSON (one record per '
+      + `line, each as the ExportRecord schema) or CSV (the same columns flattened; tags joined by ";", related_subjects as JSON). At most ${EXPORT_MAX_ROWS} `
+      + 'reports per answer; when more match, X-Next-Cursor (and for GET a Link rel="next") continues after the last one sent. Unmetered.',
+    ...(method === 'get' ? { parameters: exportQuery(request) } : { requestBody: { required: true, content: { 'application/json': { schema: ref('schemas', 'ExportRequest'), example: { outcome_code: ['fraud_watch', 'spam'], from: '2026-11-01T00:00:00Z', format: 'csv' } } } } }),
+    responses: {
+      200: {
+        description: 'The reports. application/x-ndjson: one ExportRecord per line; text/csv: a header line, then one line per report.',
+        headers: {
+          ...requestIdHeader, 'Content-Disposition': ref('headers', 'ContentDisposition'), 'Cache-Control': ref('headers', 'CacheControl'),
+          'X-Next-Cursor': ref('headers', 'NextCursor'), ...(method === 'get' ? { Link: ref('headers', 'Link') } : {}),
+        },
+        content: {
+          'application/x-ndjson': { schema: ref('schemas', 'ExportRecord'), example: example.exportRecordExample },
+          'text/csv': { schema: { type: 'string' }, example: example.exportCsvExample },
+        },
+      },
+      ...errorResponses(method === 'get' ? ['invalid_request', ...AUTHENTICATED] : [...JSON_BODY, ...AUTHENTICATED]),
+    },
+  };
+}
 
-const int = { type: 'integer' };
-const str = { type: 'string' };
-const rateLimitHeaderDocs = {
-  'RateLimit-Limit': { schema: int, description: 'Daily score limit.' },
-  'RateLimit-Remaining': { schema: int, description: 'Calls left today.' },
-  'RateLimit-Reset': { schema: int, description: 'Seconds until 00:00 UTC.' },
-  'RateLimit-Policy': { schema: str, description: '<limit>;w=86400' },
-};
-const counts = { type: 'object', properties: { reports: int, bad_ratings: int, neutral_ratings: int, good_ratings: int, feed_listings: int } };
-export const scoreResponse = {
-  type: 'object', required: ['ok', 'endpoint', 'query', 'api_key', 'quota', 'score', 'community_signal'],
-  properties: {
-    ok: { const: true }, endpoint: { const: 'score' }, query: { type: 'object', properties: { ip: str } },
-    api_key: { type: 'object', properties: { name: str, prefix: str } },
-    quota: { type: 'object', properties: { daily_limit: int, used_today: int, remaining: int, over_limit: { type: 'boolean', description: 'true when remaining is 0: the next score today is refused' } } },
-    score: { type: 'object', properties: {
-      overall_score: { type: 'integer', minimum: 0, maximum: 100 },
-      overall_risk_level: { type: 'string', enum: ['minimal', 'low', 'medium', 'high', 'critical'] },
-      matched_count: int, driver: { type: ['string', 'null'] },
-      dimensions: { type: 'array', minItems: 8, maxItems: 8, items: { type: 'object', properties: {
-        code: { type: 'string', enum: ['ip', 'subnet', 'isp', 'asn', 'org', 'city', 'region', 'country'] },
-        matched: { type: 'boolean' }, score: int, entity: { type: ['object', 'null'], properties: { key: str, name: str } },
-        level: { type: ['string', 'null'] }, weight: { type: 'number' }, contribution: int,
-        source: { type: ['string', 'null'], enum: ['published', 'workspace', 'both', null] }, reason: { type: ['string', 'null'] },
-        evidence: { anyOf: [counts, { type: 'null' }] },
-      } } },
-    } },
-    community_signal: { type: 'object', properties: {
-      ok: { type: 'boolean' },
-      state: { type: 'object', properties: { label: { type: 'string', enum: ['quiet', 'active', 'converging', 'spiking', 'unavailable'] }, has_spike: { type: 'boolean' } } },
-      metrics: { type: 'object', properties: { lookups_10m: int, requesters_60m: int, spike_windows_7d: int } },
-      recent_query_windows: { type: 'array', items: { type: 'object', properties: { label: str, hits: int, requesters: int } } },
-    } },
-    links: { type: 'object', properties: { ip: str, dimensions: { type: 'object', additionalProperties: str } } },
-    workspace_memory: { type: 'object', properties: {
-      ratings: { type: 'object', properties: { good: int, neutral: int, bad: int } },
-      last_rating: { type: ['object', 'null'], properties: { rating: int, note: str, created_at: str } }, reports: int,
-    } },
-    publication: { type: 'object', properties: { version: int, published_at: { type: ['string', 'null'] } } },
+const idempotentWrite = (operationId: 'rate' | 'report', summary: string, description: string) => ({
+  post: {
+    tags: ['Memory'], operationId, summary, description, parameters: [ref('parameters', 'IdempotencyKey')],
+    requestBody: body(operationId === 'rate' ? 'RateRequest' : 'ReportRequest', operationId === 'rate' ? example.rateRequestExample : example.reportRequestExample),
+    responses: {
+      201: { description: 'Stored.', headers: requestIdHeader, content: json(operationId === 'rate' ? 'RateResponse' : 'ReportResponse', operationId === 'rate' ? example.rateExample : example.reportExample) },
+      200: {
+        description: 'A replay: the Idempotency-Key and body match an earlier write, whose answer this is; nothing was written.',
+        headers: { ...requestIdHeader, 'Idempotent-Replayed': ref('headers', 'IdempotentReplayed') },
+        content: json(operationId === 'rate' ? 'RateResponse' : 'ReportResponse'),
+      },
+      ...errorResponses([...JSON_BODY, 'idempotency_key_reused', ...AUTHENTICATED]),
+    },
   },
-};
+});
 
-const summary = {
-  type: ['object', 'null'], properties: {
-    score: int, level: str, counts, reporters: int,
-    first_seen: { type: ['string', 'null'], format: 'date-time' }, last_seen: { type: ['string', 'null'], format: 'date-time' },
-  },
-};
-export const dimensionsResponse = {
-  type: 'object', required: ['ok', 'endpoint', 'query', 'ip', 'dimensions'],
-  properties: {
-    ok: { const: true }, endpoint: { const: 'dimensions' }, query: { type: 'object', properties: { ip: str } }, quota: freeQuota,
-    ip: { type: 'object', properties: {
-      address: str, version: { type: 'integer', enum: [4, 6] }, subnet_source: str,
-      special: { type: ['object', 'null'], properties: { cidr: str, name: str, reason: str }, description: 'Set for special-purpose addresses (private, loopback, documentation, ...).' },
+function paths() {
+  const request = exportRequest();
+  const probe = (operationId: string, summary: string, description: string, responses: Record<string, unknown>) => ({
+    get: { tags: ['Operations'], operationId, summary, description, security: [], responses },
+  });
+  return {
+    '/risk_api/score/': { post: {
+      tags: ['Scoring'], operationId: 'score', summary: 'Score an IP (metered)',
+      description: 'The overall risk score of an IP, its eight dimensions with their explanation, the community signal and the '
+        + 'workspace\'s own memory of it. Each successful call counts once against the daily score quota (RateLimit-* headers); '
+        + 'a refused call counts nothing. Needs a tier that includes score.',
+      requestBody: body('IpRequest', example.ipRequestExample),
+      responses: {
+        200: { description: 'Scored and counted.', headers: { ...requestIdHeader, ...rateLimitHeaders }, content: json('ScoreResponse', example.scoreExample) },
+        ...errorResponses([...JSON_BODY, 'tier_not_eligible', 'quota_exceeded', 'rate_limited', 'quota_unavailable', ...AUTHENTICATED]),
+      },
     } },
-    publication: { type: 'object', properties: { version: int, published_at: { type: ['string', 'null'] } } },
-    dimensions: { type: 'array', items: { type: 'object', properties: {
-      code: { type: 'string', enum: ['ip', 'subnet', 'isp', 'asn', 'org', 'city', 'region', 'country'] }, matched: { type: 'boolean' },
-      entity: { type: ['object', 'null'], properties: { key: str, name: str, size: { type: 'number', description: 'Addresses in the entity.' } } },
-      reason: { type: ['string', 'null'] },
-      published: { ...summary, description: 'The published (global) summary; null when none.' },
-      workspace: { ...summary, description: 'The calling workspace\'s own layer; null when none.' },
-    } } },
-  },
-};
-
-export const rateResponse = {
-  type: 'object', properties: {
-    ok: { const: true }, endpoint: { const: 'rate' }, quota: freeQuota,
-    report: { type: 'object', properties: { ip: { type: 'string' }, rating: { type: 'integer', enum: [-1, 0, 1] }, created_at: { type: 'string', format: 'date-time' } } },
-  },
-};
-
-export const reportResponse = {
-  type: 'object', properties: {
-    ok: { const: true }, endpoint: { const: 'report' },
-    query: { type: 'object', properties: { kind: { type: 'string' }, key: { type: 'string' }, namespace: { type: 'string' } } },
-    quota: freeQuota,
-    memory: { type: 'object', properties: { requested_visibility: { type: 'string' }, effective_visibility: { type: 'string' }, policy_notice: { type: 'string' } } },
-    report: { type: 'object', properties: {
-      id: { type: 'integer' }, event_type: { type: 'string' }, outcome_code: { type: 'string' }, title: { type: 'string' },
-      summary: { type: 'string' }, severity: { type: 'string' }, status: { type: 'string' }, tags: { type: 'array', items: { type: 'string' } },
-      created_at: { type: 'string', format: 'date-time' },
-      subject: { type: 'object', properties: { kind: { type: 'string' }, key: { type: 'string' }, share_policy: { type: 'string' } } },
-      related_subjects: { type: 'array', items: { type: 'object', properties: { kind: { type: 'string' }, key: { type: 'string' }, role: { type: 'string' } } } },
+    '/risk_api/dimensions/': { post: {
+      tags: ['Scoring'], operationId: 'dimensions', summary: 'Raw dimensional read of an IP (unmetered)',
+      description: 'The IP\'s report hierarchy and, per dimension, the entity with its published summary and the workspace\'s own layer, '
+        + 'without the score wrapper. Never counted, but needs a tier that includes score (its per-dimension scores rebuild the score).',
+      requestBody: body('IpRequest', example.ipRequestExample),
+      responses: {
+        200: { description: 'The hierarchy and its summaries.', headers: requestIdHeader, content: json('DimensionsResponse', example.dimensionsExample) },
+        ...errorResponses([...JSON_BODY, 'tier_not_eligible', ...AUTHENTICATED]),
+      },
     } },
-  },
-};
+    '/risk_api/rate/': idempotentWrite('rate', 'Record quick feedback about an IP (free)', 'A good (1), neutral (0) or bad (-1) rating of an IP, with an optional note. Never counted.'),
+    '/risk_api/report/': idempotentWrite('report', 'Record a typed outcome event about a subject (free)',
+      'An outcome (fraud, chargeback, spam, legitimate, ...) about a subject of any kind, with related subjects and their roles, '
+      + 'under a share policy and a visibility. Keys are normalised by kind. Never counted.'),
+    '/risk_api/export/': { get: exportOperation('get', request), post: exportOperation('post', request) },
+    '/risk_api/openapi.json': { get: {
+      tags: ['Contract'], operationId: 'openapi', summary: 'This document', security: [],
+      description: 'The OpenAPI 3.1 document, with this server\'s BASE_URL as its server.',
+      responses: {
+        200: { description: 'The document.', headers: requestIdHeader, content: { 'application/json': { schema: { type: 'object', required: ['openapi', 'info', 'paths'], properties: { openapi: { const: '3.1.0' }, info: { type: 'object' }, paths: { type: 'object' } }, additionalProperties: true } } } },
+        ...errorResponses(['method_not_allowed', 'service_unavailable']),
+      },
+    } },
+    '/healthz': probe('healthz', 'Liveness', 'The process answers. Any method; never authenticated.', {
+      200: { description: 'Alive.', headers: requestIdHeader, content: json('Health', { ok: true }) },
+      ...errorResponses(['service_unavailable']),
+    }),
+    '/readyz': probe('readyz', 'Readiness', 'Every dependency (database, counter store) answered a ping and the server is not shutting down. Any method; never authenticated.', {
+      200: { description: 'Ready.', headers: requestIdHeader, content: json('Readiness', example.readinessExample) },
+      503: {
+        description: 'Not ready: a check failed (named in checks), or the server is shutting down (then the service_unavailable error body).',
+        headers: requestIdHeader,
+        content: { 'application/json': { schema: { anyOf: [ref('schemas', 'Readiness'), ref('schemas', 'Error')] }, example: example.notReadyExample } },
+      },
+    }),
+    '/metrics': { get: {
+      tags: ['Operations'], operationId: 'metrics', summary: 'Prometheus metrics',
+      description: 'Prometheus text exposition: request durations by route and status, score calls and refusals, publication, feeds, '
+        + 'outbox, counter-store and database latency, event-loop delay, process metrics. Open to loopback clients by default; when '
+        + 'METRICS_TOKEN is set, scrapes must send it as `Authorization: Bearer <METRICS_TOKEN>` (docs/operations.md).',
+      security: [{}, { metricsToken: [] }],
+      responses: {
+        200: { description: 'The metrics.', headers: requestIdHeader, content: { 'text/plain': { schema: { type: 'string' }, example: '# HELP process_cpu_user_seconds_total Total user CPU time spent in seconds.\n# TYPE process_cpu_user_seconds_total counter\nprocess_cpu_user_seconds_total 12.5\n' } } },
+        401: { description: 'METRICS_TOKEN is set and the request did not send it.', headers: requestIdHeader, content: json('Error') },
+        ...errorResponses(['service_unavailable']),
+      },
+    } },
+  };
+}
 
-export function openApiDocument(baseUrl: string) {
+/** package.json's licence: its SPDX id, or "UNLICENSED" (npm's word for no licence granted), which has none. */
+function license(): { name: string; identifier?: string } {
+  const { license: spdx = 'UNLICENSED' } = JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { license?: string };
+  return spdx === 'UNLICENSED' ? { name: spdx } : { name: spdx, identifier: spdx };
+}
+
+/** The served document names `baseUrl` as its server; the committed one (no argument) a BASE_URL variable. */
+export function openApiDocument(baseUrl?: string) {
+  const paths_ = paths();
+  for (const item of Object.values(paths_)) (item as Record<string, unknown>).parameters = [ref('parameters', 'RequestId')];
   return {
     openapi: '3.1.0',
-    info: { title: 'IP risk scoring API', version: '1.0.0', description: 'Score IPs for risk; write feedback and outcome reports back into workspace memory.' },
-    servers: [{ url: baseUrl }],
-    security: [{ apiKeyHeader: [] }, { bearer: [] }],
-    paths: {
-      '/risk_api/score/': { post: {
-        summary: 'Score an IP (metered: counts against the daily API quota)', operationId: 'score',
-        requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/IpRequest' } } } },
-        responses: {
-          200: { description: 'Scored and counted. RateLimit-Limit/-Remaining/-Reset/-Policy headers describe the daily quota.', headers: rateLimitHeaderDocs,
-            content: { 'application/json': { schema: { $ref: '#/components/schemas/ScoreResponse' } } } },
-          ...errors('missing_api_key', 'invalid_api_key', 'conflicting_api_keys', 'invalid_json', 'invalid_request', 'unsupported_media_type',
-            'payload_too_large', 'method_not_allowed', 'tier_not_eligible', 'quota_exceeded', 'rate_limited', 'quota_unavailable', 'database_unavailable', 'internal_error'),
-        },
-      } },
-      '/risk_api/dimensions/': { post: {
-        summary: 'Raw dimensional read: hierarchy and published summaries, no score wrapper (unmetered; needs a tier that includes score)', operationId: 'dimensions',
-        requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/IpRequest' } } } },
-        responses: {
-          200: { description: 'The hierarchy and summaries.', content: { 'application/json': { schema: { $ref: '#/components/schemas/DimensionsResponse' } } } },
-          ...errors('missing_api_key', 'invalid_api_key', 'conflicting_api_keys', 'invalid_json', 'invalid_request', 'unsupported_media_type', 'payload_too_large', 'method_not_allowed', 'tier_not_eligible', 'internal_error'),
-        },
-      } },
-      '/risk_api/rate/': { post: {
-        summary: 'Record quick feedback about an IP (free)', operationId: 'rate', parameters: [idempotencyHeader],
-        requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/RateRequest' } } } },
-        responses: {
-          201: { description: 'Stored.', content: { 'application/json': { schema: { $ref: '#/components/schemas/RateResponse' } } } },
-          200: { description: 'Idempotent replay of an earlier write (Idempotent-Replayed: true).', content: { 'application/json': { schema: { $ref: '#/components/schemas/RateResponse' } } } },
-          ...writeErrors,
-        },
-      } },
-      '/risk_api/report/': { post: {
-        summary: 'Record a typed outcome event about a subject (free)', operationId: 'report', parameters: [idempotencyHeader],
-        requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/ReportRequest' } } } },
-        responses: {
-          201: { description: 'Stored.', content: { 'application/json': { schema: { $ref: '#/components/schemas/ReportResponse' } } } },
-          200: { description: 'Idempotent replay of an earlier write (Idempotent-Replayed: true).', content: { 'application/json': { schema: { $ref: '#/components/schemas/ReportResponse' } } } },
-          ...writeErrors,
-        },
-      } },
+    info: {
+      title: 'IP risk scoring API', version: '1.0.0', license: license(),
+      description: 'Score IPs for risk; write feedback and outcome reports back into the workspace\'s memory; export them. '
+        + 'Authenticate with an API key in `X-API-Key` or `Authorization: Bearer`. Bodies are JSON; unknown fields are refused. '
+        + 'Every error is `{ ok: false, error, message }` (+ `details` for invalid fields); every response carries X-Request-Id. '
+        + 'Paths work with or without their trailing slash; an unknown path under /risk_api/ answers 404 not_found, and a request '
+        + 'that does not arrive whole within REQUEST_TIMEOUT_MS is answered 408 without a body. Reference: docs/api.md.',
     },
+    servers: baseUrl
+      ? [{ url: baseUrl }]
+      : [{ url: '{baseUrl}', description: 'The server\'s BASE_URL.', variables: { baseUrl: { default: 'http://127.0.0.1:8080' } } }],
+    security: [{ apiKey: [] }, { bearerKey: [] }],
+    tags: [
+      { name: 'Scoring', description: 'The metered score and the raw dimensional read (tiers that include score).' },
+      { name: 'Memory', description: 'Free writebacks into the workspace\'s memory, safe to retry with an Idempotency-Key.' },
+      { name: 'Export', description: 'The workspace\'s reports as NDJSON or CSV.' },
+      { name: 'Operations', description: 'Liveness, readiness and metrics for orchestrators and monitoring.' },
+      { name: 'Contract', description: 'This document.' },
+    ],
+    paths: paths_,
     components: {
       securitySchemes: {
-        apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
-        bearer: { type: 'http', scheme: 'bearer' },
+        apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'An API key of the workspace (`rk_…`).' },
+        bearerKey: { type: 'http', scheme: 'bearer', description: 'The same API key as `Authorization: Bearer <key>`.' },
+        metricsToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN, when the server sets one.' },
       },
+      headers, parameters, examples,
       schemas: {
         Error: errorBody,
-        IpRequest: bodySchema(ipQuerySchema),
-        ScoreResponse: scoreResponse,
-        RateRequest: bodySchema(rateInputSchema),
-        ReportRequest: bodySchema(reportInputSchema),
-        DimensionsResponse: dimensionsResponse,
-        RateResponse: rateResponse,
-        ReportResponse: reportResponse,
+        IpRequest: bodySchema(ipQuerySchema), RateRequest: bodySchema(rateInputSchema), ReportRequest: bodySchema(reportInputSchema),
+        ExportRequest: exportRequest(),
+        ScoreResponse: scoreResponse, DimensionsResponse: dimensionsResponse, RateResponse: rateResponse, ReportResponse: reportResponse,
+        ExportRecord: exportRecord, Health: healthBody, Readiness: readinessBody,
       },
     },
   };

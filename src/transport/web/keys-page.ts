@@ -21,7 +21,7 @@ async function render(deps: WebDeps, w: SignedIn, status: number, top: Html | st
 <label>Name <input type="text" name="name" required maxlength="${KEY_NAME_MAX}" placeholder="fraud pipeline"></label>
 <button type="submit">Create key</button></form>
 <h2>Keys of workspace ${a.workspaceName}</h2>
-${keys.length ? html`<table><thead><tr><th>Name</th><th>Prefix</th><th>Created</th><th>Last used</th><th>Status</th><th></th></tr></thead><tbody>${rows}</tbody></table>` : html`<p>No keys yet.</p>`}
+${keys.length ? html`<div class="scroll"><table><thead><tr><th>Name</th><th>Prefix</th><th>Created</th><th>Last used</th><th>Status</th><th></th></tr></thead><tbody>${rows}</tbody></table></div>` : html`<p>No keys yet.</p>`}
 <p>Send a key in <code>X-API-Key</code> or <code>Authorization: Bearer</code> to <code>/risk_api/</code> and <code>/graphql</code>.</p>`;
   sendHtml(w.res, status, page('API keys', { email: a.email, csrf: w.session.csrfToken }, body));
 }

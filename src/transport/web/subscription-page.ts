@@ -44,10 +44,10 @@ ${!a.emailVerified ? html`<p class="notice warn" id="unconfirmed">Your e-mail ad
 confirmed addresses: confirm it first.</p><form method="post" action="/workspace/subscription/confirm-email">${csrfField(w.session.csrfToken)}
 <button type="submit">Send the confirmation link</button> (at most once a minute)</form>`
     : view.provider ? html`<form method="post" action="/workspace/subscription">${csrfField(w.session.csrfToken)}
-<table><thead><tr><th></th><th>Tier</th><th>Score calls per day</th><th>Report pages per day</th><th>Agent (MCP) score calls per day</th><th>Price per month</th></tr></thead><tbody>
+<div class="scroll"><table><thead><tr><th></th><th>Tier</th><th>Score calls per day</th><th>Report pages per day</th><th>Agent (MCP) score calls per day</th><th>Price per month</th></tr></thead><tbody>
 ${tiers.map((t) => html`<tr><td><input type="radio" name="tier" value="${t.code}" id="tier-${t.code}" required></td>
 <td><label for="tier-${t.code}">${t.name}</label></td><td>${t.dailyLimit}</td><td>${t.directReportLimit}</td><td>${t.agentDailyLimit}</td><td>$${(t.priceCents / 100).toFixed(2)}</td></tr>`)}
-</tbody></table><p><button type="submit">Request this tier</button> — we e-mail you the ${view.provider} approval link.</p></form>`
+</tbody></table></div><p><button type="submit">Request this tier</button> — we e-mail you the ${view.provider} approval link.</p></form>`
     : html`<p class="notice warn">No payment provider is configured on this server (PAYPAL_* settings), so tiers cannot be requested here.</p>`}`;
   sendHtml(w.res, 200, page('Subscription', { email: a.email, csrf: w.session.csrfToken }, body));
 }

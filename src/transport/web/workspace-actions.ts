@@ -102,8 +102,8 @@ export async function resendApprovalMail(deps: WebDeps, account: AccountView): P
   await resendApproval(deps.billing, account);
 }
 
-/** Today's score and direct-report counts against the tier's limits, and 30 days of score calls. */
+/** Today's score and direct-report counts against the tier's limits, and 30 days of score calls in total and per key. */
 export async function usageOf(deps: WebDeps, account: AccountView, nowMs = Date.now()): Promise<WorkspaceUsage> {
   const tier = deps.services.tiers.get(account.tier);
-  return { tier, ...(await readUsage(deps.services.counters, account.workspaceId, tier, nowMs)) };
+  return { tier, ...(await readUsage(deps.services.counters, account.workspaceId, tier, await listKeys(deps, account), nowMs)) };
 }

@@ -416,7 +416,8 @@ export const ModelName = {
   SubscriptionRequest: 'SubscriptionRequest',
   ProviderCancellation: 'ProviderCancellation',
   ProviderEvent: 'ProviderEvent',
-  MailOutbox: 'MailOutbox'
+  MailOutbox: 'MailOutbox',
+  SubjectMemory: 'SubjectMemory'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -432,7 +433,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "workspace" | "account" | "apiKey" | "subject" | "report" | "reportLink" | "rating" | "idempotencyRecord" | "feed" | "feedEntry" | "feedSchedule" | "publication" | "publishedSummary" | "tier" | "webSession" | "emailVerification" | "subscriptionRequest" | "providerCancellation" | "providerEvent" | "mailOutbox"
+    modelProps: "workspace" | "account" | "apiKey" | "subject" | "report" | "reportLink" | "rating" | "idempotencyRecord" | "feed" | "feedEntry" | "feedSchedule" | "publication" | "publishedSummary" | "tier" | "webSession" | "emailVerification" | "subscriptionRequest" | "providerCancellation" | "providerEvent" | "mailOutbox" | "subjectMemory"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -1916,6 +1917,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    SubjectMemory: {
+      payload: Prisma.$SubjectMemoryPayload<ExtArgs>
+      fields: Prisma.SubjectMemoryFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.SubjectMemoryFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SubjectMemoryPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.SubjectMemoryFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SubjectMemoryPayload>
+        }
+        findFirst: {
+          args: Prisma.SubjectMemoryFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SubjectMemoryPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.SubjectMemoryFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SubjectMemoryPayload>
+        }
+        findMany: {
+          args: Prisma.SubjectMemoryFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SubjectMemoryPayload>[]
+        }
+        create: {
+          args: Prisma.SubjectMemoryCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SubjectMemoryPayload>
+        }
+        createMany: {
+          args: Prisma.SubjectMemoryCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.SubjectMemoryCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SubjectMemoryPayload>[]
+        }
+        delete: {
+          args: Prisma.SubjectMemoryDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SubjectMemoryPayload>
+        }
+        update: {
+          args: Prisma.SubjectMemoryUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SubjectMemoryPayload>
+        }
+        deleteMany: {
+          args: Prisma.SubjectMemoryDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.SubjectMemoryUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.SubjectMemoryUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SubjectMemoryPayload>[]
+        }
+        upsert: {
+          args: Prisma.SubjectMemoryUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SubjectMemoryPayload>
+        }
+        aggregate: {
+          args: Prisma.SubjectMemoryAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateSubjectMemory>
+        }
+        groupBy: {
+          args: Prisma.SubjectMemoryGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.SubjectMemoryGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.SubjectMemoryCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.SubjectMemoryCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -2240,6 +2315,23 @@ export const MailOutboxScalarFieldEnum = {
 export type MailOutboxScalarFieldEnum = (typeof MailOutboxScalarFieldEnum)[keyof typeof MailOutboxScalarFieldEnum]
 
 
+export const SubjectMemoryScalarFieldEnum = {
+  subjectId: 'subjectId',
+  good: 'good',
+  neutral: 'neutral',
+  bad: 'bad',
+  reports: 'reports',
+  lastRatingId: 'lastRatingId',
+  lastRating: 'lastRating',
+  lastNote: 'lastNote',
+  lastRatedAt: 'lastRatedAt',
+  revision: 'revision',
+  writtenXid: 'writtenXid'
+} as const
+
+export type SubjectMemoryScalarFieldEnum = (typeof SubjectMemoryScalarFieldEnum)[keyof typeof SubjectMemoryScalarFieldEnum]
+
+
 export const SortOrder = {
   asc: 'asc',
   desc: 'desc'
@@ -2368,6 +2460,20 @@ export type ListFloatFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaMode
  * Reference to a field of type 'Boolean'
  */
 export type BooleanFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Boolean'>
+    
+
+
+/**
+ * Reference to a field of type 'BigInt'
+ */
+export type BigIntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'BigInt'>
+    
+
+
+/**
+ * Reference to a field of type 'BigInt[]'
+ */
+export type ListBigIntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'BigInt[]'>
     
 
 /**
@@ -2541,6 +2647,7 @@ export type GlobalOmitConfig = {
   providerCancellation?: Prisma.ProviderCancellationOmit
   providerEvent?: Prisma.ProviderEventOmit
   mailOutbox?: Prisma.MailOutboxOmit
+  subjectMemory?: Prisma.SubjectMemoryOmit
 }
 
 /* Types for Logging */

@@ -70,7 +70,8 @@ export const ModelName = {
   SubscriptionRequest: 'SubscriptionRequest',
   ProviderCancellation: 'ProviderCancellation',
   ProviderEvent: 'ProviderEvent',
-  MailOutbox: 'MailOutbox'
+  MailOutbox: 'MailOutbox',
+  SubjectMemory: 'SubjectMemory'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -372,6 +373,23 @@ export const MailOutboxScalarFieldEnum = {
 } as const
 
 export type MailOutboxScalarFieldEnum = (typeof MailOutboxScalarFieldEnum)[keyof typeof MailOutboxScalarFieldEnum]
+
+
+export const SubjectMemoryScalarFieldEnum = {
+  subjectId: 'subjectId',
+  good: 'good',
+  neutral: 'neutral',
+  bad: 'bad',
+  reports: 'reports',
+  lastRatingId: 'lastRatingId',
+  lastRating: 'lastRating',
+  lastNote: 'lastNote',
+  lastRatedAt: 'lastRatedAt',
+  revision: 'revision',
+  writtenXid: 'writtenXid'
+} as const
+
+export type SubjectMemoryScalarFieldEnum = (typeof SubjectMemoryScalarFieldEnum)[keyof typeof SubjectMemoryScalarFieldEnum]
 
 
 export const SortOrder = {

@@ -225,6 +225,7 @@ export type SubjectWhereInput = {
   reports?: Prisma.ReportListRelationFilter
   links?: Prisma.ReportLinkListRelationFilter
   ratings?: Prisma.RatingListRelationFilter
+  memory?: Prisma.XOR<Prisma.SubjectMemoryNullableScalarRelationFilter, Prisma.SubjectMemoryWhereInput> | null
 }
 
 export type SubjectOrderByWithRelationInput = {
@@ -237,6 +238,7 @@ export type SubjectOrderByWithRelationInput = {
   reports?: Prisma.ReportOrderByRelationAggregateInput
   links?: Prisma.ReportLinkOrderByRelationAggregateInput
   ratings?: Prisma.RatingOrderByRelationAggregateInput
+  memory?: Prisma.SubjectMemoryOrderByWithRelationInput
 }
 
 export type SubjectWhereUniqueInput = Prisma.AtLeast<{
@@ -253,6 +255,7 @@ export type SubjectWhereUniqueInput = Prisma.AtLeast<{
   reports?: Prisma.ReportListRelationFilter
   links?: Prisma.ReportLinkListRelationFilter
   ratings?: Prisma.RatingListRelationFilter
+  memory?: Prisma.XOR<Prisma.SubjectMemoryNullableScalarRelationFilter, Prisma.SubjectMemoryWhereInput> | null
 }, "id" | "workspaceId_kind_key">
 
 export type SubjectOrderByWithAggregationInput = {
@@ -287,6 +290,7 @@ export type SubjectCreateInput = {
   reports?: Prisma.ReportCreateNestedManyWithoutSubjectInput
   links?: Prisma.ReportLinkCreateNestedManyWithoutSubjectInput
   ratings?: Prisma.RatingCreateNestedManyWithoutSubjectInput
+  memory?: Prisma.SubjectMemoryCreateNestedOneWithoutSubjectInput
 }
 
 export type SubjectUncheckedCreateInput = {
@@ -298,6 +302,7 @@ export type SubjectUncheckedCreateInput = {
   reports?: Prisma.ReportUncheckedCreateNestedManyWithoutSubjectInput
   links?: Prisma.ReportLinkUncheckedCreateNestedManyWithoutSubjectInput
   ratings?: Prisma.RatingUncheckedCreateNestedManyWithoutSubjectInput
+  memory?: Prisma.SubjectMemoryUncheckedCreateNestedOneWithoutSubjectInput
 }
 
 export type SubjectUpdateInput = {
@@ -308,6 +313,7 @@ export type SubjectUpdateInput = {
   reports?: Prisma.ReportUpdateManyWithoutSubjectNestedInput
   links?: Prisma.ReportLinkUpdateManyWithoutSubjectNestedInput
   ratings?: Prisma.RatingUpdateManyWithoutSubjectNestedInput
+  memory?: Prisma.SubjectMemoryUpdateOneWithoutSubjectNestedInput
 }
 
 export type SubjectUncheckedUpdateInput = {
@@ -319,6 +325,7 @@ export type SubjectUncheckedUpdateInput = {
   reports?: Prisma.ReportUncheckedUpdateManyWithoutSubjectNestedInput
   links?: Prisma.ReportLinkUncheckedUpdateManyWithoutSubjectNestedInput
   ratings?: Prisma.RatingUncheckedUpdateManyWithoutSubjectNestedInput
+  memory?: Prisma.SubjectMemoryUncheckedUpdateOneWithoutSubjectNestedInput
 }
 
 export type SubjectCreateManyInput = {
@@ -482,6 +489,20 @@ export type SubjectUpdateOneRequiredWithoutRatingsNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.SubjectUpdateToOneWithWhereWithoutRatingsInput, Prisma.SubjectUpdateWithoutRatingsInput>, Prisma.SubjectUncheckedUpdateWithoutRatingsInput>
 }
 
+export type SubjectCreateNestedOneWithoutMemoryInput = {
+  create?: Prisma.XOR<Prisma.SubjectCreateWithoutMemoryInput, Prisma.SubjectUncheckedCreateWithoutMemoryInput>
+  connectOrCreate?: Prisma.SubjectCreateOrConnectWithoutMemoryInput
+  connect?: Prisma.SubjectWhereUniqueInput
+}
+
+export type SubjectUpdateOneRequiredWithoutMemoryNestedInput = {
+  create?: Prisma.XOR<Prisma.SubjectCreateWithoutMemoryInput, Prisma.SubjectUncheckedCreateWithoutMemoryInput>
+  connectOrCreate?: Prisma.SubjectCreateOrConnectWithoutMemoryInput
+  upsert?: Prisma.SubjectUpsertWithoutMemoryInput
+  connect?: Prisma.SubjectWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.SubjectUpdateToOneWithWhereWithoutMemoryInput, Prisma.SubjectUpdateWithoutMemoryInput>, Prisma.SubjectUncheckedUpdateWithoutMemoryInput>
+}
+
 export type SubjectCreateWithoutWorkspaceInput = {
   kind: string
   key: string
@@ -489,6 +510,7 @@ export type SubjectCreateWithoutWorkspaceInput = {
   reports?: Prisma.ReportCreateNestedManyWithoutSubjectInput
   links?: Prisma.ReportLinkCreateNestedManyWithoutSubjectInput
   ratings?: Prisma.RatingCreateNestedManyWithoutSubjectInput
+  memory?: Prisma.SubjectMemoryCreateNestedOneWithoutSubjectInput
 }
 
 export type SubjectUncheckedCreateWithoutWorkspaceInput = {
@@ -499,6 +521,7 @@ export type SubjectUncheckedCreateWithoutWorkspaceInput = {
   reports?: Prisma.ReportUncheckedCreateNestedManyWithoutSubjectInput
   links?: Prisma.ReportLinkUncheckedCreateNestedManyWithoutSubjectInput
   ratings?: Prisma.RatingUncheckedCreateNestedManyWithoutSubjectInput
+  memory?: Prisma.SubjectMemoryUncheckedCreateNestedOneWithoutSubjectInput
 }
 
 export type SubjectCreateOrConnectWithoutWorkspaceInput = {
@@ -545,6 +568,7 @@ export type SubjectCreateWithoutReportsInput = {
   workspace: Prisma.WorkspaceCreateNestedOneWithoutSubjectsInput
   links?: Prisma.ReportLinkCreateNestedManyWithoutSubjectInput
   ratings?: Prisma.RatingCreateNestedManyWithoutSubjectInput
+  memory?: Prisma.SubjectMemoryCreateNestedOneWithoutSubjectInput
 }
 
 export type SubjectUncheckedCreateWithoutReportsInput = {
@@ -555,6 +579,7 @@ export type SubjectUncheckedCreateWithoutReportsInput = {
   createdAt?: Date | string
   links?: Prisma.ReportLinkUncheckedCreateNestedManyWithoutSubjectInput
   ratings?: Prisma.RatingUncheckedCreateNestedManyWithoutSubjectInput
+  memory?: Prisma.SubjectMemoryUncheckedCreateNestedOneWithoutSubjectInput
 }
 
 export type SubjectCreateOrConnectWithoutReportsInput = {
@@ -580,6 +605,7 @@ export type SubjectUpdateWithoutReportsInput = {
   workspace?: Prisma.WorkspaceUpdateOneRequiredWithoutSubjectsNestedInput
   links?: Prisma.ReportLinkUpdateManyWithoutSubjectNestedInput
   ratings?: Prisma.RatingUpdateManyWithoutSubjectNestedInput
+  memory?: Prisma.SubjectMemoryUpdateOneWithoutSubjectNestedInput
 }
 
 export type SubjectUncheckedUpdateWithoutReportsInput = {
@@ -590,6 +616,7 @@ export type SubjectUncheckedUpdateWithoutReportsInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   links?: Prisma.ReportLinkUncheckedUpdateManyWithoutSubjectNestedInput
   ratings?: Prisma.RatingUncheckedUpdateManyWithoutSubjectNestedInput
+  memory?: Prisma.SubjectMemoryUncheckedUpdateOneWithoutSubjectNestedInput
 }
 
 export type SubjectCreateWithoutLinksInput = {
@@ -599,6 +626,7 @@ export type SubjectCreateWithoutLinksInput = {
   workspace: Prisma.WorkspaceCreateNestedOneWithoutSubjectsInput
   reports?: Prisma.ReportCreateNestedManyWithoutSubjectInput
   ratings?: Prisma.RatingCreateNestedManyWithoutSubjectInput
+  memory?: Prisma.SubjectMemoryCreateNestedOneWithoutSubjectInput
 }
 
 export type SubjectUncheckedCreateWithoutLinksInput = {
@@ -609,6 +637,7 @@ export type SubjectUncheckedCreateWithoutLinksInput = {
   createdAt?: Date | string
   reports?: Prisma.ReportUncheckedCreateNestedManyWithoutSubjectInput
   ratings?: Prisma.RatingUncheckedCreateNestedManyWithoutSubjectInput
+  memory?: Prisma.SubjectMemoryUncheckedCreateNestedOneWithoutSubjectInput
 }
 
 export type SubjectCreateOrConnectWithoutLinksInput = {
@@ -634,6 +663,7 @@ export type SubjectUpdateWithoutLinksInput = {
   workspace?: Prisma.WorkspaceUpdateOneRequiredWithoutSubjectsNestedInput
   reports?: Prisma.ReportUpdateManyWithoutSubjectNestedInput
   ratings?: Prisma.RatingUpdateManyWithoutSubjectNestedInput
+  memory?: Prisma.SubjectMemoryUpdateOneWithoutSubjectNestedInput
 }
 
 export type SubjectUncheckedUpdateWithoutLinksInput = {
@@ -644,6 +674,7 @@ export type SubjectUncheckedUpdateWithoutLinksInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   reports?: Prisma.ReportUncheckedUpdateManyWithoutSubjectNestedInput
   ratings?: Prisma.RatingUncheckedUpdateManyWithoutSubjectNestedInput
+  memory?: Prisma.SubjectMemoryUncheckedUpdateOneWithoutSubjectNestedInput
 }
 
 export type SubjectCreateWithoutRatingsInput = {
@@ -653,6 +684,7 @@ export type SubjectCreateWithoutRatingsInput = {
   workspace: Prisma.WorkspaceCreateNestedOneWithoutSubjectsInput
   reports?: Prisma.ReportCreateNestedManyWithoutSubjectInput
   links?: Prisma.ReportLinkCreateNestedManyWithoutSubjectInput
+  memory?: Prisma.SubjectMemoryCreateNestedOneWithoutSubjectInput
 }
 
 export type SubjectUncheckedCreateWithoutRatingsInput = {
@@ -663,6 +695,7 @@ export type SubjectUncheckedCreateWithoutRatingsInput = {
   createdAt?: Date | string
   reports?: Prisma.ReportUncheckedCreateNestedManyWithoutSubjectInput
   links?: Prisma.ReportLinkUncheckedCreateNestedManyWithoutSubjectInput
+  memory?: Prisma.SubjectMemoryUncheckedCreateNestedOneWithoutSubjectInput
 }
 
 export type SubjectCreateOrConnectWithoutRatingsInput = {
@@ -688,6 +721,7 @@ export type SubjectUpdateWithoutRatingsInput = {
   workspace?: Prisma.WorkspaceUpdateOneRequiredWithoutSubjectsNestedInput
   reports?: Prisma.ReportUpdateManyWithoutSubjectNestedInput
   links?: Prisma.ReportLinkUpdateManyWithoutSubjectNestedInput
+  memory?: Prisma.SubjectMemoryUpdateOneWithoutSubjectNestedInput
 }
 
 export type SubjectUncheckedUpdateWithoutRatingsInput = {
@@ -698,6 +732,65 @@ export type SubjectUncheckedUpdateWithoutRatingsInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   reports?: Prisma.ReportUncheckedUpdateManyWithoutSubjectNestedInput
   links?: Prisma.ReportLinkUncheckedUpdateManyWithoutSubjectNestedInput
+  memory?: Prisma.SubjectMemoryUncheckedUpdateOneWithoutSubjectNestedInput
+}
+
+export type SubjectCreateWithoutMemoryInput = {
+  kind: string
+  key: string
+  createdAt?: Date | string
+  workspace: Prisma.WorkspaceCreateNestedOneWithoutSubjectsInput
+  reports?: Prisma.ReportCreateNestedManyWithoutSubjectInput
+  links?: Prisma.ReportLinkCreateNestedManyWithoutSubjectInput
+  ratings?: Prisma.RatingCreateNestedManyWithoutSubjectInput
+}
+
+export type SubjectUncheckedCreateWithoutMemoryInput = {
+  id?: number
+  workspaceId: number
+  kind: string
+  key: string
+  createdAt?: Date | string
+  reports?: Prisma.ReportUncheckedCreateNestedManyWithoutSubjectInput
+  links?: Prisma.ReportLinkUncheckedCreateNestedManyWithoutSubjectInput
+  ratings?: Prisma.RatingUncheckedCreateNestedManyWithoutSubjectInput
+}
+
+export type SubjectCreateOrConnectWithoutMemoryInput = {
+  where: Prisma.SubjectWhereUniqueInput
+  create: Prisma.XOR<Prisma.SubjectCreateWithoutMemoryInput, Prisma.SubjectUncheckedCreateWithoutMemoryInput>
+}
+
+export type SubjectUpsertWithoutMemoryInput = {
+  update: Prisma.XOR<Prisma.SubjectUpdateWithoutMemoryInput, Prisma.SubjectUncheckedUpdateWithoutMemoryInput>
+  create: Prisma.XOR<Prisma.SubjectCreateWithoutMemoryInput, Prisma.SubjectUncheckedCreateWithoutMemoryInput>
+  where?: Prisma.SubjectWhereInput
+}
+
+export type SubjectUpdateToOneWithWhereWithoutMemoryInput = {
+  where?: Prisma.SubjectWhereInput
+  data: Prisma.XOR<Prisma.SubjectUpdateWithoutMemoryInput, Prisma.SubjectUncheckedUpdateWithoutMemoryInput>
+}
+
+export type SubjectUpdateWithoutMemoryInput = {
+  kind?: Prisma.StringFieldUpdateOperationsInput | string
+  key?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  workspace?: Prisma.WorkspaceUpdateOneRequiredWithoutSubjectsNestedInput
+  reports?: Prisma.ReportUpdateManyWithoutSubjectNestedInput
+  links?: Prisma.ReportLinkUpdateManyWithoutSubjectNestedInput
+  ratings?: Prisma.RatingUpdateManyWithoutSubjectNestedInput
+}
+
+export type SubjectUncheckedUpdateWithoutMemoryInput = {
+  id?: Prisma.IntFieldUpdateOperationsInput | number
+  workspaceId?: Prisma.IntFieldUpdateOperationsInput | number
+  kind?: Prisma.StringFieldUpdateOperationsInput | string
+  key?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  reports?: Prisma.ReportUncheckedUpdateManyWithoutSubjectNestedInput
+  links?: Prisma.ReportLinkUncheckedUpdateManyWithoutSubjectNestedInput
+  ratings?: Prisma.RatingUncheckedUpdateManyWithoutSubjectNestedInput
 }
 
 export type SubjectCreateManyWorkspaceInput = {
@@ -714,6 +807,7 @@ export type SubjectUpdateWithoutWorkspaceInput = {
   reports?: Prisma.ReportUpdateManyWithoutSubjectNestedInput
   links?: Prisma.ReportLinkUpdateManyWithoutSubjectNestedInput
   ratings?: Prisma.RatingUpdateManyWithoutSubjectNestedInput
+  memory?: Prisma.SubjectMemoryUpdateOneWithoutSubjectNestedInput
 }
 
 export type SubjectUncheckedUpdateWithoutWorkspaceInput = {
@@ -724,6 +818,7 @@ export type SubjectUncheckedUpdateWithoutWorkspaceInput = {
   reports?: Prisma.ReportUncheckedUpdateManyWithoutSubjectNestedInput
   links?: Prisma.ReportLinkUncheckedUpdateManyWithoutSubjectNestedInput
   ratings?: Prisma.RatingUncheckedUpdateManyWithoutSubjectNestedInput
+  memory?: Prisma.SubjectMemoryUncheckedUpdateOneWithoutSubjectNestedInput
 }
 
 export type SubjectUncheckedUpdateManyWithoutWorkspaceInput = {
@@ -792,6 +887,7 @@ export type SubjectSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   reports?: boolean | Prisma.Subject$reportsArgs<ExtArgs>
   links?: boolean | Prisma.Subject$linksArgs<ExtArgs>
   ratings?: boolean | Prisma.Subject$ratingsArgs<ExtArgs>
+  memory?: boolean | Prisma.Subject$memoryArgs<ExtArgs>
   _count?: boolean | Prisma.SubjectCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["subject"]>
 
@@ -827,6 +923,7 @@ export type SubjectInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs
   reports?: boolean | Prisma.Subject$reportsArgs<ExtArgs>
   links?: boolean | Prisma.Subject$linksArgs<ExtArgs>
   ratings?: boolean | Prisma.Subject$ratingsArgs<ExtArgs>
+  memory?: boolean | Prisma.Subject$memoryArgs<ExtArgs>
   _count?: boolean | Prisma.SubjectCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type SubjectIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -843,6 +940,7 @@ export type $SubjectPayload<ExtArgs extends runtime.Types.Extensions.InternalArg
     reports: Prisma.$ReportPayload<ExtArgs>[]
     links: Prisma.$ReportLinkPayload<ExtArgs>[]
     ratings: Prisma.$RatingPayload<ExtArgs>[]
+    memory: Prisma.$SubjectMemoryPayload<ExtArgs> | null
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: number
@@ -1248,6 +1346,7 @@ export interface Prisma__SubjectClient<T, Null = never, ExtArgs extends runtime.
   reports<T extends Prisma.Subject$reportsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Subject$reportsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ReportPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   links<T extends Prisma.Subject$linksArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Subject$linksArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ReportLinkPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   ratings<T extends Prisma.Subject$ratingsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Subject$ratingsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RatingPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  memory<T extends Prisma.Subject$memoryArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Subject$memoryArgs<ExtArgs>>): Prisma.Prisma__SubjectMemoryClient<runtime.Types.Result.GetResult<Prisma.$SubjectMemoryPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -1752,6 +1851,25 @@ export type Subject$ratingsArgs<ExtArgs extends runtime.Types.Extensions.Interna
   take?: number
   skip?: number
   distinct?: Prisma.RatingScalarFieldEnum | Prisma.RatingScalarFieldEnum[]
+}
+
+/**
+ * Subject.memory
+ */
+export type Subject$memoryArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the SubjectMemory
+   */
+  select?: Prisma.SubjectMemorySelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the SubjectMemory
+   */
+  omit?: Prisma.SubjectMemoryOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.SubjectMemoryInclude<ExtArgs> | null
+  where?: Prisma.SubjectMemoryWhereInput
 }
 
 /**

@@ -1,14 +1,13 @@
-import { requireKind } from '../../../domain/subjects/normalize.ts';
 import { builder } from '../builder.ts';
 import { viewerOf, workspaceDbOf, type RequestContext } from '../../http/request-context.ts';
 import { AppError } from '../../../errors.ts';
-import { SUBJECT_KIND_CODES } from '../../../domain/subjects/kinds.ts';
 import { MAX_WINDOW_DAYS, reportCountsByOutcome, topSubjects, type OutcomeDay, type SubjectCount } from '../../../domain/analyst/aggregates.ts';
 import { EntityIpIndex, IPS_INDEX_LIMIT } from '../../../domain/analyst/entity-ips.ts';
 import { DimensionEntityRef, EntityView } from './network.ts';
 import { loadersOf } from '../loaders.ts';
 import type { ListSize } from '../cost.ts';
-import { OUTCOME_CODES } from '../../../domain/memory/vocabulary.ts';
+import { OUTCOME_CODES, type OutcomeCode } from '../../../domain/memory/vocabulary.ts';
+import { OutcomeCodeEnum, SubjectKindEnum } from './vocabularies.ts';
 import type { DimensionCode } from '../../../domain/network/types.ts';
 
 const DAY_MS = 86_400_000;
@@ -17,7 +16,7 @@ const OutcomeDayRef = builder.objectRef<OutcomeDay>('OutcomeDayCount').implement
   description: 'Number of reports with one outcome code stored on one UTC day.',
   fields: (t) => ({
     day: t.exposeString('day', { description: 'UTC day, YYYY-MM-DD.' }),
-    outcomeCode: t.exposeString('outcomeCode', { description: 'Outcome code.' }),
+    outcomeCode: t.field({ type: OutcomeCodeEnum, description: 'Outcome code.', resolve: (d) => d.outcomeCode as OutcomeCode }),
     count: t.exposeInt('count', { description: 'Reports stored that day with that outcome.' }),
   }),
 });
@@ -59,13 +58,13 @@ builder.queryField('topSubjects', (t) =>
     extensions: { list: { max: 100, sizeArg: 'limit' } satisfies ListSize },
     args: {
       limit: t.arg.int({ defaultValue: 10, description: 'How many (1-100, default 10).' }),
-      kind: t.arg.string({ description: `Only subjects of this kind: ${SUBJECT_KIND_CODES.join(', ')}.` }),
+      kind: t.arg({ type: SubjectKindEnum, description: 'Only subjects of this kind (all kinds when omitted).' }),
     },
     resolve: (_root, { limit, kind }, ctx) => {
       const workspaceId = viewerOf(ctx).workspaceId;
       const n = limit ?? 10;
       if (!Number.isInteger(n) || n < 1 || n > 100) throw new AppError('invalid_request', 'limit must be 1-100.', [{ field: 'limit', message: 'must be 1-100' }]);
-      return topSubjects(ctx.prisma, workspaceId, n, kind == null ? null : requireKind(kind));
+      return topSubjects(ctx.prisma, workspaceId, n, kind ?? null);
     },
   }));
 

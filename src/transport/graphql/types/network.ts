@@ -1,8 +1,9 @@
 import { builder } from '../builder.ts';
 import type { ListSize } from '../cost.ts';
 import { inputOf, viewerOf } from '../../http/request-context.ts';
-import { AppError } from '../../../errors.ts';
-import { DIMENSION_CODES, type DimensionCode, type DimensionEntity } from '../../../domain/network/types.ts';
+import { DIMENSION_CODES, type DimensionEntity } from '../../../domain/network/types.ts';
+import type { RiskLevel } from '../../../domain/scoring/levels.ts';
+import { DimensionCodeEnum, RiskLevelEnum } from './vocabularies.ts';
 import type { PublishedEntity } from '../../../domain/publishing/index.ts';
 import { requireIp } from '../../../domain/network/ip.ts';
 import { readDimensions, readEntity, type DimensionRead, type EntitySummaries, type IpDimensions } from '../../../domain/lookups/dimensions.ts';
@@ -11,7 +12,7 @@ export const RiskSummary = builder.objectRef<PublishedEntity>('RiskSummary').imp
   description: 'A published behavioural-risk summary of one dimension entity.',
   fields: (t) => ({
     score: t.exposeInt('score', { description: 'Risk score 0-100.' }),
-    level: t.exposeString('level', { description: 'minimal, low, medium, high or critical.' }),
+    level: t.field({ type: RiskLevelEnum, description: 'Risk level of the score.', resolve: (s) => s.level as RiskLevel }),
     reports: t.int({ description: 'Reports counted as evidence.', resolve: (s) => s.counts.reports }),
     badRatings: t.int({ description: 'Bad ratings counted.', resolve: (s) => s.counts.badRatings }),
     neutralRatings: t.int({ description: 'Neutral ratings counted.', resolve: (s) => s.counts.neutralRatings }),
@@ -26,7 +27,7 @@ export const RiskSummary = builder.objectRef<PublishedEntity>('RiskSummary').imp
 export const DimensionEntityRef = builder.objectRef<DimensionEntity>('DimensionEntity').implement({
   description: 'An entity of one dimension of the report hierarchy (a prefix, an AS, a city, ...).',
   fields: (t) => ({
-    code: t.exposeString('code', { description: `Dimension code: ${DIMENSION_CODES.join(', ')}.` }),
+    code: t.expose('code', { type: DimensionCodeEnum, description: 'Dimension code.' }),
     key: t.exposeString('key', { description: 'Stable key of the entity (see the README for formats).' }),
     name: t.exposeString('name', { description: 'Display name.' }),
     size: t.exposeFloat('size', { description: 'Approximate number of addresses it holds (in the queried IP\'s address family).' }),
@@ -36,7 +37,7 @@ export const DimensionEntityRef = builder.objectRef<DimensionEntity>('DimensionE
 const DimensionRef = builder.objectRef<DimensionRead>('Dimension').implement({
   description: 'One dimension of an IP\'s report hierarchy with the summaries the caller may see.',
   fields: (t) => ({
-    code: t.exposeString('code', { description: `Dimension code: ${DIMENSION_CODES.join(', ')}.` }),
+    code: t.expose('code', { type: DimensionCodeEnum, description: 'Dimension code.' }),
     matched: t.exposeBoolean('matched', { description: 'True when a summary exists for the entity (published or the caller\'s own).' }),
     entity: t.field({ type: DimensionEntityRef, nullable: true, description: 'The entity the IP resolved to; null when unresolved.', resolve: (d) => d.entity }),
     reason: t.string({ nullable: true, description: 'Why the dimension is unmatched; null when matched.', resolve: (d) => d.reason }),
@@ -89,7 +90,7 @@ builder.queryField('ip', (t) =>
 export const EntityView = builder.objectRef<EntitySummaries>('DimensionEntitySummary').implement({
   description: 'The summaries of one dimension entity, looked up by code and key.',
   fields: (t) => ({
-    code: t.exposeString('code', { description: 'Dimension code.' }),
+    code: t.expose('code', { type: DimensionCodeEnum, description: 'Dimension code.' }),
     key: t.exposeString('key', { description: 'Entity key.' }),
     name: t.string({ nullable: true, description: 'Display name, when published.', resolve: (e) => e.published?.name ?? e.workspace?.name ?? null }),
     published: t.field({ type: RiskSummary, nullable: true, description: 'Global summary.', resolve: (e) => e.published }),
@@ -103,14 +104,10 @@ builder.queryField('dimensionEntity', (t) =>
     type: EntityView,
     description: 'A dimension entity by code and key (e.g. code "asn", key "AS13335") with its summaries. Unmetered, but needs a score-eligible tier (tier_not_eligible otherwise).',
     args: {
-      code: t.arg.string({ required: true, description: `One of: ${DIMENSION_CODES.join(', ')}.` }),
+      code: t.arg({ type: DimensionCodeEnum, required: true, description: 'The dimension.' }),
       key: t.arg.string({ required: true, description: 'Entity key as returned in dimensions.' }),
     },
     resolve: (_root, args, ctx) => {
-      const viewer = viewerOf(ctx);
-      if (!(DIMENSION_CODES as readonly string[]).includes(args.code)) {
-        throw new AppError('invalid_request', `code must be one of: ${DIMENSION_CODES.join(', ')}.`, [{ field: 'code', message: 'unknown dimension code' }]);
-      }
-      return readEntity(args.code as DimensionCode, args.key, viewer, ctx.services, ctx.services.publications.current());
+      return readEntity(args.code, args.key, viewerOf(ctx), ctx.services, ctx.services.publications.current());
     },
   }));

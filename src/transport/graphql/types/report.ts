@@ -3,25 +3,28 @@ import { workspaceDbOf } from '../../http/request-context.ts';
 import { REPORT_ORDER, parseReportFilter, reportWhere } from '../../../domain/analyst/report-filter.ts';
 import { LIMITS } from '../../../domain/memory/schemas.ts';
 import { listLimit, textCost, type ListSize } from '../cost.ts';
+import type { EventType, OutcomeCode, Role, Severity, SharePolicy, Visibility } from '../../../domain/memory/vocabulary.ts';
+import { EventTypeEnum, OutcomeCodeEnum, SeverityEnum, SharePolicyEnum, SubjectKindEnum, SubjectRoleEnum, VisibilityEnum } from './vocabularies.ts';
 
+// Stored vocabulary columns are text; the write rules (domain/memory/schemas.ts) let only the vocabulary's codes in.
 export const ReportType = builder.prismaNode('Report', {
   description: 'A typed outcome event stored by `report`.',
   id: { field: 'id' },
   nullable: true,
   fields: (t) => ({
     databaseId: t.exposeInt('id', { description: 'Report id (integer, increasing); the id the REST API returns.' }),
-    eventType: t.exposeString('eventType', { description: 'observation, outcome or alert.' }),
-    outcomeCode: t.exposeString('outcomeCode', { description: 'Outcome classification (see the README vocabulary).' }),
-    severity: t.exposeString('severity', { description: 'info, low, medium, high or critical.' }),
+    eventType: t.field({ type: EventTypeEnum, description: 'Kind of event.', resolve: (r) => r.eventType as EventType }),
+    outcomeCode: t.field({ type: OutcomeCodeEnum, description: 'Outcome classification.', resolve: (r) => r.outcomeCode as OutcomeCode }),
+    severity: t.field({ type: SeverityEnum, description: 'Severity.', resolve: (r) => r.severity as Severity }),
     title: t.exposeString('title', { description: 'Short headline.', extensions: { cost: textCost(LIMITS.title) } }),
     summary: t.exposeString('summary', { description: 'One-line summary.', extensions: { cost: textCost(LIMITS.summary) } }),
     details: t.exposeString('details', { description: 'Longer free text.', extensions: { cost: textCost(LIMITS.details) } }),
     tags: t.exposeStringList('tags', { description: 'Lower-case tags.', extensions: { cost: textCost(LIMITS.tags * LIMITS.tagLength) } }),
     status: t.exposeString('status', { description: 'Empty, open, confirmed, disputed or resolved.' }),
-    sharePolicy: t.exposeString('sharePolicy', { description: 'TLP 2.0 style share policy of the subject.' }),
+    sharePolicy: t.field({ type: SharePolicyEnum, description: 'TLP 2.0 style share policy of the subject.', resolve: (r) => r.sharePolicy as SharePolicy }),
     namespace: t.exposeString('namespace', { description: 'Caller-chosen namespace, empty when none.' }),
-    requestedVisibility: t.exposeString('requestedVisibility', { description: 'Visibility the writer asked for.' }),
-    effectiveVisibility: t.exposeString('effectiveVisibility', { description: 'Visibility applied after the share policy.' }),
+    requestedVisibility: t.field({ type: VisibilityEnum, description: 'Visibility the writer asked for.', resolve: (r) => r.requestedVisibility as Visibility }),
+    effectiveVisibility: t.field({ type: VisibilityEnum, description: 'Visibility applied after the share policy.', resolve: (r) => r.effectiveVisibility as Visibility }),
     policyNotice: t.exposeString('policyNotice', { description: 'Why the effective visibility differs, empty when it does not.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was stored.' }),
     subject: t.relation('subject', { description: 'The subject the report is about.' }),
@@ -37,7 +40,7 @@ export const ReportType = builder.prismaNode('Report', {
 builder.prismaObject('ReportLink', {
   description: 'A report\'s link to a related subject.',
   fields: (t) => ({
-    role: t.exposeString('role', { description: 'The role the subject played, e.g. source_ip.' }),
+    role: t.field({ type: SubjectRoleEnum, description: 'The role the subject played, e.g. source_ip.', resolve: (l) => l.role as Role }),
     position: t.exposeInt('position', { description: 'Position of the link in the report\'s related subjects (0-based).' }),
     subject: t.relation('subject', { description: 'The related subject.' }),
     report: t.relation('report', { description: 'The report that links it.' }),
@@ -47,10 +50,10 @@ builder.prismaObject('ReportLink', {
 export const ReportFilterInput = builder.inputType('ReportFilter', {
   description: 'Which reports to list. Every list means "any of"; fields combine with AND. Also used by the REST export.',
   fields: (t) => ({
-    kind: t.stringList({ description: 'Kind of the report\'s main subject, e.g. ["ipaddress", "email"].' }),
-    outcomeCode: t.stringList({ description: 'Outcome codes, e.g. ["account_takeover"].' }),
-    severity: t.stringList({ description: 'Severities: info, low, medium, high, critical.' }),
-    sharePolicy: t.stringList({ description: 'Share policies, e.g. ["clear_share"].' }),
+    kind: t.field({ type: [SubjectKindEnum], description: 'Kinds of the report\'s main subject, e.g. [ipaddress, email].' }),
+    outcomeCode: t.field({ type: [OutcomeCodeEnum], description: 'Outcome codes, e.g. [account_takeover].' }),
+    severity: t.field({ type: [SeverityEnum], description: 'Severities.' }),
+    sharePolicy: t.field({ type: [SharePolicyEnum], description: 'Share policies, e.g. [clear_share].' }),
     namespace: t.stringList({ description: 'Namespaces ("" is the default namespace).' }),
     tags: t.stringList({ description: 'Reports carrying ALL of these tags.' }),
     from: t.field({ type: 'DateTime', description: 'Stored at or after this instant.' }),

@@ -1,6 +1,7 @@
 import { builder } from '../builder.ts';
 import { textCost, type ListSize } from '../cost.ts';
-import { DIMENSION_CODES } from '../../../domain/network/types.ts';
+import { DIMENSION_CODES, type DimensionCode } from '../../../domain/network/types.ts';
+import { CommunityLabelEnum, DimensionCodeEnum, RiskLevelEnum } from './vocabularies.ts';
 import { RECENT_WINDOWS } from '../../../domain/community/windows.ts';
 import { LIMITS } from '../../../domain/memory/schemas.ts';
 import { inputOf, viewerOf } from '../../http/request-context.ts';
@@ -52,11 +53,11 @@ const MatchedEntity = builder.objectRef<{ key: string; name: string }>('MatchedE
 const DimensionScoreRef = builder.objectRef<DimensionScore>('DimensionScore').implement({
   description: 'One dimension of the score, with its explanation.',
   fields: (t) => ({
-    code: t.exposeString('code', { description: 'ip, subnet, isp, asn, org, city, region or country.' }),
+    code: t.expose('code', { type: DimensionCodeEnum, description: 'The dimension.' }),
     matched: t.exposeBoolean('matched', { description: 'A summary exists for the entity.' }),
     score: t.exposeInt('score', { description: 'The entity\'s score 0-100 (0 when unmatched).' }),
     entity: t.expose('entity', { type: MatchedEntity, nullable: true, description: 'The entity; null when the IP has none in this dimension.' }),
-    level: t.exposeString('level', { nullable: true, description: 'Risk level of the entity\'s score.' }),
+    level: t.expose('level', { type: RiskLevelEnum, nullable: true, description: 'Risk level of the entity\'s score; null when unmatched.' }),
     weight: t.exposeFloat('weight', { description: 'Weight of this dimension in the overall score.' }),
     contribution: t.exposeInt('contribution', { description: 'Points of the overall score due to this dimension (they add up to it).' }),
     source: t.exposeString('source', { nullable: true, description: 'published, workspace or both: where the summary came from.' }),
@@ -69,9 +70,9 @@ const ScoreSummary = builder.objectRef<IpScore>('ScoreSummary').implement({
   description: 'Overall score and per-dimension evidence.',
   fields: (t) => ({
     overallScore: t.exposeInt('overallScore', { description: 'Overall score 0-100.' }),
-    overallRiskLevel: t.exposeString('overallRiskLevel', { description: 'minimal, low, medium, high or critical.' }),
+    overallRiskLevel: t.expose('overallRiskLevel', { type: RiskLevelEnum, description: 'Risk level of the overall score.' }),
     matchedCount: t.exposeInt('matchedCount', { description: 'Dimensions with a summary.' }),
-    driver: t.exposeString('driver', { nullable: true, description: 'The dimension that contributed most; null when the score is 0.' }),
+    driver: t.expose('driver', { type: DimensionCodeEnum, nullable: true, description: 'The dimension that contributed most; null when the score is 0.' }),
     dimensions: t.expose('dimensions', { type: [DimensionScoreRef], description: 'All eight dimensions, most specific first.', extensions: { list: { max: DIMENSION_CODES.length } satisfies ListSize } }),
   }),
 });
@@ -89,7 +90,7 @@ const CommunitySignalRef = builder.objectRef<CommunitySignal>('CommunitySignal')
   description: 'Lookup activity on this IP across all workspaces, on a 10-minute cadence.',
   fields: (t) => ({
     ok: t.exposeBoolean('ok', { description: 'False when the signal could not be read for this call (label unavailable, zeros); the score is still answered.' }),
-    label: t.exposeString('label', { description: 'quiet, active, converging or spiking; unavailable when ok is false.' }),
+    label: t.expose('label', { type: CommunityLabelEnum, description: 'State of the lookup activity; unavailable when ok is false.' }),
     hasSpike: t.exposeBoolean('hasSpike', { description: 'A spike window among the last six.' }),
     lookups10m: t.exposeInt('lookups10m', { description: 'Lookups in the last complete window.' }),
     requesters60m: t.exposeInt('requesters60m', { description: 'Distinct requesters over the last six windows.' }),
@@ -118,10 +119,10 @@ const IpMemoryRef = builder.objectRef<IpMemory>('IpMemory').implement({
   }),
 });
 
-const LinkRef = builder.objectRef<{ code: string; url: string }>('ReportLinkUrl').implement({
+const LinkRef = builder.objectRef<{ code: DimensionCode; url: string }>('ReportLinkUrl').implement({
   description: 'A direct report page.',
   fields: (t) => ({
-    code: t.exposeString('code', { description: 'Dimension code.' }),
+    code: t.expose('code', { type: DimensionCodeEnum, description: 'Dimension code.' }),
     url: t.exposeString('url', { description: 'Page URL under BASE_URL.' }),
   }),
 });

@@ -2,7 +2,8 @@ import { builder } from '../builder.ts';
 import { workspaceDbOf, viewerOf, type RequestContext } from '../../http/request-context.ts';
 import { loadersOf } from '../loaders.ts';
 import { MAX_RAW_KEY, requireSubject } from '../../../domain/subjects/normalize.ts';
-import { SUBJECT_KIND_CODES } from '../../../domain/subjects/kinds.ts';
+import type { SubjectKind } from '../../../domain/subjects/kinds.ts';
+import { SubjectKindEnum } from './vocabularies.ts';
 import { readDimensions } from '../../../domain/lookups/dimensions.ts';
 import { REPORT_ORDER } from '../../../domain/analyst/report-filter.ts';
 import { IpAddressRef } from './network.ts';
@@ -39,7 +40,7 @@ export const SubjectType = builder.prismaNode('Subject', {
   nullable: true,
   fields: (t) => ({
     databaseId: t.exposeInt('id', { description: 'Numeric database id of this subject.' }),
-    kind: t.exposeString('kind', { description: `Identifier family: ${SUBJECT_KIND_CODES.join(', ')}.` }),
+    kind: t.field({ type: SubjectKindEnum, description: 'Identifier family.', resolve: (s) => s.kind as SubjectKind }),
     key: t.exposeString('key', { description: 'The normalised identifier.', extensions: { cost: textCost(MAX_RAW_KEY) } }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When this workspace first mentioned it.' }),
     reports: t.relatedConnection('reports', {
@@ -98,7 +99,7 @@ builder.queryField('subject', (t) =>
     nullable: true,
     description: 'A subject of the calling workspace by kind and key (the key is normalised first, as on write).',
     args: {
-      kind: t.arg.string({ required: true, description: `One of: ${SUBJECT_KIND_CODES.join(', ')}.` }),
+      kind: t.arg({ type: SubjectKindEnum, required: true, description: 'Identifier family of the subject.' }),
       key: t.arg.string({ required: true, description: 'The identifier, normalised like on write.' }),
     },
     resolve: (query, _root, args, ctx) => {

@@ -6,6 +6,7 @@ import { toDetails } from '../../../domain/validation.ts';
 import { rateInputSchema, reportInputSchema } from '../../../domain/memory/schemas.ts';
 import { writeRating, writeReport, type RatingRow, type ReportRow } from '../../../domain/memory/writes.ts';
 import type { Written } from '../../../domain/memory/idempotency.ts';
+import { EventTypeEnum, OutcomeCodeEnum, SeverityEnum, SharePolicyEnum, SubjectKindEnum, SubjectRoleEnum, VisibilityEnum } from './vocabularies.ts';
 
 /** Parse with the same named zod schema the REST facade uses, so both surfaces reject alike. */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
@@ -69,28 +70,28 @@ const RateInput = builder.inputType('RateInput', {
 const RelatedSubjectInput = builder.inputType('RelatedSubjectInput', {
   description: 'A subject linked to a report, with the role it played.',
   fields: (t) => ({
-    kind: t.string({ required: true, description: 'Identifier family of the related subject.' }),
+    kind: t.field({ type: SubjectKindEnum, required: true, description: 'Identifier family of the related subject.' }),
     key: t.string({ required: true, description: 'The identifier, normalised by kind.' }),
-    role: t.string({ description: 'Role it played (default linked), e.g. source_ip.' }),
+    role: t.field({ type: SubjectRoleEnum, description: 'Role it played (default linked), e.g. source_ip.' }),
   }),
 });
 
 const ReportInput = builder.inputType('ReportInput', {
   description: 'A typed outcome event. Vocabularies and bounds are in the README (report).',
   fields: (t) => ({
-    kind: t.string({ required: true, description: 'Identifier family of the subject.' }),
+    kind: t.field({ type: SubjectKindEnum, required: true, description: 'Identifier family of the subject.' }),
     key: t.string({ required: true, description: 'The identifier itself, interpreted by kind.' }),
     title: t.string({ description: 'Short headline (at most 200 characters).' }),
     summary: t.string({ description: 'One-line summary (at most 500 characters).' }),
     details: t.string({ description: 'Longer free text (at most 10000 characters).' }),
-    outcomeCode: t.string({ required: true, description: 'Outcome classification, e.g. fraud_watch.' }),
-    severity: t.string({ description: 'info, low, medium (default), high or critical.' }),
+    outcomeCode: t.field({ type: OutcomeCodeEnum, required: true, description: 'Outcome classification, e.g. fraud_watch.' }),
+    severity: t.field({ type: SeverityEnum, description: 'Severity (default medium).' }),
     tags: t.stringList({ description: 'Up to 20 tags.' }),
     relatedSubjects: t.field({ type: [RelatedSubjectInput], description: 'Up to 50 related subjects.' }),
-    sharePolicy: t.string({ description: 'TLP 2.0 style share policy (default clear_share).' }),
-    visibility: t.string({ description: 'workspace (default) or community.' }),
+    sharePolicy: t.field({ type: SharePolicyEnum, description: 'TLP 2.0 style share policy (default clear_share).' }),
+    visibility: t.field({ type: VisibilityEnum, description: 'Who sees the report (default workspace).' }),
     namespace: t.string({ description: 'Optional namespace (default empty).' }),
-    eventType: t.string({ description: 'observation (default), outcome or alert.' }),
+    eventType: t.field({ type: EventTypeEnum, description: 'Kind of event (default observation).' }),
     status: t.string({ description: 'Empty (default), open, confirmed, disputed or resolved.' }),
   }),
 });
@@ -105,7 +106,7 @@ builder.mutationField('rate', (t) =>
     type: RatePayload,
     description: 'Record quick feedback about an IP (free, never counted).',
     args: {
-      input: t.arg({ type: RateInput, required: true }),
+      input: t.arg({ type: RateInput, required: true, description: 'The rating.' }),
       idempotencyKey: t.arg.string({ description: 'Retry-safe key: a retry with the same key and input returns the first result.' }),
     },
     resolve: async (_root, args, ctx) => {
@@ -119,7 +120,7 @@ builder.mutationField('report', (t) =>
     type: ReportPayload,
     description: 'Record a typed outcome event about a subject, linked to related subjects (free, never counted).',
     args: {
-      input: t.arg({ type: ReportInput, required: true }),
+      input: t.arg({ type: ReportInput, required: true, description: 'The report.' }),
       idempotencyKey: t.arg.string({ description: 'Retry-safe key: a retry with the same key and input returns the first result.' }),
     },
     resolve: async (_root, args, ctx) => {

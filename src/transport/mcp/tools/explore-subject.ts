@@ -9,7 +9,7 @@ import { REPORT_FRAGMENT, REPORTS_PAGE, reportItemSchema, shapeReportItem, subje
 /** The analyst graph's `subject(kind, key)` walked one hop in every direction, read through the workspace-scoped resolvers. */
 const operation = defineOperation('exploreSubject', /* GraphQL */ `
   ${REPORT_FRAGMENT}
-  query ExploreSubject($kind: String!, $key: String!, $first: Int!, $reportsAfter: String, $mentionsAfter: String, $ratingsAfter: String) {
+  query ExploreSubject($kind: SubjectKind!, $key: String!, $first: Int!, $reportsAfter: String, $mentionsAfter: String, $ratingsAfter: String) {
     subject(kind: $kind, key: $key) {
       kind key createdAt
       reports(first: $first, after: $reportsAfter) { ${REPORTS_PAGE} }

@@ -1,7 +1,7 @@
 import { ipQuerySchema } from '../../../domain/memory/schemas.ts';
 import { dimensionsOperation, shapeDimensions } from '../../rest/dimensions.ts';
 import { runOperation } from '../../rest/operation.ts';
-import { dimensionsResponse } from '../../rest/openapi.ts';
+import { dimensionsResponse } from '../../rest/openapi-schemas.ts';
 import type { ToolSpec } from '../tool.ts';
 
 /** get_dimensions: POST /risk_api/dimensions/ (free). */

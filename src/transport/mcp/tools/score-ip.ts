@@ -1,7 +1,7 @@
 import { ipQuerySchema } from '../../../domain/memory/schemas.ts';
 import { scoreOperation, shapeScore, type ScoreData } from '../../rest/score.ts';
 import { runOperation } from '../../rest/operation.ts';
-import { scoreResponse } from '../../rest/openapi.ts';
+import { scoreResponse } from '../../rest/openapi-schemas.ts';
 import type { ToolSpec } from '../tool.ts';
 import { renderScore } from './score-ip-text.ts';
 

@@ -1,7 +1,7 @@
 import { rateInputSchema, reportInputSchema, type RateInput, type ReportInput } from '../../../domain/memory/schemas.ts';
 import { rateOperation, reportOperation, shapeRate, shapeReport } from '../../rest/writes.ts';
 import { runOperation } from '../../rest/operation.ts';
-import { rateResponse, reportResponse } from '../../rest/openapi.ts';
+import { rateResponse, reportResponse } from '../../rest/openapi-schemas.ts';
 import type { ToolSpec } from '../tool.ts';
 
 const replayed = { type: 'boolean', description: 'True when idempotency_key matched an earlier call: its answer is repeated and nothing was written.' };

@@ -1,12 +1,14 @@
 import type { GraphQLSchema } from 'graphql';
 import { builder } from './builder.ts';
-import type { KeyListing } from '../../../domain/access/keys.ts';
+import { KEY_STATUSES, type KeyListing } from '../../../domain/access/keys.ts';
 import type { Tier } from '../../../domain/metering/tiers.ts';
 import {
   createKey, isRequestable, listKeys, me, requestTier, resendApprovalMail, revokeKey, sendConfirmationMail, subscriptionState, tierOffers, usageOf,
   type Me, type SubscriptionState, type WorkspaceUsage,
 } from '../workspace-actions.ts';
-import { REQUESTS_PER_ACCOUNT_PER_DAY } from '../../../domain/billing/subscriptions.ts';
+import type { KeyUsage } from '../usage.ts';
+import { REQUESTS_PER_ACCOUNT_PER_DAY, SUBSCRIPTION_STATUSES, type SubscriptionStatus } from '../../../domain/billing/subscriptions.ts';
+import { enumValues } from '../../graphql/enum-values.ts';
 import { MAIL_PER_ADDRESS_PER_DAY } from '../../../domain/mail/mail-limit.ts';
 
 /**
@@ -14,6 +16,9 @@ import { MAIL_PER_ADDRESS_PER_DAY } from '../../../domain/mail/mail-limit.ts';
  * workspace-actions.ts as the matching page, with the session's account: the pages and this
  * schema cannot drift apart.
  */
+
+const ApiKeyStatus = builder.enumType('ApiKeyStatus', { description: 'Whether an API key still works.', values: enumValues(KEY_STATUSES) });
+const SubscriptionStatusEnum = builder.enumType('SubscriptionStatus', { description: 'State of a subscription request.', values: enumValues(SUBSCRIPTION_STATUSES) });
 
 const TierType = builder.objectRef<Tier>('Tier').implement({
   description: 'An API subscription tier (its limits apply to every key of a workspace on it).',
@@ -55,7 +60,7 @@ const ApiKeyType = builder.objectRef<KeyListing>('ApiKey').implement({
       resolve: (k) => (k.last_used_at ? new Date(k.last_used_at) : null),
     }),
     revokedAt: t.field({ type: 'DateTime', nullable: true, description: 'When the key was revoked; null while active.', resolve: (k) => (k.revoked_at ? new Date(k.revoked_at) : null) }),
-    status: t.exposeString('status', { description: '`active` or `revoked`.' }),
+    status: t.expose('status', { type: ApiKeyStatus, description: 'Whether the key still works.' }),
   }),
 });
 
@@ -73,7 +78,7 @@ const SubscriptionRequestType = builder.objectRef<RequestShape>('SubscriptionReq
   fields: (t) => ({
     orderCode: t.exposeString('orderCode', { description: 'Our order code (RK-…), also in the approval e-mail and at the provider.' }),
     tier: t.field({ type: TierType, description: 'The tier requested.', resolve: (r, _a, ctx) => ctx.deps.services.tiers.get(r.tier) }),
-    status: t.exposeString('status', { description: '`pending`, `active`, `payment_failed`, `suspended`, `cancelled` or `superseded`.' }),
+    status: t.field({ type: SubscriptionStatusEnum, description: 'Where the request stands.', resolve: (r) => r.status as SubscriptionStatus }),
     createdAt: t.field({ type: 'DateTime', description: 'When the request was made.', resolve: (r) => r.createdAt }),
     lastMailSentAt: t.field({ type: 'DateTime', nullable: true, description: 'When the approval e-mail was last queued for sending; null before the first.', resolve: (r) => r.lastEmailAt }),
   }),
@@ -106,6 +111,20 @@ const DailyUsageType = builder.objectRef<{ day: string; used: number }>('DailyUs
   }),
 });
 
+/** Each day of the usage window, paired with a count of that day. */
+const daysOf = (u: WorkspaceUsage, used: number[]) => u.days.map((d, i) => ({ day: d.day, used: used[i] ?? 0 }));
+
+const KeyUsageType = builder.objectRef<{ key: KeyUsage; usage: WorkspaceUsage }>('KeyUsage').implement({
+  description: 'One API key\'s successful `score` calls over the usage window.',
+  fields: (t) => ({
+    prefix: t.string({ description: 'The key\'s public prefix (rk_…).', resolve: (k) => k.key.prefix }),
+    name: t.string({ description: 'The key\'s label.', resolve: (k) => k.key.name }),
+    status: t.string({ description: '`active` or `revoked`.', resolve: (k) => k.key.status }),
+    total: t.int({ description: 'Successful `score` calls with this key over the window.', resolve: (k) => k.key.total }),
+    days: t.field({ type: [DailyUsageType], description: 'Per UTC day, oldest first, today last (aligned with Usage.days).', resolve: (k) => daysOf(k.usage, k.key.used) }),
+  }),
+});
+
 const UsageType = builder.objectRef<WorkspaceUsage>('Usage').implement({
   description: 'The workspace\'s quota use (counts reset at 00:00 UTC).',
   fields: (t) => ({
@@ -114,6 +133,16 @@ const UsageType = builder.objectRef<WorkspaceUsage>('Usage').implement({
     directReport: t.field({ type: QuotaUsageType, description: 'Direct report page views today (a separate quota).', resolve: (u) => u.direct_report }),
     agent: t.field({ type: QuotaUsageType, description: 'The agent-protocol (MCP) surface\'s metered `score_ip` calls today (a separate quota).', resolve: (u) => u.agent }),
     days: t.field({ type: [DailyUsageType], description: 'Daily `score` calls over the last 30 UTC days, oldest first, today last.', resolve: (u) => u.days }),
+    byKey: t.field({
+      type: [KeyUsageType],
+      description: 'The same calls per API key: keys with calls in the window (most calls first), then unused active keys.',
+      resolve: (u) => u.by_key.map((key) => ({ key, usage: u })),
+    }),
+    notAttributed: t.field({
+      type: [DailyUsageType],
+      description: 'Per day, the calls no key in `byKey` accounts for (made before per-key counting existed, or by keys beyond the 50 most recently used).',
+      resolve: (u) => daysOf(u, u.not_attributed),
+    }),
   }),
 });
 

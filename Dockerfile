@@ -1,0 +1,51 @@
+# risk-api container image (docs/operations.md#container).
+#
+# Every step is a command CI runs on a clean clone (.ci/run: `npm ci`, then the build `npm start` and the
+# tests run: `npm run build`), plus `npm ci --omit=dev` for the runtime's packages. No image could be built
+# or pulled where this file was written (no registry reachable), so scripts/runtime-stage.mjs executes this
+# file's runtime stage in a temporary directory instead, and test/integration/container.test.ts runs it:
+# the packages install, the server starts from the bundle, and this HEALTHCHECK passes.
+#
+# --ignore-scripts: the npm of these machines (11) runs no install script it was not told to trust, and the
+# build and the service need none (esbuild's binary comes as an optional package; Prisma's engine download
+# is exactly what the project avoids: docs/operations.md#storage-and-migrations). The npm 10 of the node:20
+# images would run them; the flag keeps the image to what was tested.
+#
+# Pin the base image by digest for reproducible builds: --build-arg NODE_IMAGE=node:20-bookworm-slim@sha256:…
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+# The npm cache is a build cache mount, never a layer of the image.
+RUN --mount=type=cache,target=/root/.npm npm ci --no-audit --no-fund --ignore-scripts
+COPY . .
+RUN npm run build
+
+FROM ${NODE_IMAGE} AS runtime
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --no-audit --no-fund --ignore-scripts
+# The bundle `npm start` runs, the migrations it applies at start (found beside package.json), and the
+# sources and entry point of the operator CLI (`risk-api …` runs them through tsx, a runtime dependency).
+COPY --from=build /app/dist ./dist
+COPY prisma/migrations ./prisma/migrations
+COPY bin ./bin
+COPY src ./src
+# DATA_DIR: the embedded database, the counter journal, the generated API-key pepper and the admin socket;
+# private to the service's user (0700). Unused for data with DATABASE_URL and REDIS_URL, but the pepper file
+# and the socket still live there unless API_KEY_PEPPER is set.
+RUN mkdir -p /var/lib/risk-api && chown node:node /var/lib/risk-api && chmod 0700 /var/lib/risk-api
+ENV HOST=0.0.0.0 \
+    PORT=8080 \
+    DATA_DIR=/var/lib/risk-api \
+    MALLOC_ARENA_MAX=2
+USER node
+VOLUME ["/var/lib/risk-api"]
+EXPOSE 8080
+# Ready = the database and the counter store answer (503 while starting or draining). Node's own fetch: the
+# slim image has no curl. The server binds HOST, so the probe asks the loopback address.
+HEALTHCHECK --interval=15s --timeout=5s --start-period=90s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + process.env.PORT + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+STOPSIGNAL SIGTERM
+CMD ["node", "dist/server/main.mjs"]

@@ -1,0 +1,208 @@
+import { z } from 'zod';
+import { ERRORS } from '../../errors.ts';
+import { RISK_LEVELS } from '../../domain/scoring/levels.ts';
+import { DIMENSION_CODES } from '../../domain/network/types.ts';
+import { COMMUNITY_LABELS, UNAVAILABLE_LABEL } from '../../domain/community/signal.ts';
+import {
+  EVENT_TYPE_CODES, OUTCOME_CODES, RATING_VALUES, REPORT_STATUS_CODES, ROLE_CODES, SEVERITY_CODES, SHARE_POLICY_CODES,
+  SUBJECT_KIND_CODES, VISIBILITY_CODES,
+} from '../../domain/memory/vocabulary.ts';
+
+/**
+ * JSON Schemas of the REST bodies (OpenAPI 3.1 = JSON Schema 2020-12), in wire (snake_case) names. Request bodies
+ * are generated from the zod schemas that validate them; responses are written here from the same vocabularies
+ * the domain enforces. Every object lists its always-present properties in `required`; test/integration/
+ * openapi-contract.test.ts checks live answers against them with no undocumented property allowed. The MCP
+ * tools reuse these as their output schemas, so none of them holds a `$ref`.
+ */
+const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+function wireNames(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(wireNames);
+  if (typeof node !== 'object' || node === null) return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (k === 'properties' && typeof v === 'object' && v) {
+      out[k] = Object.fromEntries(Object.entries(v).map(([p, s]) => [snake(p), wireNames(s)]));
+    } else if (k === 'required' && Array.isArray(v)) {
+      out[k] = v.map((p) => snake(String(p)));
+    } else {
+      out[k] = wireNames(v);
+    }
+  }
+  return out;
+}
+
+/** A zod request schema as JSON Schema in wire (snake_case) names; also the MCP tools' input schemas. */
+export function bodySchema(schema: z.ZodType) {
+  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  delete json.$schema;
+  return wireNames(json) as Record<string, unknown> & { properties: Record<string, Record<string, unknown>> };
+}
+
+type Schema = Record<string, unknown>;
+type ObjectSchema<P extends Record<string, Schema>> = { type: 'object' | ['object', 'null']; required: string[]; properties: P; description?: string };
+
+/** An object whose properties are all always sent, except those named in `optional`. */
+function object<P extends Record<string, Schema>>(properties: P, opts: { optional?: Array<keyof P>; nullable?: boolean; description?: string } = {}): ObjectSchema<P> {
+  return {
+    type: opts.nullable ? ['object', 'null'] : 'object',
+    required: Object.keys(properties).filter((k) => !opts.optional?.includes(k)),
+    properties,
+    ...(opts.description ? { description: opts.description } : {}),
+  };
+}
+
+const count = { type: 'integer', minimum: 0 };
+const str = { type: 'string' };
+const score0to100 = { type: 'integer', minimum: 0, maximum: 100 };
+const dateTime = { type: 'string', format: 'date-time' };
+const nullableDateTime = { type: ['string', 'null'], format: 'date-time' };
+const typeOf = (values: readonly unknown[]) => (values.every((v) => typeof v === 'string') ? 'string' : 'integer');
+const enumOf = (values: readonly unknown[], description?: string) => ({ type: typeOf(values), enum: [...values], ...(description ? { description } : {}) });
+const nullableEnumOf = (values: readonly unknown[], description: string) => ({ type: [typeOf(values), 'null'], enum: [...values, null], description });
+
+const RISK_LEVEL_WORDS = RISK_LEVELS.map((l) => l.level);
+const levelText = RISK_LEVELS.map((l) => `${l.level} ${l.min}-${l.max}`).join(', ');
+
+export const errorBody = object({
+  ok: { const: false },
+  error: { type: 'string', enum: Object.keys(ERRORS), description: 'Stable machine-readable code (docs/api.md, status codes and errors).' },
+  message: { type: 'string', description: 'What went wrong and what to do, in English.' },
+  details: {
+    type: 'array', description: 'Validation errors: one entry per offending field, named as on the wire (e.g. related_subjects[2].key).',
+    items: object({ field: str, message: str }),
+  },
+  request_id: { type: 'string', description: 'internal_error and database_unavailable: the X-Request-Id to quote.' },
+  quota: object({ daily_limit: count, used_today: count, remaining: count, over_limit: { type: 'boolean' }, resets_at: dateTime }, { description: 'quota_exceeded: the daily quota and when it resets (00:00 UTC).' }),
+  burst: object({ limit: count, window_s: count }, { description: 'rate_limited: the per-key burst limit that was exceeded.' }),
+}, { optional: ['details', 'request_id', 'quota', 'burst'] });
+
+export const freeQuota = object({ counted: { const: false }, reason: { const: 'free_endpoint' } }, { description: 'Free endpoint: never counted against the score quota.' });
+const counts = object({ reports: count, bad_ratings: count, neutral_ratings: count, good_ratings: count, feed_listings: count });
+const publication = object({
+  version: { type: 'integer', minimum: 0, description: 'Publication version (0: nothing published yet).' },
+  published_at: { ...nullableDateTime, description: 'When it was published; null before the first publication.' },
+}, { description: 'The publication the answer was computed from (one per call, never a mix).' });
+const dimensionCode = enumOf(DIMENSION_CODES, 'Dimension code.');
+
+export const scoreResponse = object({
+  ok: { const: true }, endpoint: { const: 'score' },
+  query: object({ ip: { type: 'string', description: 'The address scored, in canonical form.' } }),
+  api_key: object({ name: str, prefix: str }, { description: 'The calling key (never its secret).' }),
+  quota: object({
+    daily_limit: count, used_today: count, remaining: count,
+    over_limit: { type: 'boolean', description: 'true when remaining is 0: the next score today is refused' },
+  }, { description: 'The daily score quota after this call.' }),
+  score: object({
+    overall_score: score0to100,
+    overall_risk_level: enumOf(RISK_LEVEL_WORDS, `Risk level of the overall score: ${levelText}.`),
+    matched_count: { type: 'integer', minimum: 0, maximum: DIMENSION_CODES.length },
+    driver: nullableEnumOf(DIMENSION_CODES, 'The dimension that contributed most; null when the score is 0.'),
+    dimensions: {
+      type: 'array', minItems: DIMENSION_CODES.length, maxItems: DIMENSION_CODES.length,
+      description: `All ${DIMENSION_CODES.length}, in the order ${DIMENSION_CODES.join(', ')}.`,
+      items: object({
+        code: dimensionCode,
+        matched: { type: 'boolean', description: 'A summary exists for the entity (published or the workspace\'s own).' },
+        score: score0to100,
+        entity: object({ key: str, name: str }, { nullable: true, description: 'null when the IP has none in this dimension.' }),
+        level: nullableEnumOf(RISK_LEVEL_WORDS, 'Risk level of the entity\'s score; null when unmatched.'),
+        weight: { type: 'number', minimum: 0 },
+        contribution: { ...count, description: 'Points of the overall score due to this dimension (they add up to it).' },
+        source: nullableEnumOf(['published', 'workspace', 'both'], 'Where the summary came from; null when unmatched.'),
+        reason: { type: ['string', 'null'], description: 'Why unmatched; null when matched.' },
+        evidence: { ...object(counts.properties, { nullable: true }), description: 'Evidence counts; null when unmatched.' },
+      }),
+    },
+  }),
+  community_signal: object({
+    ok: { type: 'boolean', description: 'false when the signal could not be read for this call (label unavailable, zeros).' },
+    state: object({
+      label: enumOf([...COMMUNITY_LABELS.map((l) => l.label), UNAVAILABLE_LABEL], COMMUNITY_LABELS.map((l) => `${l.label}: ${l.meaning}`).join('; ')),
+      has_spike: { type: 'boolean' },
+    }),
+    metrics: object({ lookups_10m: count, requesters_60m: count, spike_windows_7d: count }),
+    recent_query_windows: { type: 'array', items: object({ label: { type: 'string', description: 'UTC start of the 10-minute window, HH:MM.' }, hits: count, requesters: count }) },
+  }, { description: 'Lookup activity on this IP across all workspaces (docs/risk-model.md, community signal).' }),
+  links: object({
+    ip: { type: 'string', format: 'uri', description: 'Direct report page of the IP (control plane).' },
+    dimensions: { type: 'object', propertyNames: dimensionCode, additionalProperties: { type: 'string', format: 'uri' }, description: 'Report page of each matched dimension entity, by dimension code.' },
+  }),
+  workspace_memory: object({
+    ratings: object({ good: count, neutral: count, bad: count }),
+    last_rating: object({ rating: enumOf(RATING_VALUES), note: str, created_at: dateTime }, { nullable: true }),
+    reports: { ...count, description: 'Reports of the workspace naming the IP.' },
+  }, { description: 'What the calling workspace itself wrote about the IP.' }),
+  publication,
+});
+
+const summary = (description: string) => object({
+  score: score0to100, level: enumOf(RISK_LEVEL_WORDS), counts, reporters: count,
+  first_seen: nullableDateTime, last_seen: nullableDateTime,
+}, { nullable: true, description });
+
+export const dimensionsResponse = object({
+  ok: { const: true }, endpoint: { const: 'dimensions' },
+  query: object({ ip: str }),
+  quota: freeQuota,
+  ip: object({
+    address: { type: 'string', description: 'Canonical address.' },
+    version: enumOf([4, 6]),
+    subnet_source: enumOf(['announced', 'fallback', 'none'], 'announced (routing data), fallback (/24 or /48) or none (special-purpose address).'),
+    special: object({ cidr: str, name: str, reason: str }, { nullable: true, description: 'Set for special-purpose addresses (private, loopback, documentation, ...).' }),
+  }),
+  publication,
+  dimensions: {
+    type: 'array', minItems: DIMENSION_CODES.length, maxItems: DIMENSION_CODES.length,
+    items: object({
+      code: dimensionCode,
+      matched: { type: 'boolean' },
+      entity: object({ key: str, name: str, size: { type: 'number', minimum: 0, description: 'Addresses in the entity.' } }, { nullable: true }),
+      reason: { type: ['string', 'null'] },
+      published: summary('The published (global) summary; null when none.'),
+      workspace: summary('The calling workspace\'s own layer; null when none.'),
+    }),
+  },
+});
+
+export const rateResponse = object({
+  ok: { const: true }, endpoint: { const: 'rate' }, quota: freeQuota,
+  report: object({ ip: str, rating: enumOf(RATING_VALUES, '1 good, 0 neutral, -1 bad.'), created_at: dateTime }, { description: 'The stored rating.' }),
+});
+
+const subjectKind = enumOf(SUBJECT_KIND_CODES);
+const relatedSubjects = { type: 'array', items: object({ kind: subjectKind, key: str, role: enumOf(ROLE_CODES) }) };
+
+export const reportResponse = object({
+  ok: { const: true }, endpoint: { const: 'report' },
+  query: object({ kind: subjectKind, key: { type: 'string', description: 'The key as stored (normalised by kind).' }, namespace: str }),
+  quota: freeQuota,
+  memory: object({
+    requested_visibility: enumOf(VISIBILITY_CODES), effective_visibility: enumOf(VISIBILITY_CODES),
+    policy_notice: { type: 'string', description: 'Why the effective visibility differs; empty when it does not.' },
+  }),
+  report: object({
+    id: { type: 'integer', minimum: 1 }, event_type: enumOf(EVENT_TYPE_CODES), outcome_code: enumOf(OUTCOME_CODES), title: str,
+    summary: str, severity: enumOf(SEVERITY_CODES), status: enumOf(REPORT_STATUS_CODES), tags: { type: 'array', items: str },
+    created_at: dateTime,
+    subject: object({ kind: subjectKind, key: str, share_policy: enumOf(SHARE_POLICY_CODES) }),
+    related_subjects: relatedSubjects,
+  }, { description: 'The stored report.' }),
+});
+
+/** One exported report: a line of the NDJSON export (the CSV has the same columns, flattened). */
+export const exportRecord = object({
+  id: { type: 'integer', minimum: 1 }, created_at: dateTime, subject: object({ kind: subjectKind, key: str }),
+  event_type: enumOf(EVENT_TYPE_CODES), outcome_code: enumOf(OUTCOME_CODES), severity: enumOf(SEVERITY_CODES),
+  status: enumOf(REPORT_STATUS_CODES), title: str, summary: str, tags: { type: 'array', items: str }, namespace: str,
+  share_policy: enumOf(SHARE_POLICY_CODES), effective_visibility: enumOf(VISIBILITY_CODES), related_subjects: relatedSubjects,
+});
+
+export const healthBody = object({ ok: { const: true } });
+const checkState = enumOf(['ok', 'unreachable']);
+export const readinessBody = object({
+  ok: { type: 'boolean', description: 'true when every check is ok and the server is not draining.' },
+  checks: object({ database: checkState, counters: checkState }, { description: 'One ping per dependency.' }),
+  draining: { type: 'boolean', description: 'true once shutdown began.' },
+});
