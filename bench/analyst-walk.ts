@@ -147,7 +147,7 @@ try {
     const off = logging ? onQuery((q) => sql.push(q)) : () => {};
     const counted = base.$extends({ query: { $allOperations({ args: a, query }) { ops++; return query(a); } } }) as unknown as PrismaClient;
     const { query, variables } = JSON.parse(body);
-    const ctx: RequestContext = { prisma: counted, services: { ...app.services, prisma: counted }, viewer, requestId: 'walk', clientIp: '127.0.0.1' };
+    const ctx: RequestContext = { prisma: counted, services: { ...app.services, prisma: counted }, viewer, requestId: 'walk', via: 'graphql', clientIp: '127.0.0.1' };
     const result = await execute({ schema, document: parse(query), variableValues: variables, contextValue: ctx });
     off();
     if (result.errors) throw new Error(JSON.stringify(result.errors));

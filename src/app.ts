@@ -1,8 +1,10 @@
 import type { Server } from 'node:http';
 import { networkOptions, type Config } from './config.ts';
 import { createLogger, type Logger } from './platform/log.ts';
+import { Metrics } from './platform/metrics.ts';
 import { openDatabase, type Database } from './platform/db/database.ts';
 import { openCounterStore } from './platform/counters/open.ts';
+import { timedCounterStore } from './platform/counters/timed.ts';
 import type { CounterStore } from './platform/counters/types.ts';
 import { subscribeInvalidations } from './platform/counters/invalidation.ts';
 import { KeyVerifier } from './domain/access/verifier.ts';
@@ -13,8 +15,10 @@ import { loadNetworkDataInWorker } from './domain/network/load-in-worker.ts';
 import { PublicationCache, startPublishSchedule } from './domain/publishing/index.ts';
 import { createServices, type Services } from './domain/services.ts';
 import { startFeedSchedule } from './domain/feeds/scheduler.ts';
+import { registerStateGauges } from './domain/observability/state-gauges.ts';
 import { createHttpServer } from './transport/http/server.ts';
 import { healthRoutes } from './transport/http/health.ts';
+import { metricsRoute } from './transport/http/metrics-route.ts';
 import { trustedProxies } from './transport/http/client-ip.ts';
 import type { ApiDeps } from './transport/http/request-context.ts';
 import { createRestRouter } from './transport/rest/router.ts';
@@ -40,8 +44,11 @@ export type App = {
   verifier: KeyVerifier;
   pepper: string;
   log: Logger;
+  metrics: Metrics;
   /** Binds the HTTP port (0 = any free port) and returns the base URL actually served. */
   listen(port?: number, host?: string): Promise<string>;
+  /** Readiness withdrawn (/readyz 503) while every request is still served: what SIGTERM does first (DRAIN_DELAY_MS). */
+  withdraw(): void;
   /** Graceful: stop accepting, let in-flight requests finish (up to the grace period), release everything. */
   close(): Promise<void>;
 };
@@ -49,6 +56,7 @@ export type App = {
 /** Builds the whole service without binding a port; only main.ts (or a test) listens. Wiring only: platform, domain, transports. */
 export async function createApp(config: Config, opts: AppOptions = {}): Promise<App> {
   const log = opts.log ?? createLogger(config.logLevel);
+  const metrics = new Metrics();
   // The network index is built in a worker thread beside opening the database and loading the publication.
   const networkLoad = Promise.resolve(opts.network ?? loadNetworkDataInWorker(networkOptions(config)));
   networkLoad.catch(() => {}); // awaited below; never an unhandled rejection meanwhile
@@ -56,20 +64,20 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   // Platform.
   const db = await openDatabase({
     databaseUrl: config.databaseUrl, dataDir: config.dataDir, inMemory: opts.inMemoryDatabase ?? false, preparedStatements: config.databasePreparedStatements,
-    warn: (msg, fields) => log.warn(msg, fields),
+    warn: (msg, fields) => log.warn(msg, fields), observeStatement: (kind, seconds) => metrics.databaseStatement(kind, seconds),
   });
   let counters: CounterStore;
   try {
     const migrated = await db.migrate();
     if (migrated.applied.length) log.info('database migrated', { applied: migrated.applied, backend: db.kind });
-    counters = await openCounterStore(config, log);
+    counters = timedCounterStore(await openCounterStore(config, log), (operation, seconds) => metrics.counterStoreCall(operation, seconds));
   } catch (e) {
     await db.close(); // release the data directory (PGlite) before reporting the failure
     throw e;
   }
 
   // Domain.
-  const publications = new PublicationCache(db.prisma, { onError: (e) => log.warn('publication refresh failed', { err: String(e) }) });
+  const publications = new PublicationCache(db.prisma, { onError: (e) => log.warn('publication refresh failed', { err: e }) });
   const [network] = await Promise.all([networkLoad, publications.load()]); // the database builds the publication meanwhile
   log.info('network data loaded', { ...network.stats() });
   publications.start(config.publicationRefreshMs);
@@ -77,7 +85,8 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     ? startPublishSchedule({ prisma: db.prisma, network, intervalMs: config.publishIntervalMs, keep: config.publicationsKept, log, onPublished: () => publications.refresh().then(() => {}) })
     : () => {};
   const stopFeeds = startFeedSchedule({ prisma: db.prisma, limits: config.feedFetch, checkIntervalMs: config.feedFetch.checkIntervalMs, log });
-  const services = await createServices({ prisma: db.prisma, network, publications, counters, baseUrl: config.baseUrl, log });
+  const services = await createServices({ prisma: db.prisma, network, publications, counters, baseUrl: config.baseUrl, log, metrics });
+  registerStateGauges(metrics, { prisma: db.prisma, publications, log });
   const pepper = resolvePepper(config.apiKeyPepper, config.dataDir);
   const verifier = new KeyVerifier(db.prisma, pepper, config.keyCacheTtlMs);
   const bus = config.redisUrl
@@ -85,13 +94,14 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     : null;
   const announce = bus ? (m: string) => bus.publish(m) : undefined;
   const timers = [
-    setInterval(() => { verifier.flushLastUsed().catch((e) => log.warn('lastUsed flush failed', { err: String(e) })); }, 10_000),
-    setInterval(() => { sweepIdempotency(db.prisma).catch((e) => log.warn('idempotency sweep failed', { err: String(e) })); }, 3600_000),
+    setInterval(() => { verifier.flushLastUsed().catch((e) => log.warn('lastUsed flush failed', { err: e })); }, 10_000),
+    setInterval(() => { sweepIdempotency(db.prisma).catch((e) => log.warn('idempotency sweep failed', { err: e })); }, 3600_000),
   ];
   for (const t of timers) t.unref();
 
   // Transports.
-  const deps: ApiDeps = { services, verifier, config, log, proxies: config.trustedProxies.length ? trustedProxies(config.trustedProxies) : null };
+  const proxies = config.trustedProxies.length ? trustedProxies(config.trustedProxies) : null;
+  const deps: ApiDeps = { services, verifier, config, log, proxies };
   const workspace = createWorkspaceServer({ ...deps, pepper, announce });
   const http = createHttpServer([
     ['/risk_api/*', createRestRouter(deps)],
@@ -100,9 +110,10 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     ['/mcp', createMcpHandler(deps)],
     ['/workspace/*', workspace.controlPlane],
     ['/webhooks/paypal', workspace.webhook],
-    ...healthRoutes({ database: () => db.ping(), counters: () => counters.ping() }, () => http.draining()),
+    ...healthRoutes({ database: () => db.ping(), counters: () => counters.ping() }, () => http.ready()),
+    ['/metrics', metricsRoute(metrics, config.metricsToken)],
   ], {
-    log, requestTimeoutMs: config.requestTimeoutMs, shutdownGraceMs: config.shutdownGraceMs,
+    log, metrics, proxies, requestTimeoutMs: config.requestTimeoutMs, shutdownGraceMs: config.shutdownGraceMs,
     notFound: (path) => `Nothing at ${path}. The API lives under /risk_api/ and /graphql; the agent-protocol (MCP) server at /mcp.`,
   });
 
@@ -111,12 +122,14 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     // The CLI cannot open the PGlite directory while we hold it, so it asks us instead.
     admin = await serveAdmin(config.dataDir, (command, args) => runCommand(command, args, {
       db, dataDir: config.dataDir, feedFetch: config.feedFetch, pepper, verifier, publications, network: async () => network, publicationsKept: config.publicationsKept, ...(announce ? { announce } : {}),
+      audit: { write: (msg, fields) => log.audit(msg, fields), via: 'admin socket' },
     }), log);
   }
 
   return {
-    server: http.server, db, counters, services, verifier, pepper, log,
+    server: http.server, db, counters, services, verifier, pepper, log, metrics,
     listen: (port = config.port, host = config.host) => http.listen(port, host),
+    withdraw: () => http.withdraw(),
     async close() {
       for (const t of timers) clearInterval(t);
       publications.stop();

@@ -27,6 +27,8 @@ const envSchema = z.object({
   MAXMIND_ASN_MMDB: z.string().min(1).optional(),
   MAXMIND_ISP_MMDB: z.string().min(1).optional(),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
+  DRAIN_DELAY_MS: z.coerce.number().int().min(0).max(300_000).default(0),
+  METRICS_TOKEN: z.string().regex(/^[\x21-\x7e]{16,256}$/, 'must be 16-256 visible ASCII characters (no spaces)').optional(),
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(600_000).default(10_000),
   HEAP_GROWTH_PERCENT: z.coerce.number().int().min(0).max(1_000).default(50),
   // Feeds fetched from URLs (docs/operations.md, "Feeds from URLs").
@@ -94,6 +96,10 @@ export type Config = {
   keyCacheTtlMs: number;
   maxBodyBytes: number;
   shutdownGraceMs: number;
+  /** On SIGTERM, how long /readyz answers 503 while every request is still served, before the drain starts. */
+  drainDelayMs: number;
+  /** Set: GET /metrics needs `Authorization: Bearer <token>` (from anywhere); unset: loopback clients only. */
+  metricsToken: string | undefined;
   /** A request (headers and body) must have arrived within this; else 408 and the connection is closed. */
   requestTimeoutMs: number;
   /** How far the JavaScript heap may grow past its live size before a full collection (0 = V8's own rule). */
@@ -154,6 +160,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     keyCacheTtlMs: e.KEY_CACHE_TTL_MS,
     maxBodyBytes: e.MAX_BODY_BYTES,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    drainDelayMs: e.DRAIN_DELAY_MS,
+    metricsToken: e.METRICS_TOKEN,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     heapGrowthPercent: e.HEAP_GROWTH_PERCENT,
     feedFetch: { maxBytes: e.FEED_FETCH_MAX_BYTES, timeoutMs: e.FEED_FETCH_TIMEOUT_MS, checkIntervalMs: e.FEED_CHECK_INTERVAL_MS },

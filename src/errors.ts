@@ -26,6 +26,10 @@ export const ERRORS = {
   tier_not_eligible: { status: 403 },
   email_unverified: { status: 403 },
   origin_not_allowed: { status: 403 },
+  /** GET /metrics from a non-loopback or proxied client while METRICS_TOKEN is unset (transport/http/metrics-route.ts). */
+  metrics_loopback_only: { status: 403, message: '/metrics answers direct loopback clients only. Set METRICS_TOKEN to scrape it from elsewhere with Authorization: Bearer <token>.' },
+  /** GET /metrics without the right Authorization: Bearer <METRICS_TOKEN>. */
+  metrics_token_invalid: { status: 401, message: '/metrics needs the header Authorization: Bearer <METRICS_TOKEN>.' },
   csrf_token_invalid: { status: 403, message: 'The form expired or did not come from this site (CSRF token missing or wrong). Reload the page and try again.' },
   idempotency_key_reused: { status: 409 },
   rate_limited: { status: 429 },

@@ -35,19 +35,32 @@ async function serve(config: Config) {
   network.catch(() => {}); // createApp awaits it and reports a failure; never an unhandled rejection meanwhile
   const { createApp } = await import('./app.ts');
   const app = await createApp(config, { log, network }).catch((e) => {
-    log.error('start failed', { err: (e as Error).message });
+    log.error('start failed', { err: e });
     process.exit(1);
   });
   const url = await app.listen();
   log.info('listening', { url, baseUrl: config.baseUrl, database: app.db.kind, startupMs: Math.round(performance.now() - started) });
 
-  let stopping = false;
+  /**
+   * SIGTERM (or SIGINT): first readiness is withdrawn for DRAIN_DELAY_MS while every request is still served, so a
+   * load balancer or an orchestrator polling /readyz stops routing here before the listener closes; then the drain
+   * (stop accepting, finish in-flight requests up to SHUTDOWN_GRACE_MS, release everything); then one "stopped"
+   * line and exit 0. A second signal during the delay ends the delay at once.
+   */
+  let endDelay: (() => void) | null = null; // set once shutting down
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.on(signal, () => {
-      if (stopping) return;
-      stopping = true;
-      log.info('shutting down', { signal });
-      app.close().then(() => process.exit(0), (e) => { log.error('shutdown failed', { err: String(e) }); process.exit(1); });
+      if (endDelay) return endDelay();
+      const since = performance.now();
+      log.info('shutting down', { signal, drainDelayMs: config.drainDelayMs, shutdownGraceMs: config.shutdownGraceMs });
+      app.withdraw();
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, config.drainDelayMs);
+        endDelay = () => { clearTimeout(timer); resolve(); };
+      })
+        .then(() => { log.info('draining', { afterMs: Math.round(performance.now() - since) }); return app.close(); })
+        .then(() => { log.info('stopped', { signal, ms: Math.round(performance.now() - since) }); process.exit(0); },
+          (e) => { log.error('shutdown failed', { err: e }); process.exit(1); });
     });
   }
 }

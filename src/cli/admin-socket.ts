@@ -54,7 +54,7 @@ export async function serveAdmin(dataDir: string, run: Run, log: Logger): Promis
         }
         reply = { ok: true, result };
       } catch (e) {
-        if (!isAppError(e)) log.error('admin command failed', { err: String(e) });
+        if (!isAppError(e)) log.error('admin command failed', { err: e });
         reply = { ok: false, error: isAppError(e) ? e.code : 'internal_error', message: (e as Error).message };
       }
       socket.end(JSON.stringify(reply) + '\n');

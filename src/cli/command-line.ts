@@ -64,6 +64,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
   'feeds list': { options: JSON_FLAG, about: 'list the feeds, with the last fetch of those fetched from a URL' },
   'feeds remove': { args: ['NAME'], options: JSON_FLAG, about: 'remove a feed; its listings leave the next publication' },
   'publish': { options: JSON_FLAG, about: 'compute and publish a new set of risk summaries' },
+  'mail held': { options: JSON_FLAG, about: 'the newest messages held without SMTP_URL, with their text' },
   'dev-provider': {
     options: { port: { value: 'PORT' }, 'webhook-url': { value: 'URL' }, 'ca-dir': { value: 'DIR' } },
     about: 'local PayPal test double (development only)',

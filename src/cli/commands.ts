@@ -13,6 +13,8 @@ import type { PublicationCache } from '../domain/publishing/index.ts';
 import { listTiers } from '../domain/metering/tiers.ts';
 import { backupArchive } from '../platform/db/backup.ts';
 import { BodyReply } from './admin-socket.ts';
+import { audited, type Audit } from './audit.ts';
+import { Mailer } from '../domain/mail/outbox.ts';
 
 /**
  * Operator commands as plain functions of (arguments, services). The CLI runs them in its
@@ -34,6 +36,8 @@ export type CommandContext = {
   announce?: (message: string) => Promise<void>;
   /** The server's publication cache, refreshed at once after a publish it ran. */
   publications?: PublicationCache;
+  /** Where audit lines go (cli/audit.ts), and which way the command came: the CLI's own process or the admin socket. */
+  audit?: { write: Audit; via: 'cli' | 'admin socket' };
 };
 type Args = Record<string, unknown>;
 
@@ -93,6 +97,7 @@ const commands: Record<string, (args: Args, ctx: CommandContext) => Promise<unkn
     return outcome.value;
   },
   'tiers list': async (_a, { db }) => listTiers(db.prisma),
+  'mail held': async (_a, { db }) => Mailer.held(db.prisma),
   'workspaces set-tier': async (a, { db, verifier, announce }) => {
     const result = await setWorkspaceTier(db.prisma, str(a, 'workspace')!, str(a, 'tier')!);
     verifier?.invalidate();
@@ -106,5 +111,5 @@ export const COMMAND_NAMES = Object.keys(commands);
 export async function runCommand(name: string, args: Args, ctx: CommandContext): Promise<unknown> {
   const command = commands[name];
   if (!command) throw new AppError('not_found', `unknown command "${name}"`);
-  return command(args, ctx);
+  return audited(name, args, ctx.audit?.write, ctx.audit?.via ?? 'cli', () => command(args, ctx));
 }

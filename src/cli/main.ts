@@ -13,6 +13,7 @@ import { readFeedFile } from '../domain/feeds/read-file.ts';
 import { createProgressWriter } from '../domain/feeds/progress.ts';
 import path from 'node:path';
 import { restrictUmask } from '../platform/db/data-dir.ts';
+import { createLogger } from '../platform/log.ts';
 import { backupTarget, printDb, restore, saveBackup } from './db-commands.ts';
 import { BodyReply } from './admin-socket.ts';
 import { feedsExitCode, printFeeds } from './feeds-output.ts';
@@ -40,6 +41,8 @@ async function execute(command: string, args: Record<string, unknown>): Promise<
     if (!command.startsWith('db ')) await db.migrate(); // db status and db backup show the database as it is
     return await runCommand(command, args, {
       db, dataDir: config.dataDir, feedFetch: config.feedFetch, pepper: resolvePepper(config.apiKeyPepper, config.dataDir), network: () => loadNetworkData(networkOptions(config)), publicationsKept: config.publicationsKept,
+      // Nobody else sees a command run here (on PostgreSQL): its audit line goes to this process's stderr, as JSON.
+      audit: { write: createLogger(config.logLevel, (line) => process.stderr.write(line)).audit, via: 'cli' },
       ...(config.redisUrl ? { announce: (m: string) => publishInvalidation(config.redisUrl!, config.redisKeyPrefix, m).catch((e) => {
         console.error(`warning: could not notify running servers (${(e as Error).message}); they follow within KEY_CACHE_TTL_MS`);
       }) } : {}),

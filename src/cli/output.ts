@@ -61,6 +61,9 @@ const HUMAN: Record<string, (result: never) => string | void> = {
   'publish': (r: PublishResult) => `Published version ${r.version}: ${r.entities.global.toLocaleString('en-US')} global and `
     + `${r.entities.contextual.toLocaleString('en-US')} workspace summaries from ${r.stats.reports} reports, ${r.stats.ratings} ratings `
     + `and ${r.stats.feedEntries.toLocaleString('en-US')} feed entries in ${(r.ms / 1000).toFixed(1)} s.`,
+  'mail held': (held: Array<{ id: number; to: string; subject: string; createdAt: string | Date; text: string }>) => (held.length
+    ? held.map((m) => `#${m.id} ${new Date(m.createdAt).toISOString()} to ${m.to}: ${m.subject}\n\n${m.text}\n`).join('\n')
+    : 'no held mail (with SMTP_URL set, mail is sent, not held)'),
   'db migrate': (r: MigrationResult) => (r.applied.length ? `Applied ${r.applied.length} migrations: ${r.applied.join(', ')}.` : 'Nothing to apply')
     + ` (${r.alreadyApplied} already applied).`,
 };

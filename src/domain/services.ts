@@ -4,6 +4,8 @@ import type { PublicationCache } from './publishing/index.ts';
 import type { CounterStore } from '../platform/counters/types.ts';
 import type { ScoreDeps } from './lookups/score-call.ts';
 import type { Logger } from '../platform/log.ts';
+import type { Metrics } from '../platform/metrics.ts';
+import type { BatchObserver } from './memory/writes.ts';
 import { TierCatalog } from './metering/tiers.ts';
 import { ScoreMeter } from './metering/meter.ts';
 import { CommunitySignals } from './community/signal.ts';
@@ -17,6 +19,7 @@ export type Services = ScoreDeps & {
   counters: CounterStore;
   baseUrl: string;
   log: Logger;
+  observeBatch?: BatchObserver | undefined;
 };
 
 /** A window's lookups are sent to the counters in one batch per COMMUNITY_FLUSH_MS, and its snapshot read
@@ -24,23 +27,24 @@ export type Services = ScoreDeps & {
 const COMMUNITY_FLUSH_MS = 25;
 const COMMUNITY_SETTLE_MS = 1_000;
 
-type Parts = Pick<Services, 'prisma' | 'network' | 'publications' | 'counters' | 'baseUrl' | 'log'>;
+type Parts = Pick<Services, 'prisma' | 'network' | 'publications' | 'counters' | 'baseUrl' | 'log'> & { metrics?: Metrics };
 
 /** The domain's services over the opened platform (database, counters, network data, publications). */
 export async function createServices(parts: Parts): Promise<Services> {
-  const { prisma, counters, log } = parts;
+  const { prisma, counters, log, metrics } = parts;
   const services: Services = {
     prisma, network: parts.network, publications: parts.publications, counters, baseUrl: parts.baseUrl, log,
+    observeScore: metrics, observeBatch: metrics && ((writer, size) => metrics.groupCommit(writer, size)),
     tiers: await TierCatalog.load(prisma),
     meter: new ScoreMeter(counters),
     community: new CommunitySignals(counters, {
       flushMs: COMMUNITY_FLUSH_MS, settleMs: COMMUNITY_SETTLE_MS,
-      onRecordError: (e) => log.warn('community lookups not recorded', { err: String(e) }),
-      onReadError: (e) => log.warn('community signal not read; answered ok: false', { err: String(e) }),
+      onRecordError: (e) => log.warn('community lookups not recorded', { err: e }),
+      onReadError: (e) => log.warn('community signal not read; answered ok: false', { err: e }),
     }),
     ipMemory: new IpMemoryCache(prisma),
   };
   await services.ipMemory.catchUp();
-  services.ipMemory.follow(IP_MEMORY_FOLLOW_MS, (e) => log.warn('ip memory catch-up failed', { err: String(e) }));
+  services.ipMemory.follow(IP_MEMORY_FOLLOW_MS, (e) => log.warn('ip memory catch-up failed', { err: e }));
   return services;
 }

@@ -1,5 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from './log.ts';
+import { aggregateWorkerMetrics } from './metrics-cluster.ts';
 
 /**
  * WORKERS > 1: this process only supervises; `count` workers (this same program, forked by node:cluster) serve
@@ -10,7 +11,9 @@ import type { Logger } from './log.ts';
  *   the primary stops the others and exits 1, as one process would.
  * - A worker that dies after it listened is replaced, after a pause that doubles while replacements keep
  *   dying within a minute (up to 30 s), so a crash loop does not spin a core.
- * - SIGTERM / SIGINT go to every worker, which drains as one process does; the primary exits when all have.
+ * - SIGTERM / SIGINT go to every worker, which drains as one process does (a second signal, passed on too, ends
+ *   their DRAIN_DELAY_MS); the primary exits when all have.
+ * - A scrape of /metrics, whichever worker takes it, answers every worker's metrics together (metrics-cluster.ts).
  */
 export function superviseWorkers(count: number, log: Logger): void {
   const listened = new WeakSet<Worker>();
@@ -48,11 +51,12 @@ export function superviseWorkers(count: number, log: Logger): void {
 
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.on(signal, () => {
-      if (stopping) return;
+      if (stopping) { for (const w of Object.values(cluster.workers ?? {})) w?.process.kill(signal); return; }
       log.info('shutting down', { signal, workers: Object.keys(cluster.workers ?? {}).length });
       stop(0);
     });
   }
+  aggregateWorkerMetrics();
   log.info('starting workers', { workers: count });
   for (let i = 0; i < count; i++) fork();
 }

@@ -226,7 +226,7 @@ export interface components {
              * @description Stable machine-readable code (docs/api.md, status codes and errors).
              * @enum {string}
              */
-            error: "missing_api_key" | "invalid_api_key" | "conflicting_api_keys" | "api_key_not_accepted" | "unauthenticated" | "invalid_json" | "invalid_request" | "query_too_complex" | "invalid_signature" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "not_acceptable" | "not_found" | "tier_not_eligible" | "email_unverified" | "origin_not_allowed" | "csrf_token_invalid" | "idempotency_key_reused" | "rate_limited" | "quota_exceeded" | "idempotency_in_progress" | "service_unavailable" | "query_timeout" | "response_too_large" | "quota_unavailable" | "database_unavailable" | "internal_error";
+            error: "missing_api_key" | "invalid_api_key" | "conflicting_api_keys" | "api_key_not_accepted" | "unauthenticated" | "invalid_json" | "invalid_request" | "query_too_complex" | "invalid_signature" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "not_acceptable" | "not_found" | "tier_not_eligible" | "email_unverified" | "origin_not_allowed" | "metrics_loopback_only" | "metrics_token_invalid" | "csrf_token_invalid" | "idempotency_key_reused" | "rate_limited" | "quota_exceeded" | "idempotency_in_progress" | "service_unavailable" | "query_timeout" | "response_too_large" | "quota_unavailable" | "database_unavailable" | "internal_error";
             /** @description What went wrong and what to do, in English. */
             message: string;
             /** @description Validation errors: one entry per offending field, named as on the wire (e.g. related_subjects[2].key). */

@@ -59,7 +59,7 @@ describe(`query count of a deep request (${backendName})`, () => {
 
   async function countFor(n: number): Promise<{ queries: number; items: number }> {
     const { counter, prisma } = countingClient();
-    const ctx: RequestContext = { prisma, services: { ...s.app.services, prisma }, viewer, requestId: 't', clientIp: '127.0.0.1' };
+    const ctx: RequestContext = { prisma, services: { ...s.app.services, prisma }, viewer, requestId: 't', via: 'graphql', clientIp: '127.0.0.1' };
     const result = await execute({ schema, document: DEEP, variableValues: { n }, contextValue: ctx });
     expect(result.errors, JSON.stringify(result.errors)).toBeUndefined();
     const data = result.data as any;

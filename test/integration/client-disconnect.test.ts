@@ -43,7 +43,7 @@ describe(`a client that disconnects mid-request (${backendName})`, () => {
   ])('on %s is logged once at debug, without a stack', async (_name, path, withKey) => {
     const lines = await halfBodyThenHangUp(path, withKey ? { 'x-api-key': key } : {});
     expect(lines).toEqual([{
-      time: expect.any(String), level: 'debug', msg: 'client disconnected before its request was read', requestId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      time: expect.any(String), pid: process.pid, hostname: expect.any(String), level: 'debug', msg: 'client disconnected before its request was read', requestId: expect.stringMatching(/^[0-9a-f-]{36}$/),
       method: 'POST', path,
     }]);
   });

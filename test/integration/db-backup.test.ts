@@ -64,7 +64,10 @@ async function seedEveryTable(app: App): Promise<string> {
     requestedVisibility: 'private', effectiveVisibility: 'private', policyNotice: '',
   } });
   await prisma.reportLink.create({ data: { reportId: report.id, subjectId: other.id, role: 'email', position: 0 } });
-  await prisma.rating.create({ data: { workspaceId: ws.id, subjectId: subject.id, rating: -1, note: 'bad' } });
+  const rating = await prisma.rating.create({ data: { workspaceId: ws.id, subjectId: subject.id, rating: -1, note: 'bad' } });
+  await prisma.subjectMemory.create({ data: {
+    subjectId: subject.id, bad: 1, reports: 1, lastRatingId: rating.id, lastRating: -1, lastNote: 'bad', lastRatedAt: rating.createdAt, writtenXid: 2n ** 40n,
+  } });
   await prisma.idempotencyRecord.create({ data: { workspaceId: ws.id, key: 'k1', endpoint: 'rate', requestHash: 'h', status: 200, response: { ok: true, n: [1, 2] } } });
   await importFeed(prisma, { name: 'vendor', format: 'plain', source: 'inline', parsed: parseFeedText('10.0.0.0/8\n2001:db8::/32\n', 'plain') });
   await saveFeedSchedule(prisma, { name: 'remote', url: 'https://feeds.example.net/list.txt?token=t', every: '1d', format: 'csv', column: 'ip', weight: 0.5 });

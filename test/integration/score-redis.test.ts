@@ -56,7 +56,7 @@ describe.runIf(usingPostgres)('exactly daily_limit successes across two server p
       let buffer = '';
       child.stdout!.on('data', (chunk) => {
         buffer += chunk;
-        const match = /"msg":"listening","url":"([^"]+)"/.exec(buffer);
+        const match = /"url":"([^"]+)"[^\n]*"msg":"listening"/.exec(buffer);
         if (match) resolve(match[1]!);
       });
       child.once('exit', (code) => reject(new Error(`server exited ${code}`)));

@@ -95,6 +95,10 @@ describe(`POST /risk_api/score/ and GraphQL score (${backendName})`, () => {
       expect(r.body.community_signal).toEqual({
         ok: false, state: { label: 'unavailable', has_spike: false },
         metrics: { lookups_10m: 0, requesters_60m: 0, spike_windows_7d: 0 }, recent_query_windows: [],
+        networks: {
+          subnet: { key: expect.any(String), ok: false, state: { label: 'unavailable', has_spike: false }, metrics: { lookups_10m: 0, requesters_60m: 0, spike_windows_7d: 0 } },
+          asn: r.body.community_signal.networks.asn && { key: expect.stringMatching(/^AS\d+$/), ok: false, state: { label: 'unavailable', has_spike: false }, metrics: { lookups_10m: 0, requesters_60m: 0, spike_windows_7d: 0 } },
+        },
       });
       expect(r.body.quota.used_today).toBe(1);
       const client = new GraphQLClient(`${s.url}/graphql`, { headers: { 'x-api-key': secret } });
@@ -166,5 +170,28 @@ describe(`POST /risk_api/score/ and GraphQL score (${backendName})`, () => {
     const after = await score(secret, '4.4.4.4');
     expect(after.body.community_signal).toMatchObject({ state: { label: 'converging', has_spike: false }, metrics: { lookups_10m: 3, requesters_60m: 3 } });
     expect(after.body.community_signal.recent_query_windows.at(-1)).toEqual({ label: '08:00', hits: 3, requesters: 3 });
+  });
+
+  it('shows lookups spreading over the IP\'s subnet and AS in community_signal.networks before the IP itself is looked up', async () => {
+    now = Date.parse('2026-11-24T11:00:30.000Z'); // more than an hour after the test above, which looked up 4.4.4.4
+    const { secret } = await s.createKey('score-networks', { tier: 'developer' });
+    // Three requesters each look up another IP of the same /24 (and AS).
+    for (const [i, requester] of ['198.51.100.11', '198.51.100.12', '198.51.100.13'].entries()) {
+      expect((await score(secret, `4.4.4.${10 + i}`, { 'x-forwarded-for': `${requester}, 127.0.0.1` })).status).toBe(200);
+    }
+    await s.app.services.community.flush();
+    now = Date.parse('2026-11-24T11:10:30.000Z');
+    const after = await score(secret, '4.4.4.99');
+    const c = after.body.community_signal;
+    const subnetKey = after.body.score.dimensions.find((d: { code: string }) => d.code === 'subnet').entity.key;
+    const asnKey = after.body.score.dimensions.find((d: { code: string }) => d.code === 'asn').entity.key;
+    expect(c.state.label).toBe('quiet'); // the IP itself was never looked up
+    const converging = { ok: true, state: { label: 'converging', has_spike: false }, metrics: { lookups_10m: 3, requesters_60m: 3, spike_windows_7d: 0 } };
+    expect(c.networks).toEqual({ subnet: { key: subnetKey, ...converging }, asn: { key: asnKey, ...converging } });
+    const client = new GraphQLClient(`${s.url}/graphql`, { headers: { 'x-api-key': secret } });
+    const data = await client.request<any>(gql`{ score(ip: "4.4.4.98") { communitySignal { networks { subnet { key label lookups10m requesters60m } asn { key hasSpike } } } } }`);
+    expect(data.score.communitySignal.networks).toEqual({
+      subnet: { key: subnetKey, label: 'converging', lookups10m: 3, requesters60m: 3 }, asn: { key: asnKey, hasSpike: false },
+    });
   });
 });

@@ -87,7 +87,7 @@ export function startServerProcess(env: Record<string, string>): Promise<ServerP
       keep(chunk);
       if (buffer === null) return;
       buffer += chunk.toString('utf8');
-      const match = /"msg":"listening","url":"([^"]+)"/.exec(buffer);
+      const match = /"url":"([^"]+)"[^\n]*"msg":"listening"/.exec(buffer);
       if (match) {
         buffer = null as unknown as string;
         resolve({ url: match[1]!, child, logs, exited });

@@ -7,13 +7,15 @@ import { hashApiKey } from '../../src/domain/access/key-format.ts';
 /**
  * A whole run at LOG_LEVEL=debug — register, confirm the mailed link, sign in (wrong password first), create keys, score,
  * rate and report with good and bad keys, GraphQL with good and bad keys, a subscription through
- * the PayPal test double with its signed webhook, a forged webhook, a revocation, sign-out, and
- * client errors of every kind — with every log line captured. Then each secret of the run is
- * searched for in the logs, in every error body and in every GraphQL error: API keys (whole and
+ * the PayPal test double with its signed webhook, a forged webhook, a revocation, sign-out, /metrics with its token,
+ * wrong tokens and an API key, and client errors of every kind — with every log line captured. Then each secret of
+ * the run is searched for in the logs, in every error body and in every GraphQL error: API keys (whole and
  * secret part), their stored hashes, the key pepper, passwords (right and wrong), the confirmation link's token, session and
- * CSRF cookie values, CSRF tokens, the PayPal client secret and its Basic credentials, and
- * PayPal access tokens.
+ * CSRF cookie values, CSRF tokens, the PayPal client secret and its Basic credentials, PayPal access tokens and the
+ * metrics token. The operator's and security events of the run are in the log as audit lines, and every request
+ * has its access line with the key's prefix (never the key). Without SMTP, held mail is logged without its text.
  */
+const METRICS_TOKEN = `mt-${randomBytes(18).toString('base64url')}`;
 type Seen = { what: string; status: number; text: string };
 
 describe(`no secret in logs, error bodies or GraphQL errors (${backendName})`, () => {
@@ -29,7 +31,7 @@ describe(`no secret in logs, error bodies or GraphQL errors (${backendName})`, (
     secrets.set(value!, { name, formToken });
   };
 
-  beforeAll(async () => { h = await startControlPlane(); }, 120_000);
+  beforeAll(async () => { h = await startControlPlane({ env: { METRICS_TOKEN } }); }, 120_000);
   afterAll(() => h?.close());
 
   async function api(what: string, path: string, init: { method?: string; headers?: Record<string, string>; body?: string }) {
@@ -52,6 +54,7 @@ describe(`no secret in logs, error bodies or GraphQL errors (${backendName})`, (
     keep('API key pepper', h.app.pepper);
     keep('PayPal client secret', 'csecret');
     keep('PayPal Basic credentials', Buffer.from('cid:csecret').toString('base64'));
+    keep('metrics token', METRICS_TOKEN);
 
     // Accounts: register, confirm through the mailed link, a wrong password, then the right one.
     const password = `pw-${randomBytes(9).toString('base64url')}`;
@@ -104,8 +107,8 @@ describe(`no secret in logs, error bodies or GraphQL errors (${backendName})`, (
     errors.push({ what: 'forged webhook', status: forged.status, text: await forged.text() });
     expect(forged.status).toBe(400);
 
-    // The API with good keys, both headers.
-    const good = { 'x-api-key': secret! };
+    // The API with good keys, both headers; a caller's own request id and trace context.
+    const good = { 'x-api-key': secret!, 'x-request-id': 'secrets-run-1', traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' };
     expect((await api('score', '/risk_api/score/', { headers: good, body: '{"ip":"8.8.8.8"}' })).status).toBe(200);
     expect((await api('rate', '/risk_api/rate/', { headers: { authorization: `Bearer ${secret}` }, body: '{"ip":"8.8.8.8","rating":-1,"note":"n"}' })).status).toBe(201);
     expect((await api('report', '/risk_api/report/', { headers: good, body: '{"kind":"domain","key":"mule.example","outcome_code":"spam"}' })).status).toBe(201);
@@ -161,6 +164,15 @@ describe(`no secret in logs, error bodies or GraphQL errors (${backendName})`, (
     await page(v, 'sign out', '/workspace/sign-out', { form: { _csrf: Browserish.csrf(keysPage.text) } });
     const after = await fetch(`${h.url}/workspace/keys`, { method: 'POST', headers: { cookie: `rk_session=${oldSession}`, 'content-type': 'application/x-www-form-urlencoded' }, body: 'name=x', redirect: 'manual' });
     errors.push({ what: 'signed-out session', status: after.status, text: await after.text() });
+    // /metrics with its token, wrong ones, and an API key in its place.
+    const scrape = await fetch(`${h.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    expect(scrape.status).toBe(200);
+    expect(await scrape.text()).toContain('risk_score_calls_total{tier="developer",surface="rest"} 1');
+    for (const authorization of [`Bearer ${METRICS_TOKEN}x`, `Bearer ${second}`, `Basic ${METRICS_TOKEN}`, METRICS_TOKEN]) {
+      const refused = await fetch(`${h.url}/metrics`, { headers: { authorization } });
+      errors.push({ what: `metrics with ${authorization.slice(0, 6)}`, status: refused.status, text: await refused.text() });
+      expect(refused.status).toBe(401);
+    }
     await h.app.verifier.flushLastUsed();
   }, 120_000);
 
@@ -177,9 +189,37 @@ describe(`no secret in logs, error bodies or GraphQL errors (${backendName})`, (
       if (formToken) continue;
       for (const e of errors) if (e.text.includes(value)) leaks.push(`${e.what} (${e.status}): ${name} in ${e.text.slice(0, 300)}`);
     }
+    // The access lines name the key by its prefix; the request id and trace id a caller sent are kept.
+    const parsed = h.logs.map((l) => JSON.parse(l) as Record<string, unknown>);
+    const access = parsed.filter((l) => l.msg === 'request');
+    expect(access.filter((l) => l.route === '/risk_api/score' && l.status === 200).map((l) => l.keyPrefix)).toEqual([expect.stringMatching(/^rk_[A-Za-z0-9]{8}$/)]);
+    expect(access.find((l) => l.requestId === 'secrets-run-1')).toMatchObject({ traceId: '0af7651916cd43dd8448eb211c80319c', workspaceId: expect.any(Number) });
+    // The operator's and security events, each an audit line.
+    const audit = parsed.filter((l) => l.audit === true).map((l) => l.msg);
+    for (const event of ['sign-in failed', 'signed in', 'api key created', 'api key revoked', 'provider event', 'workspace tier changed', 'webhook rejected']) {
+      expect(audit, event).toContain(event);
+    }
     // PayPal access tokens are issued by the double during the run; none may be logged.
     for (const line of h.logs) if (/A21-[0-9a-f-]{36}/.test(line)) leaks.push(`log: PayPal access token in ${line.slice(0, 300)}`);
     console.log(`[secrets-in-logs] ${secrets.size} secrets searched in ${h.logs.length} log lines (${Math.round(logs.length / 1024)} KB) and ${errors.length} error answers: ${[...new Set([...secrets.values()].map((x) => x.name))].join(', ')}`);
     expect(leaks).toEqual([]);
+  });
+});
+
+describe(`held mail is logged without its text (${backendName})`, () => {
+  let h: ControlPlaneHarness;
+  beforeAll(async () => { h = await startControlPlane({ smtp: false }); }, 120_000);
+  afterAll(() => h?.close());
+
+  it('names the message (id, recipient, subject, length) but never prints the link in it', async () => {
+    const u = h.client();
+    const email = 'held-secrets@example.com';
+    expect((await u.register(email, 'a long enough password')).status).toBe(200);
+    const link = await confirmationLink(h.mailTo, email);
+    const token = new URL(link).searchParams.get('token')!;
+    const [row] = await h.app.db.prisma.mailOutbox.findMany({ where: { to: email } });
+    const held = h.logs.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => typeof l.msg === 'string' && l.msg.startsWith('mail held'));
+    expect(held).toEqual([expect.objectContaining({ mailId: row!.id, to: email, subject: row!.subject, length: row!.text.length })]);
+    expect(h.logs.filter((l) => l.includes(token))).toEqual([]);
   });
 });

@@ -45,7 +45,7 @@ export class ServerProcesses {
     return new Promise((resolve, reject) => {
       const keep = (chunk: Buffer) => {
         output = (output + chunk.toString()).slice(-200_000);
-        const urls = [...output.matchAll(/"msg":"listening","url":"([^"]+)"/g)].map((m) => m[1]!);
+        const urls = [...output.matchAll(/"url":"([^"]+)"[^\n]*"msg":"listening"/g)].map((m) => m[1]!);
         if (urls.length >= listeners) {
           this.outputs.set(urls[0]!, () => output);
           resolve(urls[0]!);

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freshEnvironment, usingPostgres, usingRedis, type TestEnv } from '../helpers/backend.ts';
 import { pooledClient, seedTierAndKey, ServerProcesses, tally } from './support.ts';
+import { parsePrometheusText, valueOf } from '../helpers/prometheus-text.ts';
 
 /**
  * WORKERS: several processes on one port (node:cluster), sharing nothing but PostgreSQL and Redis. The quota
@@ -39,7 +40,7 @@ describe.runIf(usingPostgres && usingRedis)('WORKERS=2 on one PostgreSQL and one
     await env?.cleanup();
   });
 
-  it(`serves one port from two processes, counts exactly ${LIMIT} of ${CALLS} concurrent score calls, and replaces a worker that dies`, async () => {
+  it(`serves one port from two processes, counts exactly ${LIMIT} of ${CALLS} concurrent score calls (in /metrics too, whichever worker answers), and replaces a worker that dies`, async () => {
     env = await freshEnvironment();
     const key = await seedTierAndKey(env, { code: 'workers200', dailyLimit: LIMIT }, 'workers');
     const url = await servers.start({ ...env.env, PUBLISH_INTERVAL_MS: '0', WORKERS: '2' }, 2);
@@ -57,6 +58,14 @@ describe.runIf(usingPostgres && usingRedis)('WORKERS=2 on one PostgreSQL and one
     expect(counts, JSON.stringify(counts)).toEqual({ '200 ok': LIMIT, '429 quota_exceeded': CALLS - LIMIT });
     const used = answers.filter((a) => a.status === 200).map((a) => a.body.quota.used_today as number).sort((a, b) => a - b);
     expect(used).toEqual(Array.from({ length: LIMIT }, (_, i) => i + 1));
+
+    // /metrics, whichever worker takes the scrape, counts the calls of both.
+    for (let i = 0; i < 6; i++) {
+      const families = parsePrometheusText(await (await fetch(`${url}/metrics`, { headers: { connection: 'close' } })).text());
+      expect(valueOf(families, 'risk_score_calls_total', 'risk_score_calls_total', { tier: 'workers200', surface: 'rest' }), `scrape ${i}`).toBe(LIMIT);
+      expect(valueOf(families, 'risk_score_refusals_total', 'risk_score_refusals_total', { tier: 'workers200', surface: 'rest', reason: 'quota' })).toBe(CALLS - LIMIT);
+      expect(valueOf(families, 'http_request_duration_seconds', 'http_request_duration_seconds_count', { route: '/risk_api/score', method: 'POST', status: '200' })).toBe(LIMIT);
+    }
 
     // A worker killed outright is replaced; the port answers throughout.
     process.kill(pids[0]!, 'SIGKILL');

@@ -35,4 +35,17 @@ describe('configuration', () => {
       expect(() => loadConfig({ CORS_ORIGINS: bad }), bad).toThrow(/CORS_ORIGINS/);
     }
   });
+
+  it('reads DRAIN_DELAY_MS (default 0) and METRICS_TOKEN, and names a bad token without echoing it', () => {
+    expect(loadConfig({})).toMatchObject({ drainDelayMs: 0, metricsToken: undefined });
+    expect(loadConfig({ DRAIN_DELAY_MS: '7000', METRICS_TOKEN: 'a-token-of-20-chars!' })).toMatchObject({ drainDelayMs: 7000, metricsToken: 'a-token-of-20-chars!' });
+    expect(() => loadConfig({ DRAIN_DELAY_MS: '-1' })).toThrow(/DRAIN_DELAY_MS/);
+    expect(() => loadConfig({ DRAIN_DELAY_MS: '300001' })).toThrow(/DRAIN_DELAY_MS/);
+    for (const bad of ['short-token', 'has a space in the middle', 'x'.repeat(257), 'nön-ascii-token-value']) {
+      let message = '';
+      try { loadConfig({ METRICS_TOKEN: bad }); } catch (e) { message = (e as Error).message; }
+      expect(message, bad).toMatch(/METRICS_TOKEN: must be 16-256 visible ASCII characters/);
+      expect(message).not.toContain(bad);
+    }
+  });
 });

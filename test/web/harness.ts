@@ -36,7 +36,7 @@ export function decodeQuotedPrintable(s: string): string {
   return s.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
 }
 
-export async function startControlPlane(opts: { smtp?: boolean } = {}): Promise<ControlPlaneHarness> {
+export async function startControlPlane(opts: { smtp?: boolean; env?: Record<string, string> } = {}): Promise<ControlPlaneHarness> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const provider = await startDevProvider({ webhookUrl: `${url}/webhooks/paypal`, clientId: 'cid', clientSecret: 'csecret', webhookId: 'WH-TEST' });
@@ -74,6 +74,7 @@ export async function startControlPlane(opts: { smtp?: boolean } = {}): Promise<
       // TRUSTED_PROXIES: each client() sends an X-Forwarded-For of its own, so throttles see separate people.
       BASE_URL: url, TRUSTED_PROXIES: '127.0.0.1', PAYPAL_API_BASE: provider.url, PAYPAL_CLIENT_ID: 'cid', PAYPAL_CLIENT_SECRET: 'csecret', PAYPAL_WEBHOOK_ID: 'WH-TEST',
       PAYPAL_PLANS: 'developer=P-DEV,startup=P-START', PAYPAL_CERT_CA_FILE: provider.caFile, ...(smtp ? { SMTP_URL: `smtp://127.0.0.1:${smtpPort}` } : {}),
+      ...opts.env,
     });
     const logs: string[] = [];
     const app = await createApp(loadConfig({ ...env.env, LOG_LEVEL: 'debug' }), { log: createLogger('debug', (l) => logs.push(l)) });

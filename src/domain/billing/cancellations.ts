@@ -23,7 +23,7 @@ export class ProviderCancellations {
 
   /** Starts a round in the background (callers never wait for the provider). */
   kick(): void {
-    this.runDue().catch((e) => this.log.warn('provider cancellation round failed', { err: String(e) }));
+    this.runDue().catch((e) => this.log.warn('provider cancellation round failed', { err: e }));
   }
 
   /** Sends every due cancellation once. A call during a round runs one more round after it. */
@@ -50,7 +50,7 @@ export class ProviderCancellations {
         this.log.info('superseded subscription cancelled at the provider', { requestId: c.requestId, providerId: c.providerId, result, attempts });
       } catch (e) {
         await this.prisma.providerCancellation.update({ where: { id: c.id }, data: { attempts, lastError: String(e).slice(0, 500), nextAttemptAt: new Date(Date.now() + backoffMs(attempts)) } });
-        this.log.warn('provider cancellation failed; will retry', { requestId: c.requestId, providerId: c.providerId, attempts, err: String(e) });
+        this.log.warn('provider cancellation failed; will retry', { requestId: c.requestId, providerId: c.providerId, attempts, err: e });
       }
     }
   }

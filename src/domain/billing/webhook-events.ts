@@ -21,7 +21,7 @@ const NEXT: Record<string, Record<string, string>> = {
 };
 
 export async function applyEvent(deps: BillingDeps, e: VerifiedEvent): Promise<EventOutcome> {
-  let tierChanged = false, toCancel = 0;
+  let tierChange = null as { workspaceId: number; tier: string } | null, toCancel = 0; // set inside the transaction below
   const outcome = await deps.prisma.$transaction(async (tx): Promise<EventOutcome> => {
     const seen = await tx.providerEvent.findUnique({ where: { id: e.id } });
     if (seen) return 'replayed';
@@ -47,20 +47,23 @@ export async function applyEvent(deps: BillingDeps, e: VerifiedEvent): Promise<E
         toCancel = made.count;
       }
       await tx.workspace.update({ where: { id: r.workspaceId }, data: { tier: r.tier } });
-      tierChanged = true;
+      tierChange = { workspaceId: r.workspaceId, tier: r.tier };
     } else if (next === 'cancelled' || next === 'suspended') {
       // Cancelled or expired at the provider: a cancellation still waiting to be sent has nothing left to do.
       if (next === 'cancelled') await tx.providerCancellation.updateMany({ where: { requestId: r.id, status: 'pending' }, data: { status: 'inactive', doneAt: new Date() } });
       const stillActive = await tx.subscriptionRequest.findFirst({ where: { workspaceId: r.workspaceId, status: { in: ['active', 'payment_failed'] } } });
       if (!stillActive && r.status !== 'pending' && r.status !== 'superseded') {
         await tx.workspace.update({ where: { id: r.workspaceId }, data: { tier: 'free' } });
-        tierChanged = true;
+        tierChange = { workspaceId: r.workspaceId, tier: 'free' };
       }
     }
     return record('applied');
   });
-  if (tierChanged) await deps.tierChanged();
+  deps.log.audit('provider event', { eventId: e.id, type: e.rawType, outcome });
+  if (tierChange) {
+    deps.log.audit('workspace tier changed', { via: 'payment provider', eventId: e.id, ...tierChange });
+    await deps.tierChanged();
+  }
   if (toCancel > 0) deps.cancellations?.kick();
-  deps.log.info('provider event', { eventId: e.id, type: e.rawType, outcome });
   return outcome;
 }

@@ -53,12 +53,12 @@ export type CommunitySignal = {
 };
 
 /** Dimensions whose lookups are counted: the ones a crowd of requesters can meaningfully converge on. */
-const RECORDED_CODES = ['subnet', 'asn'] as const;
+export const NETWORK_CODES = ['subnet', 'asn'] as const;
 
 /** Entity keys a score call records a lookup for: the IP, its subnet and its AS (when matched). */
 export function lookupEntities(h: Hierarchy): string[] {
   const keys = [`ip:${h.ip}`];
-  for (const code of RECORDED_CODES) {
+  for (const code of NETWORK_CODES) {
     const key = h.dimensions.find((d) => d.code === code)?.entity?.key;
     if (key) keys.push(`${code}:${key}`);
   }

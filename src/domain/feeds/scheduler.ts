@@ -5,7 +5,7 @@
  * Stopping cancels a download in progress (it is recorded as failed and retried after the next start).
  */
 import type { PrismaClient } from '../../generated/prisma/client.ts';
-import { errorFields, type Logger } from '../../platform/log.ts';
+import type { Logger } from '../../platform/log.ts';
 import type { DownloadLimits } from './download.ts';
 import { urlForLog } from './download.ts';
 import { fetchFeed, type FetchResult } from './fetch-feed.ts';
@@ -49,7 +49,7 @@ export function startFeedSchedule(opts: FeedScheduleOptions): () => Promise<void
   const next = () => {
     timer = setTimeout(() => {
       round = fetchDueFeeds(opts, stop.signal)
-        .catch((e) => opts.log.error('feed fetch round failed', errorFields(e)))
+        .catch((e) => opts.log.error('feed fetch round failed', { err: e }))
         .finally(() => { if (!stop.signal.aborted) next(); });
     }, opts.checkIntervalMs);
     timer.unref();

@@ -3,14 +3,24 @@ import type { NetworkIndex } from '../network/index.ts';
 import type { PublicationCache } from '../publishing/index.ts';
 import type { TierCatalog } from '../metering/tiers.ts';
 import type { ScoreMeter, QuotaPosture, MeteredSurface } from '../metering/meter.ts';
-import type { CommunitySignals, CommunitySignal } from '../community/signal.ts';
+import type { CommunitySignals } from '../community/signal.ts';
+import { readScoreSignal, type ScoreCommunitySignal } from '../community/networks.ts';
 import type { IpMemoryCache, IpMemory } from '../memory/ip-memory.ts';
 import { scoreIp, type IpScore } from '../scoring/score.ts';
 import { reportLinks, type ReportLinks } from './report-links.ts';
+import { isAppError, type ErrorCode } from '../../errors.ts';
+import type { ApiSurface, ScoreRefusal } from '../../platform/metrics.ts';
+
+/** Told each call's metering outcome (the metrics), by the caller's tier and the surface it came through. */
+export type ScoreObserver = {
+  scoreCounted(tier: string, surface: ApiSurface): void;
+  scoreRefused(tier: string, surface: ApiSurface, reason: ScoreRefusal): void;
+};
+const REFUSALS: Partial<Record<ErrorCode, ScoreRefusal>> = { quota_exceeded: 'quota', rate_limited: 'burst' };
 
 export type ScoreDeps = {
   network: NetworkIndex; publications: PublicationCache; tiers: TierCatalog; meter: ScoreMeter;
-  community: CommunitySignals; ipMemory: IpMemoryCache; baseUrl: string;
+  community: CommunitySignals; ipMemory: IpMemoryCache; baseUrl: string; observeScore?: ScoreObserver | undefined;
 };
 
 /** The score answer in the domain's names, which are the GraphQL type's fields (read as plain properties, no resolvers). */
@@ -19,7 +29,7 @@ export type ScoreOutcome = ReportLinks & {
   apiKey: { name: string; prefix: string };
   quota: QuotaPosture;
   score: IpScore;
-  communitySignal: CommunitySignal;
+  communitySignal: ScoreCommunitySignal;
   memory: IpMemory;
   publication: { version: number; publishedAt: Date | null };
 };
@@ -30,14 +40,14 @@ export type ScoreOutcome = ReportLinks & {
  * layer and memory) → burst limit and count in one atomic step (only now, so every failure
  * before is free) → record the lookup for the community signal.
  *
- * The community snapshot is read in the same tick as the metering step, so both reach the counter store in
+ * The community snapshots (the IP's and its networks', community/networks.ts) are read in the same tick as the metering step, so both reach the counter store in
  * one round trip (node-redis writes commands issued in one tick as one pipeline) instead of two in a row.
  * Once the call is counted nothing may fail it, so a snapshot that cannot be read answers
  * `community_signal.ok = false` (CommunitySignals.readOrUnavailable); when the store is down, the metering
  * step fails too and the call is refused with 503 quota_unavailable, uncounted.
  */
 export async function scoreRequest(
-  input: { ip: string; viewer: Viewer; requester: string; surface?: MeteredSurface | undefined }, deps: ScoreDeps,
+  input: { ip: string; viewer: Viewer; requester: string; surface?: MeteredSurface | undefined; via: ApiSurface }, deps: ScoreDeps,
 ): Promise<ScoreOutcome> {
   const { ip, viewer, surface = 'api_score' } = input;
   const tier = deps.tiers.get(viewer.tier);
@@ -47,9 +57,14 @@ export async function scoreRequest(
   const score = scoreIp(hierarchy, snapshot.global, snapshot.contextual(viewer.workspaceId));
   const memory = deps.ipMemory.get(viewer.workspaceId, ip); // this process's copy: no query (ip-memory.ts)
   const [communitySignal, quota] = await Promise.all([
-    deps.community.readOrUnavailable(`ip:${ip}`, nowMs),
+    readScoreSignal(deps.community, hierarchy, nowMs),
     deps.meter.consume(viewer, tier, nowMs, surface),
-  ]);
+  ]).catch((e: unknown) => {
+    const refusal = isAppError(e) ? REFUSALS[e.code] : undefined;
+    if (refusal) deps.observeScore?.scoreRefused(viewer.tier, input.via, refusal);
+    throw e;
+  });
+  deps.observeScore?.scoreCounted(viewer.tier, input.via);
   // The call has succeeded and is counted: a failure to record the lookup must not turn it into an error
   // (CommunitySignals reports a failed batch once, to the log).
   void deps.community.record(hierarchy, input.requester, nowMs);

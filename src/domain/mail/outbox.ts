@@ -5,7 +5,8 @@ import type { Logger } from '../../platform/log.ts';
  * The outbox: every message is a row first, delivered from there. A failed delivery stays
  * `pending` with its attempt count and error, retried with exponential backoff (capped at one
  * hour) for as long as it takes — a message is never dropped. Without a transport (no
- * SMTP_URL) messages are `held`: kept in the table and printed to the log.
+ * SMTP_URL) messages are `held`: kept in the table, read with `risk-api mail held`. The log names each one
+ * (id, recipient, subject, length) but never prints its text: a message carries links that sign someone in.
  */
 export type MailMessage = { to: string; subject: string; text: string };
 export type MailTransport = { send(from: string, message: MailMessage): Promise<void>; close?(): void };
@@ -25,7 +26,7 @@ export class Mailer {
   async enqueue(message: MailMessage): Promise<number> {
     const row = await this.prisma.mailOutbox.create({ data: { ...message, status: this.transport ? 'pending' : 'held' } });
     if (!this.transport) {
-      this.log.info('mail held (SMTP_URL unset): stored in table "MailOutbox"', { mailId: row.id, to: message.to, subject: message.subject, text: message.text });
+      this.log.info('mail held (SMTP_URL unset): read it with `risk-api mail held`', { mailId: row.id, to: message.to, subject: message.subject, length: message.text.length });
     } else {
       void this.deliverDue();
     }
@@ -54,7 +55,7 @@ export class Mailer {
       } catch (e) {
         const attempts = m.attempts + 1;
         await this.prisma.mailOutbox.update({ where: { id: m.id }, data: { attempts, lastError: String(e).slice(0, 500), nextAttemptAt: new Date(Date.now() + backoffMs(attempts)) } });
-        this.log.warn('mail delivery failed; will retry', { mailId: m.id, attempts, err: String(e) });
+        this.log.warn('mail delivery failed; will retry', { mailId: m.id, attempts, err: e });
       }
     }
   }
@@ -62,8 +63,13 @@ export class Mailer {
   /** Retries due messages every `intervalMs` (unref'd: never keeps the process alive). */
   start(intervalMs = 5_000) {
     if (!this.transport || this.timer) return;
-    this.timer = setInterval(() => { this.deliverDue().catch((e) => this.log.warn('mail round failed', { err: String(e) })); }, intervalMs);
+    this.timer = setInterval(() => { this.deliverDue().catch((e) => this.log.warn('mail round failed', { err: e })); }, intervalMs);
     this.timer.unref();
+  }
+
+  /** The newest held messages (no SMTP_URL), newest first, with their text: for the operator's CLI only. */
+  static held(prisma: PrismaClient, limit = 20) {
+    return prisma.mailOutbox.findMany({ where: { status: 'held' }, orderBy: { id: 'desc' }, take: limit, select: { id: true, to: true, subject: true, createdAt: true, text: true } });
   }
 
   async stop() {

@@ -29,7 +29,11 @@ export class GroupCommit<I, S, R> {
   private queue: Array<Pending<I, R>> = [];
   private inFlight = 0;
 
-  constructor(private readonly statement: BatchStatement<I, S, R>, private readonly maxInFlight = 2, private readonly maxBatch = 256) {}
+  constructor(
+    private readonly statement: BatchStatement<I, S, R>, private readonly maxInFlight = 2, private readonly maxBatch = 256,
+    /** Told the size of each batch as its statement starts (the metrics' batch-size histogram). */
+    private readonly onBatch?: (size: number) => void,
+  ) {}
 
   write(input: I): Promise<R> {
     return new Promise((resolve, reject) => {
@@ -51,6 +55,7 @@ export class GroupCommit<I, S, R> {
 
   private async run(batch: Array<Pending<I, R>>): Promise<void> {
     const inputs = batch.map((p) => p.input);
+    this.onBatch?.(inputs.length);
     let stored: S;
     try {
       stored = await this.statement.write(inputs);

@@ -82,7 +82,7 @@ export function ratingStatement(prisma: Pick<PrismaClient, '$queryRaw'>): BatchS
 }
 
 export class RatingBatcher extends GroupCommit<RatingInput, Stored[], RatingRow> {
-  constructor(prisma: Pick<PrismaClient, '$queryRaw'>, maxInFlight?: number, maxBatch?: number) {
-    super(ratingStatement(prisma), maxInFlight, maxBatch);
+  constructor(prisma: Pick<PrismaClient, '$queryRaw'>, maxInFlight?: number, maxBatch?: number, onBatch?: (size: number) => void) {
+    super(ratingStatement(prisma), maxInFlight, maxBatch, onBatch);
   }
 }

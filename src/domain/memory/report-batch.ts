@@ -150,7 +150,7 @@ export function reportStatement(prisma: Pick<PrismaClient, '$queryRaw'>): BatchS
 }
 
 export class ReportBatcher extends GroupCommit<NewReport, Stored[], ReportRow> {
-  constructor(prisma: Pick<PrismaClient, '$queryRaw'>, maxInFlight?: number, maxBatch?: number) {
-    super(reportStatement(prisma), maxInFlight, maxBatch);
+  constructor(prisma: Pick<PrismaClient, '$queryRaw'>, maxInFlight?: number, maxBatch?: number, onBatch?: (size: number) => void) {
+    super(reportStatement(prisma), maxInFlight, maxBatch, onBatch);
   }
 }

@@ -14,20 +14,25 @@ export type { ReportRow, ReportWrite } from './report-batch.ts';
 /** Validated, normalised input (see schemas.ts): what `rate` writes. */
 export type RateWrite = { ip: string; rating: number; note: string };
 
-/** What a write needs: the database, and this process's copy of the workspaces' memory of IPs, which each write brings up to date. */
-export type MemoryDeps = { prisma: PrismaClient; ipMemory: Pick<IpMemoryCache, 'apply'> };
+/**
+ * What a write needs: the database, this process's copy of the workspaces' memory of IPs, which each write brings
+ * up to date, and optionally who is told each group-commit batch's size (the metrics).
+ */
+export type MemoryDeps = { prisma: PrismaClient; ipMemory: Pick<IpMemoryCache, 'apply'>; observeBatch?: BatchObserver | undefined };
+export type BatchObserver = (writer: 'rating' | 'report', size: number) => void;
 
-/** One batcher per database client: every write of the process shares its group commit. */
-function perClient<B>(make: (prisma: PrismaClient) => B): (prisma: PrismaClient) => B {
+/** One batcher per database client: every write of the process shares its group commit (and its observer). */
+function perClient<B>(writer: 'rating' | 'report', make: (prisma: PrismaClient, onBatch: ((size: number) => void) | undefined) => B) {
   const batchers = new WeakMap<PrismaClient, B>();
-  return (prisma) => {
-    let batcher = batchers.get(prisma);
-    if (!batcher) batchers.set(prisma, (batcher = make(prisma)));
+  return (deps: MemoryDeps): B => {
+    let batcher = batchers.get(deps.prisma);
+    const observe = deps.observeBatch;
+    if (!batcher) batchers.set(deps.prisma, (batcher = make(deps.prisma, observe ? (size) => observe(writer, size) : undefined)));
     return batcher;
   };
 }
-const ratingBatcher = perClient((prisma) => new RatingBatcher(prisma));
-const reportBatcher = perClient((prisma) => new ReportBatcher(prisma));
+const ratingBatcher = perClient('rating', (prisma, onBatch) => new RatingBatcher(prisma, undefined, undefined, onBatch));
+const reportBatcher = perClient('report', (prisma, onBatch) => new ReportBatcher(prisma, undefined, undefined, onBatch));
 
 /**
  * One write of `rate` or `report`. Without an Idempotency-Key it goes through the process's group
@@ -50,7 +55,7 @@ function writeMemory<I, S, R extends { id: number }>(
 export async function writeRating(deps: MemoryDeps, viewer: Viewer, input: RateWrite, idempotencyKey?: string): Promise<Written<RatingRow>> {
   const { prisma } = deps;
   const written = await writeMemory(prisma, viewer.workspaceId, { workspaceId: viewer.workspaceId, apiKeyId: viewer.apiKeyId, ...input },
-    ratingBatcher(prisma), ratingStatement, idempotencyKey ? { key: idempotencyKey, endpoint: 'rate', request: input } : null);
+    ratingBatcher(deps), ratingStatement, idempotencyKey ? { key: idempotencyKey, endpoint: 'rate', request: input } : null);
   // committed: the memory the statement left shows in this process's next score (a replay wrote nothing)
   if (written.row) deps.ipMemory.apply([written.row.subject]);
   return written;
@@ -68,7 +73,7 @@ export async function writeReport(deps: MemoryDeps, viewer: Viewer, input: Repor
   // The whole input travels on (visibility included): it is also what an Idempotency-Key's request hash covers.
   const report: ReportWrite = { ...input, requestedVisibility: input.visibility, effectiveVisibility: allowed.effective, policyNotice: allowed.notice };
   const written = await writeMemory(prisma, viewer.workspaceId, { workspaceId: viewer.workspaceId, apiKeyId: viewer.apiKeyId, ...report },
-    reportBatcher(prisma), reportStatement, idempotencyKey ? { key: idempotencyKey, endpoint: 'report', request: report } : null);
+    reportBatcher(deps), reportStatement, idempotencyKey ? { key: idempotencyKey, endpoint: 'report', request: report } : null);
   if (written.row) deps.ipMemory.apply([written.row.subject, ...written.row.links.map((l) => l.subject)]);
   return written;
 }

@@ -6,7 +6,6 @@
  */
 import type { PrismaClient } from '../../generated/prisma/client.ts';
 import type { Logger } from '../../platform/log.ts';
-import { errorFields } from '../../platform/log.ts';
 import type { NetworkIndex } from '../network/types.ts';
 import { withPublishLock } from './lock.ts';
 import { DEFAULT_KEEP, publish, type PublishResult } from './publish.ts';
@@ -38,7 +37,7 @@ export async function publishTick(opts: PublishScheduleOptions): Promise<Publish
     return r;
   } catch (e) {
     if (isPublishConflict(e)) opts.log.warn('publish skipped: another publication is in progress');
-    else opts.log.error('publish failed', errorFields(e));
+    else opts.log.error('publish failed', { err: e });
     return null;
   }
 }

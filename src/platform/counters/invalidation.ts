@@ -15,7 +15,7 @@ const channel = (prefix: string) => `${prefix}:invalidate`;
 
 export async function subscribeInvalidations(url: string, prefix: string, onMessage: (message: string) => void, log: Logger): Promise<InvalidationBus> {
   const subscriber = createClient({ url, socket: { reconnectStrategy: (retries) => Math.min(2000, 50 * 2 ** retries) } });
-  subscriber.on('error', (e) => log.debug('invalidation subscriber error', { err: String(e) }));
+  subscriber.on('error', (e) => log.debug('invalidation subscriber error', { err: e }));
   await subscriber.connect();
   await subscriber.subscribe(channel(prefix), onMessage);
   return {

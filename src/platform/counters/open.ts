@@ -10,7 +10,7 @@ export async function openCounterStore(config: Config, log: Logger): Promise<Cou
   if (config.redisUrl) {
     return createRedisCounterStore(config.redisUrl, {
       prefix: config.redisKeyPrefix,
-      onOutage: (err) => log.error('redis unreachable; score fails closed until it returns', { err: String(err) }),
+      onOutage: (err) => log.error('redis unreachable; score fails closed until it returns', { err: err }),
     });
   }
   return createEmbeddedCounterStore({ file: path.join(config.dataDir, 'counters.journal') });

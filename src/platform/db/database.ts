@@ -8,6 +8,7 @@ import { statementsTakeTurns } from './pglite-turns.ts';
 import { acquireOwnership } from './embedded-lock.ts';
 import { statementNames } from './statement-names.ts';
 import { secureDataDir, stripGroupAndOtherBits } from './data-dir.ts';
+import { timedAdapter, type StatementObserver } from './timed-adapter.ts';
 
 export type Database = {
   prisma: PrismaClient;
@@ -31,17 +32,19 @@ export type DatabaseOptions = {
   preparedStatements?: boolean;
   /** Told when DATA_DIR was open to other local users and has been made private (data-dir.ts). */
   warn?: (msg: string, fields: Record<string, unknown>) => void;
+  /** Told how long each statement took (the server's metrics). */
+  observeStatement?: StatementObserver;
 };
 
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   // Before anything is written: DATA_DIR also holds the pepper and the counter journal on PostgreSQL.
   if (!opts.inMemory) secureDataDir(opts.dataDir, opts.warn ?? (() => {}));
-  return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.preparedStatements ?? true) : openPglite(opts);
+  return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.preparedStatements ?? true, opts.observeStatement) : openPglite(opts);
 }
 
 // Each backend's driver is imported only when that backend is opened: a process never loads the other
 // (docs/decisions/0015-load-only-the-backend-driver-in-use.md).
-async function openPostgres(url: string, preparedStatements: boolean): Promise<Database> {
+async function openPostgres(url: string, preparedStatements: boolean, observe: StatementObserver | undefined): Promise<Database> {
   const [{ default: pg }, { PrismaPg }] = await Promise.all([import('pg'), import('@prisma/adapter-pg')]);
   const pool = new pg.Pool({ connectionString: url, max: 10 });
   // A connection PostgreSQL drops (restart, failover, pg_terminate_backend) reports an 'error' event.
@@ -51,7 +54,8 @@ async function openPostgres(url: string, preparedStatements: boolean): Promise<D
   // error (the query fails with it, the broken connection is discarded on release).
   pool.on('connect', (client) => client.on('error', () => {}));
   pool.on('error', () => {}); // an idle connection dropped: pg-pool already removed it
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool, preparedStatements ? { statementNameGenerator: statementNames() } : {}) });
+  const adapter = new PrismaPg(pool, preparedStatements ? { statementNameGenerator: statementNames() } : {});
+  const prisma = new PrismaClient({ adapter: observe ? timedAdapter(adapter, observe) : adapter });
   return {
     prisma,
     kind: 'postgresql',
@@ -91,7 +95,8 @@ async function openPglite(opts: DatabaseOptions): Promise<Database> {
     // 0644. Once it is ready nothing it writes is looser than 0600 (checked by test/integration/data-dir.test.ts).
     if (!opts.inMemory) stripGroupAndOtherBits(path.join(opts.dataDir, 'pglite'));
     statementsTakeTurns(pglite);
-    const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+    const adapter = new PrismaPGlite(pglite);
+    const prisma = new PrismaClient({ adapter: opts.observeStatement ? timedAdapter(adapter, opts.observeStatement) : adapter });
     return {
       prisma,
       kind: 'pglite',

@@ -6,7 +6,7 @@ import { useExecutionCeilings, type Ceilings } from './ceilings.ts';
 import { useGraphQlJit } from '@envelop/graphql-jit';
 import { jitCompatible } from './jit-scope.ts';
 import { requestContext, type ApiDeps, type RequestContext } from '../http/request-context.ts';
-import { apiKeyHeaders, readApiKey } from '../http/api-key.ts';
+import { apiKeyHeaders, readApiKey, verifiedViewer } from '../http/api-key.ts';
 import { AppError } from '../../errors.ts';
 import { readBody } from '../http/body.ts';
 import { graphqlError, sendError, toAppError } from '../http/errors.ts';
@@ -41,8 +41,8 @@ export function createGraphQLServer(deps: GraphQLDeps) {
     context: async ({ request, req, requestId = requestIdOf(req) }): Promise<RequestContext> => {
       try {
         const key = readApiKey(...apiKeyHeaders(req));
-        const viewer = key === null ? null : await deps.verifier.verify(key);
-        return requestContext(deps, req, requestId, viewer, { idempotencyKey: request.headers.get('idempotency-key') ?? undefined });
+        const viewer = key === null ? null : await verifiedViewer(deps.verifier, req, key);
+        return requestContext(deps, req, requestId, viewer, { via: 'graphql', idempotencyKey: request.headers.get('idempotency-key') ?? undefined });
       } catch (e) {
         throw toAppError(e, requestId, deps.log); // the key store unreachable: logged and answered under this request's id
       }

@@ -1,5 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '../../errors.ts';
+import type { KeyVerifier, Viewer } from '../../domain/access/verifier.ts';
+import { noteRequest } from './request-notes.ts';
 
 /**
  * Reads the API key from `X-API-Key` or `Authorization: Bearer <key>`. Returns null when
@@ -37,4 +39,11 @@ export function requireApiKey(xApiKey: string | string[] | null | undefined, aut
 export function apiKeyHeaders(req: IncomingMessage): [string | string[] | undefined, string | string[] | undefined] {
   const one = (name: string) => { const v = req.headersDistinct[name]; return v && v.length > 1 ? v : v?.[0]; };
   return [one('x-api-key'), one('authorization')];
+}
+
+/** Verifies a key and notes whose it is on the request at once, so even a request that fails later is logged with it. */
+export async function verifiedViewer(verifier: KeyVerifier, req: IncomingMessage, key: string): Promise<Viewer> {
+  const viewer = await verifier.verify(key);
+  noteRequest(req, { workspaceId: viewer.workspaceId, keyPrefix: viewer.keyPrefix });
+  return viewer;
 }

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { GraphQLError } from 'graphql';
 import { PothosValidationError } from '@pothos/core';
 import { AppError, ERRORS, internalError, isAppError } from '../../errors.ts';
-import { errorFields, type Logger } from '../../platform/log.ts';
+import type { Logger } from '../../platform/log.ts';
 import { isDatabaseUnavailable } from '../../platform/db/unavailable.ts';
 import { ClientDisconnected } from './body.ts';
 
@@ -22,10 +22,10 @@ export type ErrorFormat = 'json' | 'graphql' | 'jsonrpc' | { html: (error: AppEr
 export function toAppError(e: unknown, requestId: string, log: Logger): AppError {
   if (isAppError(e)) return e;
   if (isDatabaseUnavailable(e)) {
-    log.error('database unavailable', { requestId, ...errorFields(e) });
+    log.error('database unavailable', { requestId, err: e });
     return new AppError('database_unavailable', undefined, undefined, { request_id: requestId }, { 'retry-after': '1' });
   }
-  log.error('unhandled error', { requestId, ...errorFields(e) });
+  log.error('unhandled error', { requestId, err: e });
   return internalError(requestId);
 }
 
@@ -92,7 +92,7 @@ export function graphqlError(error: unknown, log: Logger): GraphQLError {
     return new GraphQLError(base.message, { ...at, extensions: { ...base.extensions, code: 'invalid_request' } });
   }
   // Not reached through useRequestErrors (a failure of yoga itself): still never shown, and logged.
-  log.error('unhandled error outside execution', errorFields(original));
+  log.error('unhandled error outside execution', { err: original });
   return new GraphQLError(ERRORS.internal_error.message, { extensions: { code: 'internal_error' } });
 }
 

@@ -8,6 +8,7 @@ import { AppError } from '../../errors.ts';
 import type { MeteredSurface } from '../../domain/metering/meter.ts';
 import { workspaceDb } from '../../domain/workspace/scope.ts';
 import type { Logger } from '../../platform/log.ts';
+import type { ApiSurface } from '../../platform/metrics.ts';
 import { clientIp } from './client-ip.ts';
 
 /** What the API-key transports (REST, GraphQL, MCP) are built from. */
@@ -23,6 +24,8 @@ export type RequestContext = {
   /** null only when no API key was sent; an invalid key never gets this far. */
   viewer: Viewer | null;
   requestId: string;
+  /** The API surface the request came through (metrics count score calls by it). */
+  via: ApiSurface;
   /** The requester's address (X-Forwarded-For honoured only from trusted proxies). */
   clientIp: string;
   /** The Idempotency-Key header, when the transport received one. */
@@ -41,7 +44,7 @@ export type RequestContext = {
 /** The context of one API-key request. */
 export function requestContext(
   deps: Pick<ApiDeps, 'services' | 'proxies'>, req: IncomingMessage, requestId: string, viewer: Viewer | null,
-  more: Pick<RequestContext, 'idempotencyKey' | 'surface' | 'input'> = {},
+  more: Pick<RequestContext, 'via'> & Partial<Pick<RequestContext, 'idempotencyKey' | 'surface' | 'input'>>,
 ): RequestContext {
   return {
     prisma: deps.services.prisma, services: deps.services, viewer, requestId, ...more,

@@ -1,8 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, BlockList } from 'node:net';
 import { AppError } from '../../errors.ts';
 import type { Logger } from '../../platform/log.ts';
+import type { Metrics } from '../../platform/metrics.ts';
 import { requestIdOf } from './request-id.ts';
+import { traceParentOf } from './trace-context.ts';
+import { noteRequest, notesOf } from './request-notes.ts';
+import { clientIp } from './client-ip.ts';
 import { sendError } from './errors.ts';
 
 /** What a route gets: the path without its query, and the request's one id. `false`: nothing here after all (404). */
@@ -14,45 +18,70 @@ export type HttpServer = {
   server: Server;
   /** Binds the port (0 = any free port) and returns the base URL actually served. */
   listen(port: number, host: string): Promise<string>;
+  /** Readiness withdrawn (/readyz answers 503) while every request is still served: the first step of a shutdown. */
+  withdraw(): void;
   /** Refuse new requests (503, Connection: close), let in-flight ones finish up to the grace period, then close. */
   drain(): Promise<void>;
-  /** True once drain() was called (readiness reports it). */
-  draining(): boolean;
+  /** False once withdraw() or drain() was called (readiness reports it). */
+  ready(): boolean;
 };
 
-type Options = { log: Logger; requestTimeoutMs: number; shutdownGraceMs: number; notFound: (path: string) => string };
+type Options = {
+  log: Logger; requestTimeoutMs: number; shutdownGraceMs: number; notFound: (path: string) => string;
+  /** Proxies whose X-Forwarded-For names the client on the access line (client-ip.ts). */
+  proxies: BlockList | null;
+  metrics?: Metrics | undefined;
+};
 
-function matcher(routes: Routes): (path: string) => Handler | undefined {
-  const exact = new Map<string, Handler>();
-  const prefixes: Array<[string, Handler]> = [];
+/** The route label of a request no route took: one value, whatever its path. */
+const UNMATCHED = 'unmatched';
+
+function matcher(routes: Routes): (path: string) => { pattern: string; handler: Handler } | undefined {
+  const exact = new Map<string, { pattern: string; handler: Handler }>();
+  const prefixes: Array<[string, { pattern: string; handler: Handler }]> = [];
   for (const [pattern, handler] of routes) {
-    if (pattern.endsWith('/*')) { prefixes.push([pattern.slice(0, -1), handler]); exact.set(pattern.slice(0, -2), handler); }
-    else exact.set(pattern, handler);
+    if (pattern.endsWith('/*')) { prefixes.push([pattern.slice(0, -1), { pattern, handler }]); exact.set(pattern.slice(0, -2), { pattern, handler }); }
+    else exact.set(pattern, { pattern, handler });
   }
   return (path) => exact.get(path) ?? prefixes.find(([prefix]) => path.startsWith(prefix))?.[1];
 }
 
 /**
- * The service's one HTTP server: every request gets its id (X-Request-Id), an access log line, the route for its
- * path, and any error escaping a route rendered by the one error renderer under that id.
+ * The service's one HTTP server: every request gets its id (X-Request-Id; a valid W3C traceparent is echoed), the
+ * route for its path, any error escaping a route rendered by the one error renderer under that id, and, when it
+ * ends, one access log line and one observation of http_request_duration_seconds by route pattern and status.
  */
 export function createHttpServer(routes: Routes, opts: Options): HttpServer {
-  const { log } = opts;
+  const { log, metrics } = opts;
   const route = matcher(routes);
   let draining = false;
+  let withdrawn = false;
+
+  function finished(req: IncomingMessage, res: ServerResponse, requestId: string, path: string, traceId: string | undefined, started: number) {
+    const seconds = (performance.now() - started) / 1000;
+    // 'close' also ends a response cut short (the client hung up, or the grace period ran out): no status was sent.
+    const status = res.writableFinished ? res.statusCode : 'aborted';
+    const { route: pattern = UNMATCHED, workspaceId, keyPrefix } = notesOf(req);
+    metrics?.httpRequest(pattern, req.method, status, seconds);
+    if (!log.enabled('info')) return;
+    log.info('request', {
+      requestId, method: req.method, route: pattern, path, status, ms: Math.round(seconds * 100_000) / 100,
+      clientIp: clientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], opts.proxies),
+      ...(workspaceId !== undefined ? { workspaceId } : {}), ...(keyPrefix ? { keyPrefix } : {}), ...(traceId ? { traceId } : {}),
+    });
+  }
 
   async function handle(req: IncomingMessage, res: ServerResponse, requestId: string) {
     const started = performance.now();
     res.setHeader('x-request-id', requestId);
+    const trace = traceParentOf(req);
+    if (trace) res.setHeader('traceparent', trace.header);
     const path = (req.url ?? '/').split('?', 1)[0]!;
-    if (log.enabled('info')) {
-      res.on('finish', () => log.info('request', {
-        requestId, method: req.method, path, status: res.statusCode, ms: Math.round((performance.now() - started) * 100) / 100,
-      }));
-    }
+    const found = route(path);
+    if (found) noteRequest(req, { route: found.pattern });
+    res.once('close', () => finished(req, res, requestId, path, trace?.traceId, started));
     if (draining) throw new AppError('service_unavailable', 'The server is shutting down; retry on another instance.', undefined, undefined, { connection: 'close' });
-    const handler = route(path);
-    if (!handler || (await handler(req, res, path, requestId)) === false) throw new AppError('not_found', opts.notFound(path));
+    if (!found || (await found.handler(req, res, path, requestId)) === false) throw new AppError('not_found', opts.notFound(path));
   }
 
   // A request must have arrived whole within requestTimeoutMs (checked every second): a client that stalls
@@ -80,7 +109,8 @@ export function createHttpServer(routes: Routes, opts: Options): HttpServer {
         });
       });
     },
-    draining: () => draining,
+    withdraw: () => { withdrawn = true; },
+    ready: () => !withdrawn && !draining,
     async drain() {
       draining = true;
       if (!server.listening) return;

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '../../errors.ts';
-import { apiKeyHeaders, requireApiKey } from '../http/api-key.ts';
+import { apiKeyHeaders, requireApiKey, verifiedViewer } from '../http/api-key.ts';
 import type { KeyVerifier, Viewer } from '../../domain/access/verifier.ts';
 
 const ACCEPTED = 'Send the API key in the X-API-Key header or as an Authorization: Bearer <API_KEY> header.';
@@ -12,7 +12,7 @@ const ACCEPTED = 'Send the API key in the X-API-Key header or as an Authorizatio
  */
 export async function authenticate(req: IncomingMessage, verifier: KeyVerifier): Promise<Viewer> {
   try {
-    return await verifier.verify(requireApiKey(...apiKeyHeaders(req)));
+    return await verifiedViewer(verifier, req, requireApiKey(...apiKeyHeaders(req)));
   } catch (e) {
     if (!(e instanceof AppError) || (e.status !== 401 && e.code !== 'conflicting_api_keys')) throw e;
     const message = e.message.includes('X-API-Key') ? e.message : `${e.message} ${ACCEPTED}`;

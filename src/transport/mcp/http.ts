@@ -49,7 +49,7 @@ export function createMcpHandler(deps: ApiDeps): Handler {
         throw new AppError('invalid_request', `Unsupported MCP-Protocol-Version ${version}; this server speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}.`,
           [{ field: 'MCP-Protocol-Version', message: 'unsupported protocol version' }]);
       }
-      const answer = mux.exchange(message, requestContext(deps, req, requestId, viewer, { surface: 'agent_score' }));
+      const answer = mux.exchange(message, requestContext(deps, req, requestId, viewer, { via: 'mcp', surface: 'agent_score' }));
       if (answer) sendJson(res, 200, await answer);
       else res.writeHead(202).end();
     } catch (e) {

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import { AppError } from '../../errors.ts';
-import { apiKeyHeaders, requireApiKey } from '../http/api-key.ts';
+import { apiKeyHeaders, requireApiKey, verifiedViewer } from '../http/api-key.ts';
 import { readJsonObject } from '../http/body.ts';
 import { camelToSnakePath, snakeToCamelKeys } from '../../domain/validation.ts';
 import { REPORT_ORDER, afterPosition, parseReportFilter } from '../../domain/analyst/report-filter.ts';
@@ -60,7 +60,7 @@ function dateOf(value: string, field: string): Date {
 }
 
 export async function handleExport(req: IncomingMessage, res: ServerResponse, requestId: string, deps: ApiDeps): Promise<void> {
-  const viewer = await deps.verifier.verify(requireApiKey(...apiKeyHeaders(req)));
+  const viewer = await verifiedViewer(deps.verifier, req, requireApiKey(...apiKeyHeaders(req)));
   const request = await readRequest(req, deps);
   const filter = parseReportFilter(request.params, camelToSnakePath);
   const db = workspaceDb(deps.services.prisma, viewer.workspaceId);
@@ -90,7 +90,7 @@ export async function handleExport(req: IncomingMessage, res: ServerResponse, re
     await stream(res, request, last, (after) => db.report.findMany({ where: where(after), orderBy: REPORT_ORDER, take: BATCH, select: EXPORT_SELECT }) as Promise<ExportRow[]>);
   } catch (e) {
     // Headers are gone: the only honest signal left is an aborted (incomplete) response.
-    deps.log.error('export failed mid-stream', { requestId, err: String(e) });
+    deps.log.error('export failed mid-stream', { requestId, err: e });
     res.destroy(e as Error);
   }
 }

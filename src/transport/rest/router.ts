@@ -1,8 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError, invalidRequest } from '../../errors.ts';
-import { apiKeyHeaders, requireApiKey } from '../http/api-key.ts';
+import { apiKeyHeaders, requireApiKey, verifiedViewer } from '../http/api-key.ts';
 import { requestContext, type ApiDeps } from '../http/request-context.ts';
 import type { Handler } from '../http/server.ts';
+import { noteRequest } from '../http/request-notes.ts';
 import { readJsonObject } from '../http/body.ts';
 import { IDEMPOTENCY_KEY } from '../../domain/memory/idempotency.ts';
 import { ipQuerySchema, rateInputSchema, reportInputSchema } from '../../domain/memory/schemas.ts';
@@ -35,14 +36,14 @@ type Endpoint = {
 
 function endpoint(deps: ApiDeps, spec: Endpoint): Method {
   return async (req, res, requestId) => {
-    const viewer = await deps.verifier.verify(requireApiKey(...apiKeyHeaders(req)));
+    const viewer = await verifiedViewer(deps.verifier, req, requireApiKey(...apiKeyHeaders(req)));
     const idempotencyKey = spec.creates ? readIdempotencyKey(req.headers['idempotency-key']) : undefined;
     const input = snakeToCamelKeys(await readJsonObject(req, deps.config.maxBodyBytes)) as Record<string, unknown>;
     const checked = spec.schema.safeParse(input);
     if (!checked.success) {
       throw invalidRequest(toDetails(checked.error).map((d) => ({ field: camelToSnakePath(d.field), message: d.message })));
     }
-    const context = requestContext(deps, req, requestId, viewer, { idempotencyKey, input: checked.data });
+    const context = requestContext(deps, req, requestId, viewer, { via: 'rest', idempotencyKey, input: checked.data });
     const data = await runOperation<never>(spec.op, { ...spec.variables(input), ...(spec.creates ? { idempotencyKey } : {}) }, context);
     const { body, replayed, headers } = spec.shape(data);
     sendJson(res, spec.creates && !replayed ? 201 : 200, body, { ...headers, ...(replayed ? { 'idempotent-replayed': 'true' } : {}) });
@@ -74,7 +75,9 @@ export function createRestRouter(deps: ApiDeps): Handler {
   };
 
   return async function handleRest(req, res, path, requestId) {
-    const route = routes[path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path];
+    const pattern = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+    const route = routes[pattern];
+    if (route) noteRequest(req, { route: pattern });
     try {
       if (!route) throw new AppError('not_found', `No endpoint at ${path}. See ${deps.config.baseUrl}/risk_api/openapi.json.`);
       const handler = route[req.method ?? ''];

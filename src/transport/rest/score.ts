@@ -22,6 +22,10 @@ export const scoreOperation = defineOperation('score', /* GraphQL */ `
       communitySignal {
         ok label hasSpike lookups10m requesters60m spikeWindows7d
         recentQueryWindows { label hits requesters }
+        networks {
+          subnet { key ok label hasSpike lookups10m requesters60m spikeWindows7d }
+          asn { key ok label hasSpike lookups10m requesters60m spikeWindows7d }
+        }
       }
       memory { goodRatings neutralRatings badRatings reports lastRating { rating note createdAt } }
       reportLink
@@ -30,6 +34,7 @@ export const scoreOperation = defineOperation('score', /* GraphQL */ `
     }
   }`);
 
+type NetworkData = { key: string; ok: boolean; label: string; hasSpike: boolean; lookups10m: number; requesters60m: number; spikeWindows7d: number };
 type Evidence = { reports: number; bad_ratings: number; neutral_ratings: number; good_ratings: number; feed_listings: number };
 export type ScoreData = { score: {
   ip: string; api_key: { name: string; prefix: string };
@@ -38,7 +43,8 @@ export type ScoreData = { score: {
     code: string; matched: boolean; score: number; entity: { key: string; name: string } | null; level: string | null; weight: number;
     contribution: number; source: string | null; reason: string | null; evidence: Evidence | null }> };
   communitySignal: { ok: boolean; label: string; hasSpike: boolean; lookups10m: number; requesters60m: number; spikeWindows7d: number;
-    recentQueryWindows: Array<{ label: string; hits: number; requesters: number }> };
+    recentQueryWindows: Array<{ label: string; hits: number; requesters: number }>;
+    networks: { subnet: NetworkData | null; asn: NetworkData | null } };
   memory: { goodRatings: number; neutralRatings: number; badRatings: number; reports: number; lastRating: { rating: number; note: string; createdAt: string } | null };
   reportLink: string; dimensionLinks: Array<{ code: string; url: string }>;
   publication: { version: number; publishedAt: string | null };
@@ -61,6 +67,7 @@ export function shapeScore(data: ScoreData) {
         ok: c.ok, state: { label: c.label, has_spike: c.hasSpike },
         metrics: { lookups_10m: c.lookups10m, requesters_60m: c.requesters60m, spike_windows_7d: c.spikeWindows7d },
         recent_query_windows: c.recentQueryWindows,
+        networks: { subnet: networkSignal(c.networks.subnet), asn: networkSignal(c.networks.asn) },
       },
       links: { ip: s.reportLink, dimensions: dimensionLinks },
       workspace_memory: {
@@ -72,5 +79,13 @@ export function shapeScore(data: ScoreData) {
     },
     replayed: false,
     headers: rateLimitHeaders({ dailyLimit: quota.daily_limit, remaining: quota.remaining, retryAfterSeconds }),
+  };
+}
+
+/** A network's signal in the layout of the IP's own (ok, state, metrics), led by the network's key. */
+function networkSignal(n: NetworkData | null) {
+  return n && {
+    key: n.key, ok: n.ok, state: { label: n.label, has_spike: n.hasSpike },
+    metrics: { lookups_10m: n.lookups10m, requesters_60m: n.requesters60m, spike_windows_7d: n.spikeWindows7d },
   };
 }

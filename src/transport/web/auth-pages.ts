@@ -95,7 +95,8 @@ export async function confirmPage(deps: WebDeps, w: WebRequest) {
     if (!isAppError(e) || e.code !== 'rate_limited') throw e;
     return confirmForm({ status: 429, error: e.message, headers: e.headers ?? {} });
   }
-  deps.log.info('confirmation link used', { outcome: done.outcome });
+  if (done.outcome === 'wrong_password') deps.log.audit('sign-in failed', { via: 'confirmation link', email: link.email, clientIp: w.ip, reason: 'wrong password' });
+  else deps.log.info('confirmation link used', { outcome: done.outcome });
   if (done.outcome === 'created' || done.outcome === 'confirmed') return startSession(deps, w.res, done.accountId, done.outcome === 'created' ? '/workspace/keys' : '/workspace/subscription');
   if (done.outcome === 'wrong_password') {
     const why = link.passwordHash ? ' If you did not register with this link, it is someone else\'s: register again to get your own.' : '';
@@ -123,12 +124,20 @@ export async function signInPage(deps: WebDeps, w: WebRequest) {
   const email = normalizeEmail(f.get('email') ?? '');
   const verdict = await admitSignIn(deps.services.counters, email, w.ip);
   if (!verdict.allowed) {
+    deps.log.audit('sign-in refused', { email: logged(email), clientIp: w.ip, reason: 'too many attempts', scope: verdict.scope });
     return show(deps, w, 'sign-in', { status: 429, email, error: `${TOO_MANY[verdict.scope]} Try again in ${inWords(verdict.retryAfterS)}.`, headers: { 'retry-after': String(verdict.retryAfterS) } });
   }
   const account = await checkCredentials(deps.services.prisma, email, f.get('password') ?? '');
-  if (!account) return show(deps, w, 'sign-in', { status: 401, email, error: 'The e-mail address or password is wrong.' });
+  if (!account) {
+    deps.log.audit('sign-in failed', { email: logged(email), clientIp: w.ip, reason: 'wrong e-mail address or password' });
+    return show(deps, w, 'sign-in', { status: 401, email, error: 'The e-mail address or password is wrong.' });
+  }
+  deps.log.audit('signed in', { accountId: account.id, clientIp: w.ip });
   await startSession(deps, w.res, account.id);
 }
+
+/** The address a sign-in attempt named, as the log shows it: whatever was typed, bounded. */
+const logged = (email: string) => (email.length > 254 ? `${email.slice(0, 254)}…` : email);
 
 /** Sign-out is a POST with the session's CSRF token (checked by the router); the row is deleted. */
 export async function signOut(deps: WebDeps, w: WebRequest) {

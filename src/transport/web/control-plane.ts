@@ -3,6 +3,7 @@ import { AppError } from '../../errors.ts';
 import { clientIp } from '../http/client-ip.ts';
 import { sendError } from '../http/errors.ts';
 import type { Handler } from '../http/server.ts';
+import { noteRequest } from '../http/request-notes.ts';
 import { readSession } from '../../domain/accounts/sessions.ts';
 import { readCookies, readForm, redirect, securityHeaders } from './http.ts';
 import { html, page } from './html.ts';
@@ -56,6 +57,7 @@ async function route(deps: WebDeps, web: WebRequest) {
     return void web.res.end(APP_JS);
   }
   web.session = await readSession(deps.services.prisma, readCookies(web.req).get(SESSION_COOKIE));
+  if (web.session) noteRequest(web.req, { workspaceId: web.session.account.workspaceId });
   if (path === '/workspace/register') return registerPage(deps, web);
   if (path === '/workspace/confirm') return confirmPage(deps, web);
   if (path === '/workspace/sign-in') return web.session && method === 'GET' ? redirect(web.res, '/workspace/keys') : signInPage(deps, web);

@@ -27,7 +27,7 @@ export async function subscriptionPage(deps: WebDeps, w: SignedIn, action: 'show
   const tiers = tierOffers(deps).filter((t) => t.requestable);
   const r = view.request;
   const mailWhere = view.mailDelivered ? '' : html`<p class="notice warn">E-mail is not configured on this server (SMTP_URL unset): messages are kept in the
-<code>MailOutbox</code> table and printed to the server log (look for <code>mail held</code>).</p>`;
+<code>MailOutbox</code> table; the operator reads them with <code>risk-api mail held</code>.</p>`;
   const body = html`${notice ? html`<p class="notice ok" role="status">${notice}</p>` : ''}
 <p id="current-tier">Current tier: <strong>${deps.services.tiers.get(view.tier).name}</strong> — ${view.dailyLimit} score calls per day.</p>
 ${r ? html`<h2>Latest request</h2><table id="request"><tbody>

@@ -26,7 +26,7 @@ async function handleWebhook(deps: WebDeps, req: IncomingMessage, res: ServerRes
     event = await provider.verifyWebhook(req.headers, raw);
   } catch (e) {
     if (!(e instanceof WebhookRejected)) throw e;
-    deps.log.warn('webhook rejected', { reason: e.message });
+    deps.log.audit('webhook rejected', { provider: provider.name, reason: e.message });
     throw new AppError('invalid_signature', e.message);
   }
   let outcome;

@@ -54,7 +54,7 @@ export async function findKey(deps: WebDeps, account: AccountView, prefix: strin
 /** Creates a key; the secret is in this answer and nowhere else. invalid_request for a bad name. */
 export async function createKey(deps: WebDeps, account: AccountView, name: string): Promise<{ secret: string; key: KeyListing }> {
   const created = await createApiKey(deps.services.prisma, deps.pepper, { workspace: account.workspaceName, name, accountId: account.id });
-  deps.log.info('api key created', { accountId: account.id, prefix: created.prefix });
+  deps.log.audit('api key created', { via: 'control plane', accountId: account.id, workspaceId: account.workspaceId, prefix: created.prefix, name });
   const key = await findKey(deps, account, created.prefix);
   if (!key) throw new Error(`key ${created.prefix} vanished right after creation`);
   return { secret: created.secret, key };
@@ -70,8 +70,8 @@ export async function revokeKey(deps: WebDeps, account: AccountView, prefix: str
   const listing = await revokeApiKey(deps.services.prisma, prefix, account.workspaceId)
     .catch((e) => { throw isNotFound(e) ? new AppError('not_found', `No key with prefix ${prefix} in this workspace.`) : e; });
   deps.verifier.invalidate(prefix);
-  await deps.announce?.(`key:${prefix}`).catch((e) => deps.log.warn('revocation announce failed', { err: String(e) }));
-  deps.log.info('api key revoked', { accountId: account.id, prefix });
+  await deps.announce?.(`key:${prefix}`).catch((e) => deps.log.warn('revocation announce failed', { err: e }));
+  deps.log.audit('api key revoked', { via: 'control plane', accountId: account.id, workspaceId: account.workspaceId, prefix });
   return listing;
 }
 

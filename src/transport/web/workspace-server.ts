@@ -21,7 +21,7 @@ export function createWorkspaceServer(d: Omit<WebDeps, 'billing' | 'mailer'>) {
       counters: services.counters, tiers: services.tiers, baseUrl: config.baseUrl, log,
       tierChanged: async () => {
         d.verifier.invalidate();
-        await d.announce?.('all').catch((e) => log.warn('tier change announce failed', { err: String(e) }));
+        await d.announce?.('all').catch((e) => log.warn('tier change announce failed', { err: e }));
       },
     },
   };

@@ -10,6 +10,7 @@ import { ApiKeyInfo } from './workspace.ts';
 import { PublicationInfo } from './network.ts';
 import { scoreRequest, type ScoreOutcome } from '../../../domain/lookups/score-call.ts';
 import type { CommunitySignal } from '../../../domain/community/signal.ts';
+import type { NetworkSignal, NetworkSignals, ScoreCommunitySignal } from '../../../domain/community/networks.ts';
 import type { QuotaPosture } from '../../../domain/metering/meter.ts';
 import type { DimensionScore, IpScore } from '../../../domain/scoring/score.ts';
 import type { EvidenceCounts } from '../../../domain/scoring/evidence.ts';
@@ -86,7 +87,28 @@ const CommunityWindow = builder.objectRef<CommunitySignal['recentQueryWindows'][
   }),
 });
 
-const CommunitySignalRef = builder.objectRef<CommunitySignal>('CommunitySignal').implement({
+const NetworkSignalRef = builder.objectRef<NetworkSignal>('NetworkSignal').implement({
+  description: 'Lookup activity on one network of the IP (its subnet or AS) across all workspaces: the same rules and metrics as the IP\'s own signal, without the window list.',
+  fields: (t) => ({
+    key: t.exposeString('key', { description: 'The network\'s entity key, as in the score\'s dimensions (a CIDR, or AS<n>).' }),
+    ok: t.exposeBoolean('ok', { description: 'False when this network\'s signal could not be read for this call (label unavailable, zeros).' }),
+    label: t.exposeString('label', { description: 'quiet, active, converging or spiking; unavailable when ok is false.' }),
+    hasSpike: t.exposeBoolean('hasSpike', { description: 'A spike window among the last six.' }),
+    lookups10m: t.exposeInt('lookups10m', { description: 'Lookups of any IP in the network in the last complete window.' }),
+    requesters60m: t.exposeInt('requesters60m', { description: 'Distinct requesters over the last six windows.' }),
+    spikeWindows7d: t.exposeInt('spikeWindows7d', { description: 'Spike windows in the last 7 days.' }),
+  }),
+});
+
+const NetworkSignalsRef = builder.objectRef<NetworkSignals>('NetworkSignals').implement({
+  description: 'The community signal of the IP\'s networks, so activity spreading over a range shows before any single IP spikes.',
+  fields: (t) => ({
+    subnet: t.expose('subnet', { type: NetworkSignalRef, nullable: true, description: 'The IP\'s subnet; null when it has none.' }),
+    asn: t.expose('asn', { type: NetworkSignalRef, nullable: true, description: 'The IP\'s autonomous system; null when it has none (unrouted address).' }),
+  }),
+});
+
+const CommunitySignalRef = builder.objectRef<ScoreCommunitySignal>('CommunitySignal').implement({
   description: 'Lookup activity on this IP across all workspaces, on a 10-minute cadence.',
   fields: (t) => ({
     ok: t.exposeBoolean('ok', { description: 'False when the signal could not be read for this call (label unavailable, zeros); the score is still answered.' }),
@@ -96,6 +118,7 @@ const CommunitySignalRef = builder.objectRef<CommunitySignal>('CommunitySignal')
     requesters60m: t.exposeInt('requesters60m', { description: 'Distinct requesters over the last six windows.' }),
     spikeWindows7d: t.exposeInt('spikeWindows7d', { description: 'Spike windows in the last 7 days.' }),
     recentQueryWindows: t.expose('recentQueryWindows', { type: [CommunityWindow], description: 'The last six complete windows, oldest first.', extensions: { list: { max: RECENT_WINDOWS } satisfies ListSize } }),
+    networks: t.expose('networks', { type: NetworkSignalsRef, description: 'The same signal for the IP\'s subnet and AS.' }),
   }),
 });
 
@@ -147,5 +170,5 @@ builder.queryField('score', (t) =>
     type: ScoreResult,
     description: 'Score an IP. Metered: each successful call counts against the same daily quota as POST /risk_api/score/.',
     args: { ip: t.arg.string({ required: true, description: 'IPv4 or IPv6 address.' }) },
-    resolve: (_root, args, ctx) => scoreRequest({ ip: inputOf(ctx, () => ({ ip: requireIp(args.ip) })).ip, viewer: viewerOf(ctx), requester: ctx.clientIp, surface: ctx.surface }, ctx.services),
+    resolve: (_root, args, ctx) => scoreRequest({ ip: inputOf(ctx, () => ({ ip: requireIp(args.ip) })).ip, viewer: viewerOf(ctx), requester: ctx.clientIp, surface: ctx.surface, via: ctx.via }, ctx.services),
   }));
