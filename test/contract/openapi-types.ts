@@ -503,6 +503,49 @@ export interface components {
                     hits: number;
                     requesters: number;
                 }[];
+                /** @description The same signal for the IP's networks, so lookups spreading over a range show before any single IP spikes. */
+                networks: {
+                    /** @description The community signal of the IP's announced or fallback subnet; null when the IP has none. */
+                    subnet: {
+                        /** @description Entity key of the subnet dimension. */
+                        key: string;
+                        /** @description false when the signal could not be read for this call (label unavailable, zeros). */
+                        ok: boolean;
+                        state: {
+                            /**
+                             * @description spiking: at least one of the last six complete 10-minute windows is a spike (has_spike is true); converging: no spike, but 3 or more distinct requesters looked the entity up in the last six complete windows; active: looked up in the last six complete windows, by fewer than 3 distinct requesters, no spike; quiet: no lookups in the last six complete windows
+                             * @enum {string}
+                             */
+                            label: "spiking" | "converging" | "active" | "quiet" | "unavailable";
+                            has_spike: boolean;
+                        };
+                        metrics: {
+                            lookups_10m: number;
+                            requesters_60m: number;
+                            spike_windows_7d: number;
+                        };
+                    } | null;
+                    /** @description The community signal of the autonomous system announcing the IP; null when the IP has none. */
+                    asn: {
+                        /** @description Entity key of the asn dimension. */
+                        key: string;
+                        /** @description false when the signal could not be read for this call (label unavailable, zeros). */
+                        ok: boolean;
+                        state: {
+                            /**
+                             * @description spiking: at least one of the last six complete 10-minute windows is a spike (has_spike is true); converging: no spike, but 3 or more distinct requesters looked the entity up in the last six complete windows; active: looked up in the last six complete windows, by fewer than 3 distinct requesters, no spike; quiet: no lookups in the last six complete windows
+                             * @enum {string}
+                             */
+                            label: "spiking" | "converging" | "active" | "quiet" | "unavailable";
+                            has_spike: boolean;
+                        };
+                        metrics: {
+                            lookups_10m: number;
+                            requesters_60m: number;
+                            spike_windows_7d: number;
+                        };
+                    } | null;
+                };
             };
             links: {
                 /**
@@ -803,8 +846,10 @@ export interface components {
         IdempotentReplayed: "true";
         /** @description `attachment; filename="reports.ndjson"` or `reports.csv`. */
         ContentDisposition: string;
-        /** @description Exports are never cached. */
+        /** @description Exports and metrics are never cached. */
         CacheControl: "no-store";
+        /** @description The scheme /metrics expects (RFC 6750). */
+        WwwAuthenticate: "Bearer realm=\"metrics\"";
         /** @description Present when more reports match than this answer holds: pass it as `cursor` (with the same filters) for the next page. */
         NextCursor: string;
         /** @description GET only, with X-Next-Cursor: `</risk_api/export/?…&cursor=…>; rel="next"` (RFC 8288). */
@@ -1054,7 +1099,35 @@ export interface operations {
                      *             "hits": 0,
                      *             "requesters": 0
                      *           }
-                     *         ]
+                     *         ],
+                     *         "networks": {
+                     *           "subnet": {
+                     *             "key": "9.9.9.0/24",
+                     *             "ok": true,
+                     *             "state": {
+                     *               "label": "active",
+                     *               "has_spike": false
+                     *             },
+                     *             "metrics": {
+                     *               "lookups_10m": 14,
+                     *               "requesters_60m": 3,
+                     *               "spike_windows_7d": 0
+                     *             }
+                     *           },
+                     *           "asn": {
+                     *             "key": "AS19281",
+                     *             "ok": true,
+                     *             "state": {
+                     *               "label": "active",
+                     *               "has_spike": false
+                     *             },
+                     *             "metrics": {
+                     *               "lookups_10m": 31,
+                     *               "requesters_60m": 5,
+                     *               "spike_windows_7d": 0
+                     *             }
+                     *           }
+                     *         }
                      *       },
                      *       "links": {
                      *         "ip": "http://127.0.0.1:8080/workspace/reports/ip/9.9.9.9",
@@ -2329,6 +2402,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2340,10 +2414,32 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description METRICS_TOKEN is set and the request did not send it. */
+            /** @description `metrics_token_invalid`: METRICS_TOKEN is set and the request did not send it as Authorization: Bearer. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `metrics_loopback_only`: METRICS_TOKEN is not set and the client is not a direct loopback one (a forwarding header counts as not direct). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `method_not_allowed`: another method than the path answers (see Allow). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {

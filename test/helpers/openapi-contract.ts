@@ -20,7 +20,8 @@ const raw = JSON.parse(readFileSync(OPENAPI_PATH, 'utf8')) as Doc;
 
 /** Response headers the service sets itself: where one appears, the document must list it. */
 const OWN_HEADERS = ['x-request-id', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'ratelimit-policy', 'retry-after',
-  'idempotent-replayed', 'allow', 'x-next-cursor', 'link', 'content-disposition', 'cache-control'];
+  'idempotent-replayed', 'allow', 'x-next-cursor', 'link', 'content-disposition', 'cache-control',
+  'www-authenticate'];
 
 /** Every schema object with properties (and no $ref beside them) becomes closed: undocumented properties fail. */
 function closed(node: unknown, key = ''): unknown {

@@ -15,8 +15,9 @@ const LABEL = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 const TYPES = new Set(['counter', 'gauge', 'histogram', 'summary', 'untyped']);
 const SUFFIXES: Record<string, string[]> = { histogram: ['_bucket', '_sum', '_count'], summary: ['', '_sum', '_count'] };
 
+/** A float as Go's ParseFloat reads it (Prometheus does), which takes NaN in any case: prom-client writes "Nan". */
 function parseValue(text: string, line: number): number {
-  if (text === 'NaN') return Number.NaN;
+  if (text.toLowerCase() === 'nan') return Number.NaN;
   if (text === '+Inf' || text === 'Inf') return Number.POSITIVE_INFINITY;
   if (text === '-Inf') return Number.NEGATIVE_INFINITY;
   if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text)) throw new Error(`line ${line}: "${text}" is not a sample value`);

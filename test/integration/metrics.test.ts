@@ -9,6 +9,7 @@ import { ScoreMeter } from '../../src/domain/metering/meter.ts';
 import { publish } from '../../src/domain/publishing/index.ts';
 import { importFeed } from '../../src/domain/feeds/store.ts';
 import { parseFeedText } from '../../src/domain/feeds/parse.ts';
+import { assertContract } from '../helpers/openapi-contract.ts';
 
 const HAS_PROMTOOL = spawnSync('promtool', ['--version']).error === undefined;
 /**
@@ -141,5 +142,34 @@ describe(`GET /metrics (${backendName})`, () => {
     const post = await fetch(`${s.url}/metrics`, { method: 'POST' });
     expect(post.status).toBe(405);
     expect(post.headers.get('allow')).toBe('GET, HEAD');
+  });
+});
+
+describe(`GET /metrics with METRICS_TOKEN set (${backendName})`, () => {
+  const token = 'scrape-token-0123456789abcdef';
+  let s: TestServer;
+  beforeAll(async () => { s = await startTestServer({ METRICS_TOKEN: token }); }, 120_000);
+  afterAll(() => s?.close());
+  /** One scrape, its answer checked against openapi.json. */
+  async function scrape(headers: Record<string, string>) {
+    const res = await fetch(`${s.url}/metrics`, { headers });
+    const text = await res.text();
+    assertContract({ method: 'GET', path: '/metrics', status: res.status, headers: res.headers, text });
+    return { status: res.status, headers: res.headers, text };
+  }
+
+  it('answers any client that sends the bearer token, a forwarded one too', async () => {
+    const r = await scrape({ authorization: `Bearer ${token}`, 'x-forwarded-for': '198.51.100.1' });
+    expect(r.status).toBe(200);
+    expect(parsePrometheusText(r.text).has('risk_score_calls_total')).toBe(true);
+  });
+
+  it('refuses a missing, wrong or non-Bearer token with a coded 401 and WWW-Authenticate, loopback or not', async () => {
+    for (const headers of [{} as Record<string, string>, { authorization: `Bearer ${token}x` }, { authorization: `Basic ${token}` }, { authorization: `Bearer ${token.slice(0, -1)}` }]) {
+      const r = await scrape(headers);
+      expect(r.status, JSON.stringify(headers)).toBe(401);
+      expect(JSON.parse(r.text)).toMatchObject({ ok: false, error: 'metrics_token_invalid' });
+      expect(r.headers.get('www-authenticate')).toBe('Bearer realm="metrics"');
+    }
   });
 });

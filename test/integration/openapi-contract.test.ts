@@ -20,9 +20,8 @@ const committed = JSON.parse(readFileSync(OPENAPI_PATH, 'utf8')) as Doc;
 const NOT_REACHED: Record<string, string> = {
   'GET /risk_api/openapi.json 503': 'service_unavailable is answered only while the server drains (test/reliability/faults-shutdown.test.ts)',
   'GET /healthz 503': 'service_unavailable is answered only while the server drains (test/reliability/faults-shutdown.test.ts)',
-  'GET /metrics 200': 'pending: /metrics is documented before it is served (see the last test)',
-  'GET /metrics 401': 'pending: /metrics is documented before it is served (see the last test)',
-  'GET /metrics 503': 'service_unavailable is answered only while the server drains',
+  'GET /metrics 401': 'answered only when METRICS_TOKEN is set: test/integration/metrics.test.ts checks it against this document',
+  'GET /metrics 503': 'service_unavailable is answered only while the server drains or a worker cannot be reached',
 };
 
 describe(`openapi.json against live answers (${backendName})`, () => {
@@ -97,7 +96,7 @@ describe(`openapi.json against live answers (${backendName})`, () => {
     const posted = await call('/risk_api/export/', { body: { kind: ['ipaddress'], limit: 1 } });
     expect([posted.status, posted.headers.has('x-next-cursor'), posted.headers.has('link')]).toEqual([200, true, false]);
 
-    for (const path of ['/healthz', '/readyz']) expect((await call(path, { method: 'GET', key: null })).status).toBe(200);
+    for (const path of ['/healthz', '/readyz', '/metrics']) expect((await call(path, { method: 'GET', key: null })).status).toBe(200);
   });
 
   it('answers every client error as documented', async () => {
@@ -116,6 +115,8 @@ describe(`openapi.json against live answers (${backendName})`, () => {
     expect((await call('/risk_api/export/?limit=0', { method: 'GET' })).status).toBe(400);
     expect((await call('/risk_api/export/', { method: 'GET', key: null })).status).toBe(401);
     expect((await call('/risk_api/openapi.json', { key: null })).status).toBe(405);
+    expect((await call('/metrics', { key: null })).status).toBe(405);
+    expect((await call('/metrics', { method: 'GET', key: null, headers: { 'x-forwarded-for': '198.51.100.1' } })).status).toBe(403);
     expect((await call('/risk_api/rate/', { headers: { 'idempotency-key': 'bad key' }, body: { ip: '9.9.9.9', rating: 1 } })).status).toBe(400);
     expect((await call('/risk_api/rate/', { headers: { 'idempotency-key': 'contract-rate' }, body: { ip: '9.9.9.9', rating: 1 } })).status).toBe(409);
     expect((await call('/risk_api/report/', { headers: { 'idempotency-key': 'contract-report' }, body: { kind: 'ipaddress', key: '9.9.9.9', outcome_code: 'legitimate' } })).status).toBe(409);
@@ -200,11 +201,5 @@ describe(`openapi.json against live answers (${backendName})`, () => {
       expect(refused.error?.error).toBe('invalid_request');
       expect(refused.error?.details?.map((d) => d.field)).toEqual(['rating']);
     });
-  });
-
-  // Issue 20 adds GET /metrics beside this contract: once it is served, this fails, and NOT_REACHED's pending
-  // entries give way to calls above.
-  it('documents GET /metrics before it is served', async () => {
-    expect((await fetch(`${s.url}/metrics`)).status).toBe(404);
   });
 });

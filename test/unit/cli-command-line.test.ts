@@ -48,7 +48,7 @@ describe('risk-api command line', () => {
     expect(problem([])).toEqual({ message: 'no command given', usage: undefined });
     expect(problem(['frobnicate'])).toEqual({ message: 'unknown command "frobnicate"', usage: undefined });
     expect(problem(['keys', 'frob'])).toEqual({ message: 'unknown command "keys frob"; the keys commands are: create, list, revoke', usage: 'keys' });
-    expect(problem(['feeds'])).toEqual({ message: '"feeds" needs a command: import, list, remove', usage: 'feeds' });
+    expect(problem(['feeds'])).toEqual({ message: '"feeds" needs a command: import, add, fetch, list, remove', usage: 'feeds' });
     expect(problem(['keys', 'revoke'])).toEqual({ message: 'missing PREFIX', usage: 'keys revoke' });
     expect(problem(['keys', 'revoke', 'a', 'b'])).toEqual({ message: 'unexpected argument "b"', usage: 'keys revoke' });
     expect(problem(['keys', 'create', '--name', 'x'])).toEqual({ message: 'missing --workspace NAME', usage: 'keys create' });
@@ -64,8 +64,8 @@ describe('risk-api command line', () => {
     expect(usage('keys').split('\n').filter((l) => l.startsWith('  risk-api'))).toEqual([synopsis('keys create'), synopsis('keys list'), synopsis('keys revoke')].map((l) => `  ${l}`));
   });
 
-  it('lists exactly the commands that run: the operator commands of commands.ts and the three the CLI runs itself', () => {
-    expect(Object.keys(COMMANDS).sort()).toEqual([...COMMAND_NAMES, 'start', 'dev-provider', 'mcp'].sort());
+  it('lists exactly the commands that run: the operator commands of commands.ts and the four the CLI runs itself', () => {
+    expect(Object.keys(COMMANDS).sort()).toEqual([...COMMAND_NAMES, 'start', 'dev-provider', 'mcp', 'db restore'].sort());
   });
 
   it('knows every command the docs tell operators to run (npx risk-api …), with the arguments they show', () => {

@@ -37,6 +37,10 @@ export const scoreExample = {
     ok: true, state: { label: 'quiet', has_spike: false },
     metrics: { lookups_10m: 0, requesters_60m: 0, spike_windows_7d: 0 },
     recent_query_windows: ['09:00', '09:10', '09:20', '09:30', '09:40', '09:50'].map((label) => ({ label, hits: 0, requesters: 0 })),
+    networks: {
+      subnet: { key: '9.9.9.0/24', ok: true, state: { label: 'active', has_spike: false }, metrics: { lookups_10m: 14, requesters_60m: 3, spike_windows_7d: 0 } },
+      asn: { key: 'AS19281', ok: true, state: { label: 'active', has_spike: false }, metrics: { lookups_10m: 31, requesters_60m: 5, spike_windows_7d: 0 } },
+    },
   },
   links: {
     ip: `${BASE}/workspace/reports/ip/9.9.9.9`,

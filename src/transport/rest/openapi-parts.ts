@@ -22,7 +22,8 @@ export const headers = {
   Allow: { required: true, schema: { type: 'string' }, description: 'The methods the path answers, e.g. `POST` or `GET, POST`.' },
   IdempotentReplayed: { required: true, schema: { const: 'true' }, description: 'This is the stored answer to an earlier request with the same Idempotency-Key; nothing new was written.' },
   ContentDisposition: { required: true, schema: { type: 'string' }, description: '`attachment; filename="reports.ndjson"` or `reports.csv`.' },
-  CacheControl: { required: true, schema: { const: 'no-store' }, description: 'Exports are never cached.' },
+  CacheControl: { required: true, schema: { const: 'no-store' }, description: 'Exports and metrics are never cached.' },
+  WwwAuthenticate: { required: true, schema: { const: 'Bearer realm="metrics"' }, description: 'The scheme /metrics expects (RFC 6750).' },
   NextCursor: {
     required: false, schema: { type: 'string' },
     description: 'Present when more reports match than this answer holds: pass it as `cursor` (with the same filters) for the next page.',
@@ -69,6 +70,8 @@ const WHEN: Partial<Record<ErrorCode, string>> = {
   unsupported_media_type: 'Content-Type is not application/json',
   payload_too_large: 'the body is over MAX_BODY_BYTES',
   method_not_allowed: 'another method than the path answers (see Allow)',
+  metrics_token_invalid: 'METRICS_TOKEN is set and the request did not send it as Authorization: Bearer',
+  metrics_loopback_only: 'METRICS_TOKEN is not set and the client is not a direct loopback one (a forwarding header counts as not direct)',
   tier_not_eligible: 'the workspace\'s tier does not include score',
   idempotency_key_reused: 'the Idempotency-Key was used with another body',
   quota_exceeded: 'the daily score quota is used up',

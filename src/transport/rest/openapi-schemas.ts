@@ -85,6 +85,19 @@ const publication = object({
   published_at: { ...nullableDateTime, description: 'When it was published; null before the first publication.' },
 }, { description: 'The publication the answer was computed from (one per call, never a mix).' });
 const dimensionCode = enumOf(DIMENSION_CODES, 'Dimension code.');
+/** ok, state and metrics: the community signal of an IP and, in the same layout, of its networks. */
+const signalParts = {
+  ok: { type: 'boolean', description: 'false when the signal could not be read for this call (label unavailable, zeros).' },
+  state: object({
+    label: enumOf([...COMMUNITY_LABELS.map((l) => l.label), UNAVAILABLE_LABEL], COMMUNITY_LABELS.map((l) => `${l.label}: ${l.meaning}`).join('; ')),
+    has_spike: { type: 'boolean' },
+  }),
+  metrics: object({ lookups_10m: count, requesters_60m: count, spike_windows_7d: count }),
+};
+const networkSignal = (code: string, what: string) => object(
+  { key: { type: 'string', description: `Entity key of the ${code} dimension.` }, ...signalParts },
+  { nullable: true, description: `The community signal of ${what}; null when the IP has none.` },
+);
 
 export const scoreResponse = object({
   ok: { const: true }, endpoint: { const: 'score' },
@@ -117,13 +130,12 @@ export const scoreResponse = object({
     },
   }),
   community_signal: object({
-    ok: { type: 'boolean', description: 'false when the signal could not be read for this call (label unavailable, zeros).' },
-    state: object({
-      label: enumOf([...COMMUNITY_LABELS.map((l) => l.label), UNAVAILABLE_LABEL], COMMUNITY_LABELS.map((l) => `${l.label}: ${l.meaning}`).join('; ')),
-      has_spike: { type: 'boolean' },
-    }),
-    metrics: object({ lookups_10m: count, requesters_60m: count, spike_windows_7d: count }),
+    ...signalParts,
     recent_query_windows: { type: 'array', items: object({ label: { type: 'string', description: 'UTC start of the 10-minute window, HH:MM.' }, hits: count, requesters: count }) },
+    networks: object({
+      subnet: networkSignal('subnet', 'the IP\'s announced or fallback subnet'),
+      asn: networkSignal('asn', 'the autonomous system announcing the IP'),
+    }, { description: 'The same signal for the IP\'s networks, so lookups spreading over a range show before any single IP spikes.' }),
   }, { description: 'Lookup activity on this IP across all workspaces (docs/risk-model.md, community signal).' }),
   links: object({
     ip: { type: 'string', format: 'uri', description: 'Direct report page of the IP (control plane).' },

@@ -149,12 +149,18 @@ function paths() {
         + 'METRICS_TOKEN is set, scrapes must send it as `Authorization: Bearer <METRICS_TOKEN>` (docs/operations.md).',
       security: [{}, { metricsToken: [] }],
       responses: {
-        200: { description: 'The metrics.', headers: requestIdHeader, content: { 'text/plain': { schema: { type: 'string' }, example: '# HELP process_cpu_user_seconds_total Total user CPU time spent in seconds.\n# TYPE process_cpu_user_seconds_total counter\nprocess_cpu_user_seconds_total 12.5\n' } } },
-        401: { description: 'METRICS_TOKEN is set and the request did not send it.', headers: requestIdHeader, content: json('Error') },
-        ...errorResponses(['service_unavailable']),
+        200: { description: 'The metrics.', headers: { ...requestIdHeader, 'Cache-Control': ref('headers', 'CacheControl') }, content: { 'text/plain': { schema: { type: 'string' }, example: '# HELP process_cpu_user_seconds_total Total user CPU time spent in seconds.\n# TYPE process_cpu_user_seconds_total counter\nprocess_cpu_user_seconds_total 12.5\n' } } },
+        ...metricsErrors(),
       },
     } },
   };
+}
+
+/** The refusals of /metrics; its 401 names the scheme it expects. */
+function metricsErrors() {
+  const responses = errorResponses(['metrics_token_invalid', 'metrics_loopback_only', 'method_not_allowed', 'service_unavailable']) as Record<string, { headers: object }>;
+  responses['401']!.headers = { ...responses['401']!.headers, 'WWW-Authenticate': ref('headers', 'WwwAuthenticate') };
+  return responses;
 }
 
 /** package.json's licence: its SPDX id, or "UNLICENSED" (npm's word for no licence granted), which has none. */
