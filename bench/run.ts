@@ -79,7 +79,7 @@ const PEER_PLAN: Plan = [['crowdsec-fresh', CONNECTIONS], ['crowdsec-decided', C
 // Reads before writes: rate/report grow the database, which the reads should not see.
 const SERVICE_PLAN: Plan = ([
   ['score-rest', 1], ['score-rest', 8], ['score-rest', CONNECTIONS], ['score-rest-written', CONNECTIONS], ['score-graphql', CONNECTIONS],
-  ['score-mcp', CONNECTIONS], ['dimensions', CONNECTIONS], ['rate', CONNECTIONS], ['report', CONNECTIONS],
+  ['score-mcp', CONNECTIONS], ['score-batch', CONNECTIONS], ['dimensions', CONNECTIONS], ['rate', CONNECTIONS], ['report', CONNECTIONS],
 ] as Plan).filter(([name]) => scenarioWanted(name));
 
 /** Which IPs each row rotates over: `written` (seed.ts) only by the "IPs the workspace wrote about" row, `fresh` (the rest) by the others. */
@@ -98,7 +98,8 @@ async function runPlan(
   const rows: LoadRow[] = [];
   for (const [name, connections] of plan) {
     const s = all[name];
-    const requests = requestsOf(s, ipsFor(s, sets), keys, ROTATION);
+    // A batch request carries many IPs: as many IPs in all as the other rows rotate over, in fewer requests.
+    const requests = requestsOf(s, ipsFor(s, sets), keys, s.ipsPerRequest ? Math.max(256, Math.ceil(ROTATION / s.ipsPerRequest)) : ROTATION);
     const p = await probe(baseUrl, requests[0]!, s.graphql, s.mcp);
     if (!p.ok) {
       log(`${target} ${s.label}: ${p.reason}`);
@@ -116,6 +117,7 @@ async function runPlan(
     const loop = await loopEnd();
     log(`${target} ${s.label} c=${connections}: ${result.rps} req/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, failed ${result.failed} ${JSON.stringify(result.statuses)}`
       + (cpu ? `, server CPU ${cpu.serverPct.toFixed(0)}% = ${cpu.serverUsPerRequest.toFixed(0)} µs/req, Redis+PostgreSQL ${cpu.storesUsPerRequest.toFixed(0)} µs/req` : '')
+      + (cpu && s.ipsPerRequest ? ` (${(cpu.serverUsPerRequest / s.ipsPerRequest).toFixed(1)} µs/IP)` : '')
       + (loop ? `, loop delay p50 ${loop.p50.toFixed(1)} / p99 ${loop.p99.toFixed(1)} / max ${loop.max.toFixed(1)} ms` : ''));
     rows.push({ target, scenario: s, connections, result, cpu, loop });
   }

@@ -6,6 +6,7 @@ import './types/rating.ts';
 import './types/writes.ts';
 import './types/network.ts';
 import './types/score.ts';
+import './types/score-batch.ts';
 
 import './types/analyst.ts';
 import { isObjectType, type GraphQLSchema } from 'graphql';
