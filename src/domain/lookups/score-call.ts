@@ -1,7 +1,6 @@
 import type { Viewer } from '../access/verifier.ts';
 import type { NetworkIndex } from '../network/index.ts';
 import type { PublicationCache, Snapshot } from '../publishing/index.ts';
-
 import type { Hierarchy } from '../network/types.ts';
 import type { TierCatalog } from '../metering/tiers.ts';
 import type { ScoreMeter, QuotaPosture, MeteredSurface } from '../metering/meter.ts';
