@@ -5,8 +5,11 @@ import { PACKAGE_ROOT } from '../../platform/package-root.ts';
 import { ipQuerySchema, rateInputSchema, reportInputSchema } from '../../domain/memory/schemas.ts';
 import { reportFilterSchema } from '../../domain/analyst/report-filter.ts';
 import { EXPORT_MAX_ROWS } from './export.ts';
+import { BULK_MAX_BYTES, BULK_MAX_LINES, CSV_COLUMNS } from './bulk/body.ts';
+import { BULK_CHUNK_SIZE } from '../../domain/memory/report-bulk.ts';
+import { IDEMPOTENCY_TTL_HOURS } from '../../domain/memory/idempotency.ts';
 import {
-  bodySchema, dimensionsResponse, errorBody, exportRecord, healthBody, rateResponse, readinessBody, reportResponse, scoreResponse,
+  bodySchema, bulkReportResponse, dimensionsResponse, errorBody, exportRecord, healthBody, rateResponse, readinessBody, reportResponse, scoreResponse,
 } from './openapi-schemas.ts';
 import * as example from './openapi-examples.ts';
 import { errorResponses, examples, headers, parameters, rateLimitHeaders, ref, requestIdHeader } from './openapi-parts.ts';
@@ -90,6 +93,49 @@ const idempotentWrite = (operationId: 'rate' | 'report', summary: string, descri
   },
 });
 
+/** A line of a bulk NDJSON body: `report`'s body and its own idempotency key. */
+function bulkLine() {
+  const report = bodySchema(reportInputSchema);
+  return {
+    ...report,
+    description: 'One line of a bulk NDJSON body: a `report` body (the same fields, rules and messages) with an optional idempotency_key.',
+    properties: {
+      ...report.properties,
+      idempotency_key: {
+        type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$',
+        description: `This line's Idempotency-Key (kept ${IDEMPOTENCY_TTL_HOURS} hours, shared with \`report\`): the same key with the same report is replayed, with another report refused for this line.`,
+      },
+    },
+  };
+}
+
+function bulkOperation() {
+  return { post: {
+    tags: ['Memory'], operationId: 'reportBulk', summary: 'Record many outcome events at once (free)',
+    description: `Up to ${BULK_MAX_LINES} reports and ${BULK_MAX_BYTES} bytes (5 MB) per request, as NDJSON (one \`report\` body per line, `
+      + 'plus an optional `idempotency_key`) or CSV (a header line naming columns among '
+      + `${CSV_COLUMNS.join(', ')}; an empty cell is an absent field, tags are separated by ";", related_subjects is a JSON array as the export writes it). `
+      + 'Each line is judged alone by `report`\'s rules and answered in `results` (created, replayed, or its error with the same details `report` gives); '
+      + `the valid lines are stored ${BULK_CHUNK_SIZE} per transaction. Blank lines are skipped. A body over either bound is refused whole (413) before `
+      + 'any line is read. Not the Idempotency-Key header: each line carries its own key. Never counted.',
+    requestBody: {
+      required: true,
+      content: {
+        'application/x-ndjson': { schema: ref('schemas', 'BulkReportLine'), example: example.bulkNdjsonExample },
+        'text/csv': { schema: { type: 'string', description: 'RFC 4180 CSV with a header line.' }, example: example.bulkCsvExample },
+      },
+    },
+    responses: {
+      200: { description: 'Every line answered (stored, replayed or refused alone).', headers: requestIdHeader, content: json('BulkReportResponse', example.bulkExample) },
+      ...errorResponses(['invalid_request', 'unsupported_media_type', 'payload_too_large', ...AUTHENTICATED], {
+        invalid_request: 'the body holds no report, the CSV header names an unknown or repeated column, or an Idempotency-Key header was sent',
+        unsupported_media_type: 'Content-Type is neither application/x-ndjson nor text/csv',
+        payload_too_large: `the body is over ${BULK_MAX_BYTES} bytes or holds more than ${BULK_MAX_LINES} reports (the message names which)`,
+      }),
+    },
+  } };
+}
+
 function paths() {
   const request = exportRequest();
   const probe = (operationId: string, summary: string, description: string, responses: Record<string, unknown>) => ({
@@ -121,6 +167,7 @@ function paths() {
     '/risk_api/report/': idempotentWrite('report', 'Record a typed outcome event about a subject (free)',
       'An outcome (fraud, chargeback, spam, legitimate, ...) about a subject of any kind, with related subjects and their roles, '
       + 'under a share policy and a visibility. Keys are normalised by kind. Never counted.'),
+    '/risk_api/report/bulk/': bulkOperation(),
     '/risk_api/export/': { get: exportOperation('get', request), post: exportOperation('post', request) },
     '/risk_api/openapi.json': { get: {
       tags: ['Contract'], operationId: 'openapi', summary: 'This document', security: [],
@@ -205,8 +252,8 @@ export function openApiDocument(baseUrl?: string) {
       schemas: {
         Error: errorBody,
         IpRequest: bodySchema(ipQuerySchema), RateRequest: bodySchema(rateInputSchema), ReportRequest: bodySchema(reportInputSchema),
-        ExportRequest: exportRequest(),
-        ScoreResponse: scoreResponse, DimensionsResponse: dimensionsResponse, RateResponse: rateResponse, ReportResponse: reportResponse,
+        BulkReportLine: bulkLine(), ExportRequest: exportRequest(),
+        ScoreResponse: scoreResponse, DimensionsResponse: dimensionsResponse, RateResponse: rateResponse, ReportResponse: reportResponse, BulkReportResponse: bulkReportResponse,
         ExportRecord: exportRecord, Health: healthBody, Readiness: readinessBody,
       },
     },
