@@ -2138,9 +2138,16 @@ export interface operations {
         requestBody: {
             content: {
                 /**
-                 * @example {"kind":"ipaddress","key":"198.51.100.7","outcome_code":"fraud_watch","severity":"high","tags":["carding"],"idempotency_key":"batch-7-line-1"}
-                 *     {"kind":"email","key":"mule@example.com","outcome_code":"chargeback","related_subjects":[{"kind":"ipaddress","key":"2001:db8::7","role":"source_ip"}]}
-                 *     {"kind":"ipaddress","key":"999.1.1.1","outcome_code":"spam"}
+                 * @example {
+                 *       "kind": "ipaddress",
+                 *       "key": "198.51.100.7",
+                 *       "outcome_code": "fraud_watch",
+                 *       "severity": "high",
+                 *       "tags": [
+                 *         "carding"
+                 *       ],
+                 *       "idempotency_key": "batch-7-line-1"
+                 *     }
                  */
                 "application/x-ndjson": components["schemas"]["BulkReportLine"];
                 /**

@@ -133,11 +133,10 @@ export const errorExamples = {
   },
 } as const;
 
-export const bulkNdjsonExample = [
-  '{"kind":"ipaddress","key":"198.51.100.7","outcome_code":"fraud_watch","severity":"high","tags":["carding"],"idempotency_key":"batch-7-line-1"}',
-  '{"kind":"email","key":"mule@example.com","outcome_code":"chargeback","related_subjects":[{"kind":"ipaddress","key":"2001:db8::7","role":"source_ip"}]}',
-  '{"kind":"ipaddress","key":"999.1.1.1","outcome_code":"spam"}',
-].join('\n') + '\n';
+/** One line of a bulk NDJSON body (the schema of application/x-ndjson is a line's, as for the export). */
+export const bulkNdjsonExample = {
+  kind: 'ipaddress', key: '198.51.100.7', outcome_code: 'fraud_watch', severity: 'high', tags: ['carding'], idempotency_key: 'batch-7-line-1',
+};
 export const bulkCsvExample = 'kind,key,outcome_code,severity,tags,related_subjects,idempotency_key\r\n'
   + 'ipaddress,198.51.100.7,fraud_watch,high,carding;card-testing,,batch-7-line-1\r\n'
   + 'email,mule@example.com,chargeback,,,"[{""kind"":""ipaddress"",""key"":""2001:db8::7"",""role"":""source_ip""}]",\r\n'

@@ -121,6 +121,7 @@ function bulkOperation() {
     requestBody: {
       required: true,
       content: {
+        // The schema and example are one line's (as for the export's NDJSON); lines are separated by LF or CRLF.
         'application/x-ndjson': { schema: ref('schemas', 'BulkReportLine'), example: example.bulkNdjsonExample },
         'text/csv': { schema: { type: 'string', description: 'RFC 4180 CSV with a header line.' }, example: example.bulkCsvExample },
       },
