@@ -45,7 +45,7 @@ describe(`bulk report (${backendName})`, () => {
     expect(r.status, JSON.stringify(r.body).slice(0, 500)).toBe(200);
     expect(r.body).toMatchObject({ ok: true, endpoint: 'report_bulk', quota: { counted: false, reason: 'free_endpoint' }, chunk_size: BULK_CHUNK_SIZE });
     expect(r.body.totals).toEqual({ lines: 10_000, created: 9_900, replayed: 0, errors: 100 });
-    const results = r.body.results as Array<{ line: number; status: string; error?: string; details?: Array<{ field: string }> }>;
+    const results = r.body.results as Array<{ line: number; status: string; id?: number; error?: string; details?: Array<{ field: string }> }>;
     expect(results.map((x) => x.line)).toEqual(lines.map((_, i) => i + 1));
     expect(results.filter((x) => x.status === 'error').map((x) => x.line)).toEqual([...bad]);
     expect(results.find((x) => x.line === 37)).toMatchObject({ error: 'invalid_json', message: 'This line is not valid JSON.', details: [] });
@@ -59,7 +59,7 @@ describe(`bulk report (${backendName})`, () => {
     const exported = await fetch(`${s.url}/risk_api/export/?namespace=bulk10k`, { headers: auth });
     const records = (await exported.text()).trim().split('\n').map((l) => JSON.parse(l) as { id: number; subject: { key: string }; related_subjects: unknown[] });
     expect(records).toHaveLength(9_900);
-    const created = new Map(results.filter((x) => x.status === 'created').map((x) => [(x as { id: number }).id, x.line]));
+    const created = new Map(results.filter((x) => x.status === 'created').map((x) => [x.id!, x.line]));
     for (const rec of records) expect(rec.subject.key).toBe(ipOf(created.get(rec.id)! - 1));
     expect(records.find((rec) => rec.subject.key === ipOf(9))!.related_subjects).toEqual([{ kind: 'domain', key: 'd10.example', role: 'domain' }]);
 
