@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { ERRORS } from '../../errors.ts';
+import { IDEMPOTENCY_TTL_HOURS } from '../../domain/memory/idempotency.ts';
+import { reportInputSchema } from '../../domain/memory/schemas.ts';
 import { RISK_LEVELS } from '../../domain/scoring/levels.ts';
 import { DIMENSION_CODES } from '../../domain/network/types.ts';
 import { COMMUNITY_LABELS, UNAVAILABLE_LABEL } from '../../domain/community/signal.ts';
@@ -202,6 +204,22 @@ export const reportResponse = object({
     related_subjects: relatedSubjects,
   }, { description: 'The stored report.' }),
 });
+
+/** A line of a bulk report (an NDJSON line, an MCP list item): `report`'s body and its own idempotency key. */
+export function bulkLineSchema() {
+  const report = bodySchema(reportInputSchema);
+  return {
+    ...report,
+    description: 'One report of a bulk request: a `report` body (the same fields, rules and messages) with an optional idempotency_key.',
+    properties: {
+      ...report.properties,
+      idempotency_key: {
+        type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$',
+        description: `This report's Idempotency-Key (kept ${IDEMPOTENCY_TTL_HOURS} hours, shared with \`report\`): the same key with the same report is replayed, with another report refused for this line alone.`,
+      },
+    },
+  };
+}
 
 /** The codes a bulk report answers a line with: the line's own refusal, or its chunk's failure to write. */
 export const BULK_LINE_ERRORS = ['invalid_json', 'invalid_request', 'idempotency_key_reused', 'database_unavailable', 'internal_error'] as const;

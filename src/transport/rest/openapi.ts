@@ -7,9 +7,8 @@ import { reportFilterSchema } from '../../domain/analyst/report-filter.ts';
 import { EXPORT_MAX_ROWS } from './export.ts';
 import { BULK_MAX_BYTES, BULK_MAX_LINES, CSV_COLUMNS } from './bulk/body.ts';
 import { BULK_CHUNK_SIZE } from '../../domain/memory/report-bulk.ts';
-import { IDEMPOTENCY_TTL_HOURS } from '../../domain/memory/idempotency.ts';
 import {
-  bodySchema, bulkReportResponse, dimensionsResponse, errorBody, exportRecord, healthBody, rateResponse, readinessBody, reportResponse, scoreResponse,
+  bodySchema, bulkLineSchema, bulkReportResponse, dimensionsResponse, errorBody, exportRecord, healthBody, rateResponse, readinessBody, reportResponse, scoreResponse,
 } from './openapi-schemas.ts';
 import * as example from './openapi-examples.ts';
 import { errorResponses, examples, headers, parameters, rateLimitHeaders, ref, requestIdHeader } from './openapi-parts.ts';
@@ -92,22 +91,6 @@ const idempotentWrite = (operationId: 'rate' | 'report', summary: string, descri
     },
   },
 });
-
-/** A line of a bulk NDJSON body: `report`'s body and its own idempotency key. */
-function bulkLine() {
-  const report = bodySchema(reportInputSchema);
-  return {
-    ...report,
-    description: 'One line of a bulk NDJSON body: a `report` body (the same fields, rules and messages) with an optional idempotency_key.',
-    properties: {
-      ...report.properties,
-      idempotency_key: {
-        type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$',
-        description: `This line's Idempotency-Key (kept ${IDEMPOTENCY_TTL_HOURS} hours, shared with \`report\`): the same key with the same report is replayed, with another report refused for this line.`,
-      },
-    },
-  };
-}
 
 function bulkOperation() {
   return { post: {
@@ -253,7 +236,7 @@ export function openApiDocument(baseUrl?: string) {
       schemas: {
         Error: errorBody,
         IpRequest: bodySchema(ipQuerySchema), RateRequest: bodySchema(rateInputSchema), ReportRequest: bodySchema(reportInputSchema),
-        BulkReportLine: bulkLine(), ExportRequest: exportRequest(),
+        BulkReportLine: bulkLineSchema(), ExportRequest: exportRequest(),
         ScoreResponse: scoreResponse, DimensionsResponse: dimensionsResponse, RateResponse: rateResponse, ReportResponse: reportResponse, BulkReportResponse: bulkReportResponse,
         ExportRecord: exportRecord, Health: healthBody, Readiness: readinessBody,
       },

@@ -12,14 +12,15 @@ import { restInput } from '../input.ts';
 import { bulkFormat, readBulkBody } from './body.ts';
 
 /**
- * One line of a bulk report in wire names (a body's line, an MCP list item): the single `report`'s body plus an
- * optional idempotency_key, checked by `report`'s schema exactly as a REST body is (same details, same messages).
+ * One line of a bulk report (a body's line, an MCP list item), its wire names already renamed (snakeToCamelKeys,
+ * as every REST body is): the single `report`'s body plus an optional idempotency key, checked by `report`'s
+ * schema exactly as a REST body is (same details in wire names, same messages).
  */
-export function checkWireLine(fields: Record<string, unknown>): CheckedLine {
-  const { idempotency_key: key, ...report } = fields;
+export function checkLine(fields: Record<string, unknown>): CheckedLine {
+  const { idempotencyKey: key, ...report } = fields;
   const keyProblem = key === undefined || key === null || (typeof key === 'string' && IDEMPOTENCY_KEY.test(key))
     ? [] : [{ field: 'idempotency_key', message: 'must be 1-255 printable ASCII characters' }];
-  const input = restInput(reportInputSchema, snakeToCamelKeys(report), 'The report on this line is invalid', keyProblem);
+  const input = restInput(reportInputSchema, report, 'The report on this line is invalid', keyProblem);
   return { input, idempotencyKey: (key as string | null | undefined) ?? undefined };
 }
 
@@ -46,7 +47,7 @@ export function reportBulkRoute(deps: ApiDeps) {
         [{ field: 'Idempotency-Key', message: 'is not accepted here: give each line its idempotency_key' }]);
     }
     const raw = await readBulkBody(req, bulkFormat(req.headers['content-type']));
-    const lines: BulkLine[] = raw.map((l) => ({ line: l.line, check: () => checkWireLine(l.fields()) }));
+    const lines: BulkLine[] = raw.map((l) => ({ line: l.line, check: () => checkLine(snakeToCamelKeys(l.fields()) as Record<string, unknown>) }));
     const answer = await writeReportLines(deps.services, viewer, lines, (e) => toAppError(e, requestId, deps.log));
     sendJson(res, 200, shapeBulk(answer));
   };
