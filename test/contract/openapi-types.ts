@@ -110,7 +110,7 @@ export interface paths {
         put?: never;
         /**
          * Record many outcome events at once (free)
-         * @description Up to 10000 reports and 5242880 bytes (5 MB) per request, as NDJSON (one `report` body per line, plus an optional `idempotency_key`) or CSV (a header line naming columns among kind, key, title, summary, details, outcome_code, severity, tags, related_subjects, share_policy, visibility, namespace, event_type, status, idempotency_key; an empty cell is an absent field, tags are separated by ";", related_subjects is a JSON array as the export writes it). Each line is judged alone by `report`'s rules and answered in `results` (created, replayed, or its error with the same details `report` gives); the valid lines are stored 500 per transaction. Blank lines are skipped. A body over either bound is refused whole (413) before any line is read. Not the Idempotency-Key header: each line carries its own key. Never counted.
+         * @description Up to 10000 reports and 5242880 bytes (5 MB) per request, as NDJSON (one `report` body per line, plus an optional `idempotency_key`) or CSV (a header line naming columns among kind, key, title, summary, details, outcome_code, severity, tags, related_subjects, share_policy, visibility, namespace, event_type, status, idempotency_key; an empty cell is an absent field, tags are separated by ";", related_subjects is a JSON array as the export writes it). Each line is judged alone by `report`'s rules and answered in `results` (created, replayed, or its error with the same details `report` gives); the valid lines are stored in chunks of 500 per transaction on PostgreSQL, 100 on the embedded database (chunk_size). Blank lines are skipped. A body over either bound is refused whole (413) before any line is read. Not the Idempotency-Key header: each line carries its own key. Never counted.
          */
         post: operations["reportBulk"];
         delete?: never;
@@ -389,7 +389,7 @@ export interface components {
              */
             status?: ("" | "open" | "confirmed" | "disputed" | "resolved") | null;
         };
-        /** @description One line of a bulk NDJSON body: a `report` body (the same fields, rules and messages) with an optional idempotency_key. */
+        /** @description One report of a bulk request: a `report` body (the same fields, rules and messages) with an optional idempotency_key. */
         BulkReportLine: {
             /**
              * @description ipaddress: An IPv4 or IPv6 address, stored in canonical form (RFC 5952 for IPv6; IPv4-mapped IPv6 becomes IPv4).
@@ -486,7 +486,7 @@ export interface components {
              * @default
              */
             status?: ("" | "open" | "confirmed" | "disputed" | "resolved") | null;
-            /** @description This line's Idempotency-Key (kept 48 hours, shared with `report`): the same key with the same report is replayed, with another report refused for this line. */
+            /** @description This report's Idempotency-Key (kept 48 hours, shared with `report`): the same key with the same report is replayed, with another report refused for this line alone. */
             idempotency_key?: string;
         };
         ExportRequest: {

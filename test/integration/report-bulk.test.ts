@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { backendName } from '../helpers/backend.ts';
 import { BULK_CHUNK_SIZE } from '../../src/domain/memory/report-bulk.ts';
+import { backendName, usingPostgres } from '../helpers/backend.ts';
 
 /**
  * POST /risk_api/report/bulk/: NDJSON and CSV bodies, each line judged as `report` judges a body, the valid ones
@@ -43,7 +43,7 @@ describe(`bulk report (${backendName})`, () => {
     });
     const r = await bulk(ndjson(lines));
     expect(r.status, JSON.stringify(r.body).slice(0, 500)).toBe(200);
-    expect(r.body).toMatchObject({ ok: true, endpoint: 'report_bulk', quota: { counted: false, reason: 'free_endpoint' }, chunk_size: BULK_CHUNK_SIZE });
+    expect(r.body).toMatchObject({ ok: true, endpoint: 'report_bulk', quota: { counted: false, reason: 'free_endpoint' }, chunk_size: usingPostgres ? BULK_CHUNK_SIZE.postgres : BULK_CHUNK_SIZE.embedded });
     expect(r.body.totals).toEqual({ lines: 10_000, created: 9_900, replayed: 0, errors: 100 });
     const results = r.body.results as Array<{ line: number; status: string; id?: number; error?: string; details?: Array<{ field: string }> }>;
     expect(results.map((x) => x.line)).toEqual(lines.map((_, i) => i + 1));
@@ -154,7 +154,8 @@ describe(`bulk report (${backendName})`, () => {
 
   it('leaves nothing of a chunk whose transaction failed, answers its lines with the failure, and stores the others', async () => {
     const prisma = s.app.db.prisma;
-    const lines = Array.from({ length: BULK_CHUNK_SIZE * 3 }, (_, i) => ({
+    const chunk = s.app.services.bulkChunkSize;
+    const lines = Array.from({ length: chunk * 3 }, (_, i) => ({
       kind: 'ipaddress', key: ipOf(200_000 + i), outcome_code: 'spam', namespace: 'crash', idempotency_key: `crash-${i}`,
       related_subjects: [{ kind: 'domain', key: `crash${i}.example`, role: 'domain' }],
     }));
@@ -173,20 +174,20 @@ describe(`bulk report (${backendName})`, () => {
     } finally {
       (prisma as { $transaction: unknown }).$transaction = original;
     }
-    expect(r.body.totals).toEqual({ lines: 1_500, created: 1_000, replayed: 0, errors: 500 });
+    expect(r.body.totals).toEqual({ lines: 3 * chunk, created: 2 * chunk, replayed: 0, errors: chunk });
     const failedLines = r.body.results.filter((x: { status: string }) => x.status === 'error');
-    expect(failedLines.map((x: { line: number }) => x.line)).toEqual(lines.slice(500, 1_000).map((_, i) => 501 + i));
+    expect(failedLines.map((x: { line: number }) => x.line)).toEqual(lines.slice(chunk, 2 * chunk).map((_, i) => chunk + 1 + i));
     expect(failedLines[0]).toMatchObject({ error: 'internal_error', message: expect.stringContaining('Quote request id') });
-    const middle = lines.slice(500, 1_000);
-    expect(await prisma.report.count({ where: { namespace: 'crash' } })).toBe(1_000);
+    const middle = lines.slice(chunk, 2 * chunk);
+    expect(await prisma.report.count({ where: { namespace: 'crash' } })).toBe(2 * chunk);
     expect(await prisma.subject.count({ where: { key: { in: middle.flatMap((l) => [l.key, l.related_subjects[0]!.key]) } } })).toBe(0);
     expect(await prisma.idempotencyRecord.count({ where: { key: { in: middle.map((l) => l.idempotency_key) } } })).toBe(0);
     expect((await s.post('/risk_api/score/', { ip: middle[0]!.key }, auth)).body.workspace_memory.reports).toBe(0);
 
     // the client resends the whole body: the stored lines replay, the failed chunk is stored now, once
     const retry = await bulk(ndjson(lines));
-    expect(retry.body.totals).toEqual({ lines: 1_500, created: 500, replayed: 1_000, errors: 0 });
-    expect(await prisma.report.count({ where: { namespace: 'crash' } })).toBe(1_500);
+    expect(retry.body.totals).toEqual({ lines: 3 * chunk, created: chunk, replayed: 2 * chunk, errors: 0 });
+    expect(await prisma.report.count({ where: { namespace: 'crash' } })).toBe(3 * chunk);
     expect((await s.post('/risk_api/score/', { ip: middle[0]!.key }, auth)).body.workspace_memory.reports).toBe(1);
   }, 60_000);
 

@@ -99,7 +99,7 @@ function bulkOperation() {
       + 'plus an optional `idempotency_key`) or CSV (a header line naming columns among '
       + `${CSV_COLUMNS.join(', ')}; an empty cell is an absent field, tags are separated by ";", related_subjects is a JSON array as the export writes it). `
       + 'Each line is judged alone by `report`\'s rules and answered in `results` (created, replayed, or its error with the same details `report` gives); '
-      + `the valid lines are stored ${BULK_CHUNK_SIZE} per transaction. Blank lines are skipped. A body over either bound is refused whole (413) before `
+      + `the valid lines are stored in chunks of ${BULK_CHUNK_SIZE.postgres} per transaction on PostgreSQL, ${BULK_CHUNK_SIZE.embedded} on the embedded database (chunk_size). Blank lines are skipped. A body over either bound is refused whole (413) before `
       + 'any line is read. Not the Idempotency-Key header: each line carries its own key. Never counted.',
     requestBody: {
       required: true,

@@ -3,7 +3,7 @@ import { AppError } from '../../../errors.ts';
 import { snakeToCamelKeys } from '../../../domain/validation.ts';
 import { reportInputSchema } from '../../../domain/memory/schemas.ts';
 import { IDEMPOTENCY_KEY } from '../../../domain/memory/idempotency.ts';
-import { BULK_CHUNK_SIZE, writeReportLines, type BulkAnswer, type BulkLine, type CheckedLine } from '../../../domain/memory/report-bulk.ts';
+import { writeReportLines, type BulkAnswer, type BulkLine, type CheckedLine } from '../../../domain/memory/report-bulk.ts';
 import { apiKeyHeaders, requireApiKey, verifiedViewer } from '../../http/api-key.ts';
 import type { ApiDeps } from '../../http/request-context.ts';
 import { toAppError } from '../../http/errors.ts';
@@ -29,7 +29,7 @@ export function shapeBulk(answer: BulkAnswer) {
   return {
     ok: true, endpoint: 'report_bulk',
     quota: { counted: false, reason: 'free_endpoint' },
-    chunk_size: BULK_CHUNK_SIZE,
+    chunk_size: answer.chunkSize,
     totals: answer.totals,
     results: answer.results,
   };
