@@ -191,6 +191,45 @@ describe(`bulk report (${backendName})`, () => {
     expect((await s.post('/risk_api/score/', { ip: middle[0]!.key }, auth)).body.workspace_memory.reports).toBe(1);
   }, 60_000);
 
+  it('GraphQL reportBulk: one result per report with its key, `report`\'s details, and a cost counted per report', async () => {
+    const gql = async (query: string, variables: Record<string, unknown>, headers: Record<string, string> = {}) => {
+      const res = await fetch(`${s.url}/graphql`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query, variables }) });
+      return (await res.json()) as { data?: { reportBulk: Array<Record<string, unknown>> }; errors?: Array<{ message: string; extensions: Record<string, unknown> }> };
+    };
+    const mutation = `mutation Bulk($reports: [ReportInput!]!, $keys: [String]) {
+      reportBulk(reports: $reports, idempotencyKeys: $keys) { line status databaseId error message details { field message } } }`;
+    const reports = [
+      { kind: 'ipaddress', key: '198.51.100.70', outcomeCode: 'spam', namespace: 'gql' },
+      { kind: 'ipaddress', key: '198.51.100.999', outcomeCode: 'spam', namespace: 'gql' },
+      { kind: 'email', key: 'Mule@EXAMPLE.com', outcomeCode: 'chargeback', namespace: 'gql', relatedSubjects: [{ kind: 'ipaddress', key: '198.51.100.70', role: 'source_ip' }] },
+    ];
+    const first = await gql(mutation, { reports, keys: ['gql-1', null, 'bad key'] });
+    expect(first.errors).toBeUndefined();
+    const single = await gql('mutation($r: ReportInput!) { report(input: $r) { replayed } }', { r: reports[1] });
+    expect(first.data!.reportBulk).toEqual([
+      { line: 1, status: 'created', databaseId: expect.any(Number), error: null, message: null, details: [] },
+      { line: 2, status: 'error', databaseId: null, error: 'invalid_request', message: expect.any(String), details: single.errors![0]!.extensions.details },
+      { line: 3, status: 'error', databaseId: null, error: 'invalid_request', message: expect.any(String), details: [{ field: 'idempotencyKeys[2]', message: 'must be 1-255 printable ASCII characters' }] },
+    ]);
+    const again = await gql(mutation, { reports: [reports[0], { ...reports[0], severity: 'critical' }], keys: ['gql-1', 'gql-1'] });
+    expect(again.data!.reportBulk.map((r) => [r.status, r.databaseId ?? r.error])).toEqual([['replayed', first.data!.reportBulk[0]!.databaseId], ['error', 'idempotency_key_reused']]);
+    expect(await reportsIn('gql')).toBe(1);
+    expect((await s.post('/risk_api/score/', { ip: '198.51.100.70' }, auth)).body.workspace_memory.reports).toBe(1);
+
+    // cost: each report is an item of the answer; details are the expensive part (bodies stay under MAX_BODY_BYTES, 64 KB)
+    const many = Array.from({ length: 500 }, (_, i) => ({ kind: 'ipaddress', key: ipOf(300_000 + i), outcomeCode: 'spam', namespace: 'gql-many' }));
+    const costly = await gql(mutation, { reports: many });
+    expect(costly.errors?.[0]?.extensions).toMatchObject({ code: 'query_too_complex', limit: 'maxCost' });
+    expect(await reportsIn('gql-many')).toBe(0);
+    const lean = await gql('mutation($reports: [ReportInput!]!) { reportBulk(reports: $reports) { line status } }', { reports: many });
+    expect(lean.data!.reportBulk.filter((r) => r.status === 'created')).toHaveLength(500);
+    const tiny = { kind: 'ipaddress', key: '1.1.1.1', outcomeCode: 'spam' };
+    const tooMany = await gql('mutation($reports: [ReportInput!]!) { reportBulk(reports: $reports) { line } }', { reports: Array.from({ length: 1_001 }, () => tiny) });
+    expect(tooMany.errors?.[0]?.extensions).toMatchObject({ code: 'query_too_complex', limit: 'maxBulkReports' });
+    const header = await gql(mutation, { reports: [reports[0]] }, { 'idempotency-key': 'whole' });
+    expect(header.errors?.[0]?.extensions).toMatchObject({ code: 'invalid_request' });
+  }, 60_000);
+
   it('keeps workspaces apart: another workspace sees none of the reports and has keys of its own', async () => {
     const line = { kind: 'ipaddress', key: '198.51.100.99', outcome_code: 'spam', namespace: 'isolated', idempotency_key: 'iso-1' };
     const mine = await bulk(ndjson([line]));
