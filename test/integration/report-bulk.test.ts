@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { BULK_CHUNK_SIZE } from '../../src/domain/memory/report-bulk.ts';
+import { maintainedMemory, recountMemory } from '../helpers/memory-recount.ts';
 import { backendName, usingPostgres } from '../helpers/backend.ts';
 
 /**
@@ -157,8 +158,13 @@ describe(`bulk report (${backendName})`, () => {
     const chunk = s.app.services.bulkChunkSize;
     const lines = Array.from({ length: chunk * 3 }, (_, i) => ({
       kind: 'ipaddress', key: ipOf(200_000 + i), outcome_code: 'spam', namespace: 'crash', idempotency_key: `crash-${i}`,
-      related_subjects: [{ kind: 'domain', key: `crash${i}.example`, role: 'domain' }],
+      // shared by lines of every chunk: their memory must count exactly the lines stored
+      related_subjects: [{ kind: 'domain', key: `crash${i % 7}.example`, role: 'domain' }],
     }));
+    const memoryMatchesHistory = async () => {
+      const ids = (await prisma.subject.findMany({ where: { workspaceId }, select: { id: true } })).map((x) => x.id);
+      expect(await maintainedMemory(prisma, ids)).toEqual(await recountMemory(prisma, ids));
+    };
     const original = prisma.$transaction;
     let calls = 0;
     // The second chunk's transaction fails after its statements ran (its reports, subjects, memory and keys written, uncommitted).
@@ -180,7 +186,10 @@ describe(`bulk report (${backendName})`, () => {
     expect(failedLines[0]).toMatchObject({ error: 'internal_error', message: expect.stringContaining('Quote request id') });
     const middle = lines.slice(chunk, 2 * chunk);
     expect(await prisma.report.count({ where: { namespace: 'crash' } })).toBe(2 * chunk);
-    expect(await prisma.subject.count({ where: { key: { in: middle.flatMap((l) => [l.key, l.related_subjects[0]!.key]) } } })).toBe(0);
+    expect(await prisma.subject.count({ where: { key: { in: middle.map((l) => l.key) } } })).toBe(0);
+    expect((await prisma.subjectMemory.findFirstOrThrow({ where: { subject: { workspaceId, kind: 'domain', key: 'crash0.example' } } })).reports)
+      .toBe(lines.filter((l, i) => (i < chunk || i >= 2 * chunk) && l.related_subjects[0]!.key === 'crash0.example').length);
+    await memoryMatchesHistory();
     expect(await prisma.idempotencyRecord.count({ where: { key: { in: middle.map((l) => l.idempotency_key) } } })).toBe(0);
     expect((await s.post('/risk_api/score/', { ip: middle[0]!.key }, auth)).body.workspace_memory.reports).toBe(0);
 
@@ -189,6 +198,7 @@ describe(`bulk report (${backendName})`, () => {
     expect(retry.body.totals).toEqual({ lines: 3 * chunk, created: chunk, replayed: 2 * chunk, errors: 0 });
     expect(await prisma.report.count({ where: { namespace: 'crash' } })).toBe(3 * chunk);
     expect((await s.post('/risk_api/score/', { ip: middle[0]!.key }, auth)).body.workspace_memory.reports).toBe(1);
+    await memoryMatchesHistory();
   }, 60_000);
 
   it('GraphQL reportBulk: one result per report with its key, `report`\'s details, and a cost counted per report', async () => {
