@@ -128,7 +128,7 @@ try {
   }
 
   const analyst = scenarios('{ hello }')['analyst-graphql'];
-  const bodies = (d: number, i: number) => analyst.body(hotIp((i * 7919) % HOT_IPS), d + 4 * i);
+  const bodies = (d: number, i: number) => { const ip = hotIp((i * 7919) % HOT_IPS); return analyst.body(ip, d + 4 * i, [ip]); };
 
   async function send(body: string, secret: string): Promise<{ ms: number; json: any }> {
     const t0 = performance.now();

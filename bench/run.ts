@@ -79,7 +79,7 @@ const PEER_PLAN: Plan = [['crowdsec-fresh', CONNECTIONS], ['crowdsec-decided', C
 // Reads before writes: rate/report grow the database, which the reads should not see.
 const SERVICE_PLAN: Plan = ([
   ['score-rest', 1], ['score-rest', 8], ['score-rest', CONNECTIONS], ['score-rest-written', CONNECTIONS], ['score-graphql', CONNECTIONS],
-  ['score-mcp', CONNECTIONS], ['dimensions', CONNECTIONS], ['rate', CONNECTIONS], ['report', CONNECTIONS],
+  ['score-mcp', CONNECTIONS], ['score-batch', CONNECTIONS], ['dimensions', CONNECTIONS], ['rate', CONNECTIONS], ['report', CONNECTIONS],
   // A pipeline's upload, not an interactive call: a few clients at once, each request a 500-line transaction.
   ['report-bulk', 4],
 ] as Plan).filter(([name]) => scenarioWanted(name));
@@ -100,7 +100,9 @@ async function runPlan(
   const rows: LoadRow[] = [];
   for (const [name, connections] of plan) {
     const s = all[name];
-    const requests = requestsOf(s, ipsFor(s, sets), keys, s.rotation ?? ROTATION);
+    // A batch request carries many IPs: as many IPs in all as the other rows rotate over, in fewer requests.
+    const rotation = s.ipsPerRequest ? Math.max(256, Math.ceil(ROTATION / s.ipsPerRequest)) : s.rotation ?? ROTATION;
+    const requests = requestsOf(s, ipsFor(s, sets), keys, rotation);
     const p = await probe(baseUrl, requests[0]!, s.graphql, s.mcp);
     if (!p.ok) {
       log(`${target} ${s.label}: ${p.reason}`);
@@ -119,6 +121,7 @@ async function runPlan(
     const linesPerSecond = s.linesPerRequest ? Math.round((result.requests * s.linesPerRequest) / durationS) : undefined;
     log(`${target} ${s.label} c=${connections}: ${result.rps} req/s${linesPerSecond === undefined ? '' : ` (${linesPerSecond} lines/s)`}, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, failed ${result.failed} ${JSON.stringify(result.statuses)}`
       + (cpu ? `, server CPU ${cpu.serverPct.toFixed(0)}% = ${cpu.serverUsPerRequest.toFixed(0)} µs/req, Redis+PostgreSQL ${cpu.storesUsPerRequest.toFixed(0)} µs/req` : '')
+      + (cpu && s.ipsPerRequest ? ` (${(cpu.serverUsPerRequest / s.ipsPerRequest).toFixed(1)} µs/IP)` : '')
       + (loop ? `, loop delay p50 ${loop.p50.toFixed(1)} / p99 ${loop.p99.toFixed(1)} / max ${loop.max.toFixed(1)} ms` : ''));
     rows.push({ target, scenario: s, connections, result, cpu, loop, ...(linesPerSecond === undefined ? {} : { linesPerSecond }) });
   }

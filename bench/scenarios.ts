@@ -7,15 +7,17 @@
 /** One request as the generators take it (wrk through bench/load.ts; autocannon in soak.ts). */
 export type Request = { method?: string; path: string; headers: Record<string, string>; body?: string };
 
-export type ScenarioName = 'floor-http' | 'floor-yoga' | 'score-rest' | 'score-rest-written' | 'score-graphql' | 'score-mcp' | 'rate' | 'report' | 'report-bulk' | 'dimensions'
+export type ScenarioName = 'floor-http' | 'floor-yoga' | 'score-rest' | 'score-rest-written' | 'score-graphql' | 'score-mcp' | 'score-batch' | 'rate' | 'report' | 'report-bulk' | 'dimensions'
   | 'analyst-graphql' | 'crowdsec-fresh' | 'crowdsec-decided';
 
 export type Scenario = {
   name: ScenarioName;
   label: string;
   path: string;
-  /** The body for the n-th distinct request (n selects the IP). */
-  body: (ip: string, n: number) => string;
+  /** The body for the n-th distinct request (n selects the IP; `batch` holds the request's IPs, [ip] but for a batch). */
+  body: (ip: string, n: number, batch: readonly string[]) => string;
+  /** Set: each request carries this many distinct IPs (`batch`), and its CPU is also reported per IP. */
+  ipsPerRequest?: number;
   /** Set: a GET to this path for the IP instead of a POST of `body` to `path`. */
   get?: (ip: string) => string;
   /** GraphQL answers errors with status 200: such bodies count as failures. */
@@ -43,6 +45,9 @@ const benchIp = (i: number) => `198.${18 + ((i >> 16) & 1)}.${(i >> 8) & 255}.${
 
 /** A stateless MCP tools/call as an agent host sends it (no initialize round trip: the server keeps no session). */
 const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
+
+/** IPs per score-batch request: the endpoint's bound. */
+export const BATCH_IPS = 100;
 
 const OUTCOMES = ['fraud_confirmed', 'chargeback', 'credential_stuffing', 'fraud_watch', 'spam', 'bot_activity', 'legitimate'];
 const SEVERITIES = ['low', 'medium', 'high', 'critical'];
@@ -81,6 +86,11 @@ export function scenarios(scoreQuery: string): Record<ScenarioName, Scenario> {
     'score-mcp': {
       name: 'score-mcp', label: 'mcp score_ip', path: '/mcp', graphql: false, floor: 'floor-http', headers: MCP_HEADERS, mcp: true,
       body: (ip, n) => json({ jsonrpc: '2.0', id: n, method: 'tools/call', params: { name: 'score_ip', arguments: { ip } } }),
+    },
+    // The batch at its bound: 100 distinct IPs per call (the enterprise keys' burst limit of 500/s is 5 batches per key per second).
+    'score-batch': {
+      name: 'score-batch', label: `score REST batch of ${BATCH_IPS} IPs`, path: '/risk_api/score/batch/', graphql: false, floor: 'floor-http',
+      ipsPerRequest: BATCH_IPS, body: (_ip, _n, batch) => json({ ips: batch }),
     },
     rate: {
       name: 'rate', label: 'rate', path: '/risk_api/rate/', graphql: false, floor: 'floor-http',
@@ -136,9 +146,12 @@ export function requestsOf(s: Scenario, ips: readonly string[], keys: readonly s
   const out: Request[] = [];
   for (let n = first; n < first + count; n++) {
     const ip = ips[(n * 7919) % ips.length]!;
+    // A batch takes the next ipsPerRequest IPs of the same stride, so its IPs are distinct while the data set is larger.
+    const k = s.ipsPerRequest ?? 1;
+    const batch = k === 1 ? [ip] : Array.from({ length: k }, (_, j) => ips[((n * k + j) * 7919) % ips.length]!);
     const headers: Record<string, string> = s.get ? { ...s.headers } : { 'content-type': 'application/json', ...s.headers };
     if (keys.length) headers['x-api-key'] = keys[n % keys.length]!;
-    out.push(s.get ? { method: 'GET', path: s.get(ip), headers } : { method: 'POST', path: s.path, headers, body: s.body(ip, n) });
+    out.push(s.get ? { method: 'GET', path: s.get(ip), headers } : { method: 'POST', path: s.path, headers, body: s.body(ip, n, batch) });
   }
   return out;
 }

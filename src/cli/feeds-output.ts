@@ -1,6 +1,6 @@
 import type { FetchResult } from '../domain/feeds/fetch-feed.ts';
 import type { FeedListing, LastFetch } from '../domain/feeds/schedule.ts';
-import { printBadLines } from './output.ts';
+import { feedRows, formatTable, printBadLines } from './output.ts';
 
 /** Human-readable `feeds list`, `feeds add` and `feeds fetch` (`--json` prints the raw result). */
 const when = (d: Date | string) => new Date(d).toISOString().replace('T', ' ').replace(/:\d\d\.\d+Z$/, ' UTC');
@@ -17,17 +17,14 @@ export function describeFetch(f: LastFetch): string {
   return `${when(f.at)}: ${status}${OUTCOMES[f.outcome]}${entries}${f.error ? ` — ${f.error}` : ''}`;
 }
 
+/** The table of every feed, then for each one read from a URL its schedule and its last fetch. */
 function printListing(feeds: FeedListing[]): void {
   if (feeds.length === 0) { console.log('no feeds (add one with "feeds import FILE --name NAME" or "feeds add NAME --url URL --every 1h")'); return; }
-  const width = Math.max(...feeds.map((f) => f.name.length));
-  for (const f of feeds) {
-    const imported = f.importedAt ? `imported ${when(f.importedAt)}` : 'not imported yet';
-    console.log(`${f.name.padEnd(width)}  ${n(f.entries)} entries, ${n(f.errors)} bad lines, weight ${f.weight}, ${f.format}, ${imported}`);
-    const pad = ' '.repeat(width + 2);
-    if (!f.schedule) { console.log(`${pad}from ${f.source}`); continue; }
-    const s = f.schedule;
-    console.log(`${pad}from ${s.url}, every ${s.every}; next fetch ${when(s.nextFetchAt)}`);
-    console.log(`${pad}last fetch ${s.lastFetch ? describeFetch(s.lastFetch) : 'none yet'}`);
+  console.log(formatTable(feedRows(feeds)));
+  const fetched = feeds.filter((f) => f.schedule);
+  if (fetched.length) console.log('');
+  for (const { name, schedule: s } of fetched) {
+    console.log(`${name}: every ${s!.every}, next fetch ${when(s!.nextFetchAt)}; last fetch ${s!.lastFetch ? describeFetch(s!.lastFetch) : 'none yet'}`);
   }
 }
 

@@ -1,5 +1,6 @@
 import type { CreatedKey, KeyListing } from '../domain/access/keys.ts';
-import type { FeedInfo, ImportFeedResult } from '../domain/feeds/store.ts';
+import type { ImportFeedResult } from '../domain/feeds/store.ts';
+import type { FeedListing } from '../domain/feeds/schedule.ts';
 import type { FeedError } from '../domain/feeds/parse.ts';
 import type { MigrationResult } from '../platform/db/migrate.ts';
 import type { PublishResult } from '../domain/publishing/index.ts';
@@ -21,11 +22,11 @@ export function formatTable(rows: Row[]): string {
 
 const day = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString().replace('T', ' ').slice(0, 16) + ' UTC' : 'never');
 
-/** One row per feed: the columns of `feeds list`. */
-export function feedRows(feeds: FeedInfo[]): Row[] {
+/** One row per feed: the columns of `feeds list` (a feed read from a URL shows the URL as its source). */
+export function feedRows(feeds: FeedListing[]): Row[] {
   return feeds.map((f) => ({
     name: f.name, format: f.format, weight: String(f.weight), entries: f.entries.toLocaleString('en-US'),
-    'bad lines': f.errors.toLocaleString('en-US'), imported: day(f.importedAt), source: f.source,
+    'bad lines': f.errors.toLocaleString('en-US'), imported: day(f.importedAt), source: f.schedule?.url ?? f.source,
   }));
 }
 
@@ -56,7 +57,6 @@ const HUMAN: Record<string, (result: never) => string | void> = {
   'workspaces set-tier': (r: { workspace: string; tier: string }) => `Workspace "${r.workspace}" is now on tier ${r.tier}.`,
   'tiers list': (tiers: Array<ReturnType<typeof tierJson>>) => formatTable(tierRows(tiers)),
   'feeds import': printImport,
-  'feeds list': (feeds: FeedInfo[]) => (feeds.length ? formatTable(feedRows(feeds)) : 'no feeds (import one with: risk-api feeds import FILE --name NAME)'),
   'feeds remove': (r: { name: string; entries: number }) => `Removed feed "${r.name}" (${r.entries} networks); its listings leave the next publication.`,
   'publish': (r: PublishResult) => `Published version ${r.version}: ${r.entities.global.toLocaleString('en-US')} global and `
     + `${r.entities.contextual.toLocaleString('en-US')} workspace summaries from ${r.stats.reports} reports, ${r.stats.ratings} ratings `

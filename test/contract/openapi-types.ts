@@ -27,6 +27,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/risk_api/score/batch/": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your own id for this request (a proxy's or tracer's): kept and echoed when it is 1-128 characters of letters, digits and `.:_+/=-`. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Score 1 to 100 IPs in one call (metered)
+         * @description One answer per requested IP, in request order: the same objects as the single score (query, score, community_signal, links, workspace_memory, publication), or `{ ip, ok: false, error: "invalid_ip", message }` for an item that is not an IP, which is not counted. A repeated IP (after canonicalisation) is scored and counted once. The batch costs one call per distinct valid IP on the daily score quota and on the key's burst limit, reserved all or nothing before any IP is scored: when fewer are left today it is refused with 429 quota_exceeded, when they do not fit this second's burst window with 429 rate_limited, and either refusal counts nothing. A batch of more distinct valid IPs than the tier's burst_per_second can never pass, and is refused with 400 invalid_request. Needs a tier that includes score.
+         */
+        post: operations["scoreBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/risk_api/dimensions/": {
         parameters: {
             query?: never;
@@ -277,6 +300,10 @@ export interface components {
         IpRequest: {
             /** @description IPv4 or IPv6 address to look up (IPv4-mapped IPv6 is read as the IPv4 address). */
             ip: string;
+        };
+        ScoreBatchRequest: {
+            /** @description 1 to 100 IPv4 or IPv6 addresses, answered in this order; a repeated address (after canonicalisation) is scored and counted once. */
+            ips: string[];
         };
         RateRequest: {
             /** @description IPv4 or IPv6 address being rated; stored in canonical form. */
@@ -708,6 +735,201 @@ export interface components {
                  */
                 published_at: string | null;
             };
+        };
+        ScoreBatchResponse: {
+            /** @constant */
+            ok: true;
+            /** @constant */
+            endpoint: "score_batch";
+            /** @description The calling key (never its secret). */
+            api_key: {
+                name: string;
+                prefix: string;
+            };
+            /** @description The daily score quota after this batch: one call counted per distinct valid IP. */
+            quota: {
+                daily_limit: number;
+                used_today: number;
+                remaining: number;
+                /** @description true when remaining is 0: the next score today is refused */
+                over_limit: boolean;
+            };
+            /** @description One item per requested IP, in request order; a repeated IP (after canonicalisation) repeats its answer. */
+            results: ({
+                /** @constant */
+                ok: true;
+                query: {
+                    /** @description The address scored, in canonical form. */
+                    ip: string;
+                };
+                score: {
+                    overall_score: number;
+                    /**
+                     * @description Risk level of the overall score: minimal 0-9, low 10-29, medium 30-59, high 60-84, critical 85-100.
+                     * @enum {string}
+                     */
+                    overall_risk_level: "minimal" | "low" | "medium" | "high" | "critical";
+                    matched_count: number;
+                    /**
+                     * @description The dimension that contributed most; null when the score is 0.
+                     * @enum {string|null}
+                     */
+                    driver: "ip" | "subnet" | "isp" | "asn" | "org" | "city" | "region" | "country" | null;
+                    /** @description All 8, in the order ip, subnet, isp, asn, org, city, region, country. */
+                    dimensions: {
+                        /**
+                         * @description Dimension code.
+                         * @enum {string}
+                         */
+                        code: "ip" | "subnet" | "isp" | "asn" | "org" | "city" | "region" | "country";
+                        /** @description A summary exists for the entity (published or the workspace's own). */
+                        matched: boolean;
+                        score: number;
+                        /** @description null when the IP has none in this dimension. */
+                        entity: {
+                            key: string;
+                            name: string;
+                        } | null;
+                        /**
+                         * @description Risk level of the entity's score; null when unmatched.
+                         * @enum {string|null}
+                         */
+                        level: "minimal" | "low" | "medium" | "high" | "critical" | null;
+                        weight: number;
+                        /** @description Points of the overall score due to this dimension (they add up to it). */
+                        contribution: number;
+                        /**
+                         * @description Where the summary came from; null when unmatched.
+                         * @enum {string|null}
+                         */
+                        source: "published" | "workspace" | "both" | null;
+                        /** @description Why unmatched; null when matched. */
+                        reason: string | null;
+                        /** @description Evidence counts; null when unmatched. */
+                        evidence: {
+                            reports: number;
+                            bad_ratings: number;
+                            neutral_ratings: number;
+                            good_ratings: number;
+                            feed_listings: number;
+                        } | null;
+                    }[];
+                };
+                /** @description Lookup activity on this IP across all workspaces (docs/risk-model.md, community signal). */
+                community_signal: {
+                    /** @description false when the signal could not be read for this call (label unavailable, zeros). */
+                    ok: boolean;
+                    state: {
+                        /**
+                         * @description spiking: at least one of the last six complete 10-minute windows is a spike (has_spike is true); converging: no spike, but 3 or more distinct requesters looked the entity up in the last six complete windows; active: looked up in the last six complete windows, by fewer than 3 distinct requesters, no spike; quiet: no lookups in the last six complete windows
+                         * @enum {string}
+                         */
+                        label: "spiking" | "converging" | "active" | "quiet" | "unavailable";
+                        has_spike: boolean;
+                    };
+                    metrics: {
+                        lookups_10m: number;
+                        requesters_60m: number;
+                        spike_windows_7d: number;
+                    };
+                    recent_query_windows: {
+                        /** @description UTC start of the 10-minute window, HH:MM. */
+                        label: string;
+                        hits: number;
+                        requesters: number;
+                    }[];
+                    /** @description The same signal for the IP's networks, so lookups spreading over a range show before any single IP spikes. */
+                    networks: {
+                        /** @description The community signal of the IP's announced or fallback subnet; null when the IP has none. */
+                        subnet: {
+                            /** @description Entity key of the subnet dimension. */
+                            key: string;
+                            /** @description false when the signal could not be read for this call (label unavailable, zeros). */
+                            ok: boolean;
+                            state: {
+                                /**
+                                 * @description spiking: at least one of the last six complete 10-minute windows is a spike (has_spike is true); converging: no spike, but 3 or more distinct requesters looked the entity up in the last six complete windows; active: looked up in the last six complete windows, by fewer than 3 distinct requesters, no spike; quiet: no lookups in the last six complete windows
+                                 * @enum {string}
+                                 */
+                                label: "spiking" | "converging" | "active" | "quiet" | "unavailable";
+                                has_spike: boolean;
+                            };
+                            metrics: {
+                                lookups_10m: number;
+                                requesters_60m: number;
+                                spike_windows_7d: number;
+                            };
+                        } | null;
+                        /** @description The community signal of the autonomous system announcing the IP; null when the IP has none. */
+                        asn: {
+                            /** @description Entity key of the asn dimension. */
+                            key: string;
+                            /** @description false when the signal could not be read for this call (label unavailable, zeros). */
+                            ok: boolean;
+                            state: {
+                                /**
+                                 * @description spiking: at least one of the last six complete 10-minute windows is a spike (has_spike is true); converging: no spike, but 3 or more distinct requesters looked the entity up in the last six complete windows; active: looked up in the last six complete windows, by fewer than 3 distinct requesters, no spike; quiet: no lookups in the last six complete windows
+                                 * @enum {string}
+                                 */
+                                label: "spiking" | "converging" | "active" | "quiet" | "unavailable";
+                                has_spike: boolean;
+                            };
+                            metrics: {
+                                lookups_10m: number;
+                                requesters_60m: number;
+                                spike_windows_7d: number;
+                            };
+                        } | null;
+                    };
+                };
+                links: {
+                    /**
+                     * Format: uri
+                     * @description Direct report page of the IP (control plane).
+                     */
+                    ip: string;
+                    /** @description Report page of each matched dimension entity, by dimension code. */
+                    dimensions: {
+                        [key: string]: string;
+                    };
+                };
+                /** @description What the calling workspace itself wrote about the IP. */
+                workspace_memory: {
+                    ratings: {
+                        good: number;
+                        neutral: number;
+                        bad: number;
+                    };
+                    last_rating: {
+                        /** @enum {integer} */
+                        rating: 1 | 0 | -1;
+                        note: string;
+                        /** Format: date-time */
+                        created_at: string;
+                    } | null;
+                    /** @description Reports of the workspace naming the IP. */
+                    reports: number;
+                };
+                /** @description The publication the answer was computed from (one per call, never a mix). */
+                publication: {
+                    /** @description Publication version (0: nothing published yet). */
+                    version: number;
+                    /**
+                     * Format: date-time
+                     * @description When it was published; null before the first publication.
+                     */
+                    published_at: string | null;
+                };
+            } | {
+                /** @description The item as sent. */
+                ip: string;
+                /** @constant */
+                ok: false;
+                /** @constant */
+                error: "invalid_ip";
+                /** @description What is wrong with it. */
+                message: string;
+            })[];
         };
         DimensionsResponse: {
             /** @constant */
@@ -1331,6 +1553,676 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ScoreResponse"];
+                };
+            };
+            /** @description `invalid_json`: the body is not JSON; `invalid_request`: a field, parameter or header is invalid (details names each); `conflicting_api_keys`: X-API-Key and Authorization: Bearer carry different keys. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no key in X-API-Key or Authorization: Bearer; `invalid_api_key`: an unknown, malformed or revoked key, or an Authorization header that is not Bearer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `tier_not_eligible`: the workspace's tier does not include score. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `method_not_allowed`: another method than the path answers (see Allow). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over MAX_BODY_BYTES. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: Content-Type is not application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `quota_exceeded`: the daily score quota is used up; `rate_limited`: more score calls per second with this key than the tier's burst limit. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: unexpected; logged under request_id. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `quota_unavailable`: the counter store is unreachable: score fails closed; `database_unavailable`: the database dropped the connection; retry writes with the same Idempotency-Key; `service_unavailable`: the server is shutting down. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenKnown"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    scoreBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your own id for this request (a proxy's or tracer's): kept and echoed when it is 1-128 characters of letters, digits and `.:_+/=-`. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "ips": [
+                 *         "9.9.9.9",
+                 *         "not-an-ip",
+                 *         "9.9.9.9"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["ScoreBatchRequest"];
+            };
+        };
+        responses: {
+            /** @description Scored and counted (the quota after the batch). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "endpoint": "score_batch",
+                     *       "api_key": {
+                     *         "name": "checkout",
+                     *         "prefix": "rk_adDTKSHH"
+                     *       },
+                     *       "quota": {
+                     *         "daily_limit": 1000,
+                     *         "used_today": 18,
+                     *         "remaining": 982,
+                     *         "over_limit": false
+                     *       },
+                     *       "results": [
+                     *         {
+                     *           "ok": true,
+                     *           "query": {
+                     *             "ip": "9.9.9.9"
+                     *           },
+                     *           "score": {
+                     *             "overall_score": 35,
+                     *             "overall_risk_level": "medium",
+                     *             "matched_count": 5,
+                     *             "driver": "ip",
+                     *             "dimensions": [
+                     *               {
+                     *                 "code": "ip",
+                     *                 "matched": true,
+                     *                 "score": 33,
+                     *                 "entity": {
+                     *                   "key": "9.9.9.9",
+                     *                   "name": "9.9.9.9"
+                     *                 },
+                     *                 "level": "medium",
+                     *                 "weight": 1,
+                     *                 "contribution": 33,
+                     *                 "source": "both",
+                     *                 "reason": null,
+                     *                 "evidence": {
+                     *                   "reports": 1,
+                     *                   "bad_ratings": 1,
+                     *                   "neutral_ratings": 0,
+                     *                   "good_ratings": 0,
+                     *                   "feed_listings": 0
+                     *                 }
+                     *               },
+                     *               {
+                     *                 "code": "subnet",
+                     *                 "matched": true,
+                     *                 "score": 2,
+                     *                 "entity": {
+                     *                   "key": "9.9.9.0/24",
+                     *                   "name": "9.9.9.0/24"
+                     *                 },
+                     *                 "level": "minimal",
+                     *                 "weight": 0.6,
+                     *                 "contribution": 1,
+                     *                 "source": "both",
+                     *                 "reason": null,
+                     *                 "evidence": {
+                     *                   "reports": 1,
+                     *                   "bad_ratings": 1,
+                     *                   "neutral_ratings": 0,
+                     *                   "good_ratings": 0,
+                     *                   "feed_listings": 0
+                     *                 }
+                     *               },
+                     *               {
+                     *                 "code": "isp",
+                     *                 "matched": true,
+                     *                 "score": 1,
+                     *                 "entity": {
+                     *                   "key": "quad9",
+                     *                   "name": "Quad9"
+                     *                 },
+                     *                 "level": "minimal",
+                     *                 "weight": 0.4,
+                     *                 "contribution": 0,
+                     *                 "source": "both",
+                     *                 "reason": null,
+                     *                 "evidence": {
+                     *                   "reports": 1,
+                     *                   "bad_ratings": 1,
+                     *                   "neutral_ratings": 0,
+                     *                   "good_ratings": 0,
+                     *                   "feed_listings": 0
+                     *                 }
+                     *               },
+                     *               {
+                     *                 "code": "asn",
+                     *                 "matched": true,
+                     *                 "score": 1,
+                     *                 "entity": {
+                     *                   "key": "AS19281",
+                     *                   "name": "AS19281"
+                     *                 },
+                     *                 "level": "minimal",
+                     *                 "weight": 0.45,
+                     *                 "contribution": 1,
+                     *                 "source": "both",
+                     *                 "reason": null,
+                     *                 "evidence": {
+                     *                   "reports": 1,
+                     *                   "bad_ratings": 1,
+                     *                   "neutral_ratings": 0,
+                     *                   "good_ratings": 0,
+                     *                   "feed_listings": 0
+                     *                 }
+                     *               },
+                     *               {
+                     *                 "code": "org",
+                     *                 "matched": true,
+                     *                 "score": 1,
+                     *                 "entity": {
+                     *                   "key": "quad9",
+                     *                   "name": "Quad9"
+                     *                 },
+                     *                 "level": "minimal",
+                     *                 "weight": 0.4,
+                     *                 "contribution": 0,
+                     *                 "source": "both",
+                     *                 "reason": null,
+                     *                 "evidence": {
+                     *                   "reports": 1,
+                     *                   "bad_ratings": 1,
+                     *                   "neutral_ratings": 0,
+                     *                   "good_ratings": 0,
+                     *                   "feed_listings": 0
+                     *                 }
+                     *               },
+                     *               {
+                     *                 "code": "city",
+                     *                 "matched": false,
+                     *                 "score": 0,
+                     *                 "entity": null,
+                     *                 "level": null,
+                     *                 "weight": 0.2,
+                     *                 "contribution": 0,
+                     *                 "source": null,
+                     *                 "reason": "the geo data has no location for this address",
+                     *                 "evidence": null
+                     *               },
+                     *               {
+                     *                 "code": "region",
+                     *                 "matched": false,
+                     *                 "score": 0,
+                     *                 "entity": null,
+                     *                 "level": null,
+                     *                 "weight": 0.15,
+                     *                 "contribution": 0,
+                     *                 "source": null,
+                     *                 "reason": "the geo data has no location for this address",
+                     *                 "evidence": null
+                     *               },
+                     *               {
+                     *                 "code": "country",
+                     *                 "matched": false,
+                     *                 "score": 0,
+                     *                 "entity": null,
+                     *                 "level": null,
+                     *                 "weight": 0.1,
+                     *                 "contribution": 0,
+                     *                 "source": null,
+                     *                 "reason": "the geo data has no location for this address",
+                     *                 "evidence": null
+                     *               }
+                     *             ]
+                     *           },
+                     *           "community_signal": {
+                     *             "ok": true,
+                     *             "state": {
+                     *               "label": "quiet",
+                     *               "has_spike": false
+                     *             },
+                     *             "metrics": {
+                     *               "lookups_10m": 0,
+                     *               "requesters_60m": 0,
+                     *               "spike_windows_7d": 0
+                     *             },
+                     *             "recent_query_windows": [
+                     *               {
+                     *                 "label": "09:00",
+                     *                 "hits": 0,
+                     *                 "requesters": 0
+                     *               },
+                     *               {
+                     *                 "label": "09:10",
+                     *                 "hits": 0,
+                     *                 "requesters": 0
+                     *               },
+                     *               {
+                     *                 "label": "09:20",
+                     *                 "hits": 0,
+                     *                 "requesters": 0
+                     *               },
+                     *               {
+                     *                 "label": "09:30",
+                     *                 "hits": 0,
+                     *                 "requesters": 0
+                     *               },
+                     *               {
+                     *                 "label": "09:40",
+                     *                 "hits": 0,
+                     *                 "requesters": 0
+                     *               },
+                     *               {
+                     *                 "label": "09:50",
+                     *                 "hits": 0,
+                     *                 "requesters": 0
+                     *               }
+                     *             ],
+                     *             "networks": {
+                     *               "subnet": {
+                     *                 "key": "9.9.9.0/24",
+                     *                 "ok": true,
+                     *                 "state": {
+                     *                   "label": "active",
+                     *                   "has_spike": false
+                     *                 },
+                     *                 "metrics": {
+                     *                   "lookups_10m": 14,
+                     *                   "requesters_60m": 3,
+                     *                   "spike_windows_7d": 0
+                     *                 }
+                     *               },
+                     *               "asn": {
+                     *                 "key": "AS19281",
+                     *                 "ok": true,
+                     *                 "state": {
+                     *                   "label": "active",
+                     *                   "has_spike": false
+                     *                 },
+                     *                 "metrics": {
+                     *                   "lookups_10m": 31,
+                     *                   "requesters_60m": 5,
+                     *                   "spike_windows_7d": 0
+                     *                 }
+                     *               }
+                     *             }
+                     *           },
+                     *           "links": {
+                     *             "ip": "http://127.0.0.1:8080/workspace/reports/ip/9.9.9.9",
+                     *             "dimensions": {
+                     *               "ip": "http://127.0.0.1:8080/workspace/reports/ip/9.9.9.9",
+                     *               "subnet": "http://127.0.0.1:8080/workspace/reports/subnet/9.9.9.0%2F24",
+                     *               "isp": "http://127.0.0.1:8080/workspace/reports/isp/quad9",
+                     *               "asn": "http://127.0.0.1:8080/workspace/reports/asn/AS19281",
+                     *               "org": "http://127.0.0.1:8080/workspace/reports/org/quad9"
+                     *             }
+                     *           },
+                     *           "workspace_memory": {
+                     *             "ratings": {
+                     *               "good": 0,
+                     *               "neutral": 0,
+                     *               "bad": 1
+                     *             },
+                     *             "last_rating": {
+                     *               "rating": -1,
+                     *               "note": "mule",
+                     *               "created_at": "2026-11-23T09:58:12.633Z"
+                     *             },
+                     *             "reports": 1
+                     *           },
+                     *           "publication": {
+                     *             "version": 12,
+                     *             "published_at": "2026-11-23T10:00:00.000Z"
+                     *           }
+                     *         },
+                     *         {
+                     *           "ip": "not-an-ip",
+                     *           "ok": false,
+                     *           "error": "invalid_ip",
+                     *           "message": "The item is not a valid IPv4 or IPv6 address; it was not counted."
+                     *         },
+                     *         {
+                     *           "ok": true,
+                     *           "query": {
+                     *             "ip": "9.9.9.9"
+                     *           },
+                     *           "score": {
+                     *             "overall_score": 35,
+                     *             "overall_risk_level": "medium",
+                     *             "matched_count": 5,
+                     *             "driver": "ip",
+                     *             "dimensions": [
+                     *               {
+                     *                 "code": "ip",
+                     *                 "matched": true,
+                     *                 "score": 33,
+                     *                 "entity": {
+                     *                   "key": "9.9.9.9",
+                     *                   "name": "9.9.9.9"
+                     *                 },
+                     *                 "level": "medium",
+                     *                 "weight": 1,
+                     *                 "contribution": 33,
+                     *                 "source": "both",
+                     *                 "reason": null,
+                     *                 "evidence": {
+                     *                   "reports": 1,
+                     *                   "bad_ratings": 1,
+                     *                   "neutral_ratings": 0,
+                     *                   "good_ratings": 0,
+                     *                   "feed_listings": 0
+                     *                 }
+                     *               },
+                     *               {
+                     *                 "code": "subnet",
+                     *                 "matched": true,
+                     *                 "score": 2,
+                     *                 "entity": {
+                     *                   "key": "9.9.9.0/24",
+                     *                   "name": "9.9.9.0/24"
+                     *                 },
+                     *                 "level": "minimal",
+                     *                 "weight": 0.6,
+                     *                 "contribution": 1,
+                     *                 "source": "both",
+                     *                 "reason": null,
+                     *                 "evidence": {
+                     *                   "reports": 1,
+                     *                   "bad_ratings": 1,
+                     *                   "neutral_ratings": 0,
+                     *                   "good_ratings": 0,
+                     *                   "feed_listings": 0
+                     *                 }
+                     *               },
+                     *               {
+                     *                 "code": "isp",
+                     *                 "matched": true,
+                     *                 "score": 1,
+                     *                 "entity": {
+                     *                   "key": "quad9",
+                     *                   "name": "Quad9"
+                     *                 },
+                     *                 "level": "minimal",
+                     *                 "weight": 0.4,
+                     *                 "contribution": 0,
+                     *                 "source": "both",
+                     *                 "reason": null,
+                     *                 "evidence": {
+                     *                   "reports": 1,
+                     *                   "bad_ratings": 1,
+                     *                   "neutral_ratings": 0,
+                     *                   "good_ratings": 0,
+                     *                   "feed_listings": 0
+                     *                 }
+                     *               },
+                     *               {
+                     *                 "code": "asn",
+                     *                 "matched": true,
+                     *                 "score": 1,
+                     *                 "entity": {
+                     *                   "key": "AS19281",
+                     *                   "name": "AS19281"
+                     *                 },
+                     *                 "level": "minimal",
+                     *                 "weight": 0.45,
+                     *                 "contribution": 1,
+                     *                 "source": "both",
+                     *                 "reason": null,
+                     *                 "evidence": {
+                     *                   "reports": 1,
+                     *                   "bad_ratings": 1,
+                     *                   "neutral_ratings": 0,
+                     *                   "good_ratings": 0,
+                     *                   "feed_listings": 0
+                     *                 }
+                     *               },
+                     *               {
+                     *                 "code": "org",
+                     *                 "matched": true,
+                     *                 "score": 1,
+                     *                 "entity": {
+                     *                   "key": "quad9",
+                     *                   "name": "Quad9"
+                     *                 },
+                     *                 "level": "minimal",
+                     *                 "weight": 0.4,
+                     *                 "contribution": 0,
+                     *                 "source": "both",
+                     *                 "reason": null,
+                     *                 "evidence": {
+                     *                   "reports": 1,
+                     *                   "bad_ratings": 1,
+                     *                   "neutral_ratings": 0,
+                     *                   "good_ratings": 0,
+                     *                   "feed_listings": 0
+                     *                 }
+                     *               },
+                     *               {
+                     *                 "code": "city",
+                     *                 "matched": false,
+                     *                 "score": 0,
+                     *                 "entity": null,
+                     *                 "level": null,
+                     *                 "weight": 0.2,
+                     *                 "contribution": 0,
+                     *                 "source": null,
+                     *                 "reason": "the geo data has no location for this address",
+                     *                 "evidence": null
+                     *               },
+                     *               {
+                     *                 "code": "region",
+                     *                 "matched": false,
+                     *                 "score": 0,
+                     *                 "entity": null,
+                     *                 "level": null,
+                     *                 "weight": 0.15,
+                     *                 "contribution": 0,
+                     *                 "source": null,
+                     *                 "reason": "the geo data has no location for this address",
+                     *                 "evidence": null
+                     *               },
+                     *               {
+                     *                 "code": "country",
+                     *                 "matched": false,
+                     *                 "score": 0,
+                     *                 "entity": null,
+                     *                 "level": null,
+                     *                 "weight": 0.1,
+                     *                 "contribution": 0,
+                     *                 "source": null,
+                     *                 "reason": "the geo data has no location for this address",
+                     *                 "evidence": null
+                     *               }
+                     *             ]
+                     *           },
+                     *           "community_signal": {
+                     *             "ok": true,
+                     *             "state": {
+                     *               "label": "quiet",
+                     *               "has_spike": false
+                     *             },
+                     *             "metrics": {
+                     *               "lookups_10m": 0,
+                     *               "requesters_60m": 0,
+                     *               "spike_windows_7d": 0
+                     *             },
+                     *             "recent_query_windows": [
+                     *               {
+                     *                 "label": "09:00",
+                     *                 "hits": 0,
+                     *                 "requesters": 0
+                     *               },
+                     *               {
+                     *                 "label": "09:10",
+                     *                 "hits": 0,
+                     *                 "requesters": 0
+                     *               },
+                     *               {
+                     *                 "label": "09:20",
+                     *                 "hits": 0,
+                     *                 "requesters": 0
+                     *               },
+                     *               {
+                     *                 "label": "09:30",
+                     *                 "hits": 0,
+                     *                 "requesters": 0
+                     *               },
+                     *               {
+                     *                 "label": "09:40",
+                     *                 "hits": 0,
+                     *                 "requesters": 0
+                     *               },
+                     *               {
+                     *                 "label": "09:50",
+                     *                 "hits": 0,
+                     *                 "requesters": 0
+                     *               }
+                     *             ],
+                     *             "networks": {
+                     *               "subnet": {
+                     *                 "key": "9.9.9.0/24",
+                     *                 "ok": true,
+                     *                 "state": {
+                     *                   "label": "active",
+                     *                   "has_spike": false
+                     *                 },
+                     *                 "metrics": {
+                     *                   "lookups_10m": 14,
+                     *                   "requesters_60m": 3,
+                     *                   "spike_windows_7d": 0
+                     *                 }
+                     *               },
+                     *               "asn": {
+                     *                 "key": "AS19281",
+                     *                 "ok": true,
+                     *                 "state": {
+                     *                   "label": "active",
+                     *                   "has_spike": false
+                     *                 },
+                     *                 "metrics": {
+                     *                   "lookups_10m": 31,
+                     *                   "requesters_60m": 5,
+                     *                   "spike_windows_7d": 0
+                     *                 }
+                     *               }
+                     *             }
+                     *           },
+                     *           "links": {
+                     *             "ip": "http://127.0.0.1:8080/workspace/reports/ip/9.9.9.9",
+                     *             "dimensions": {
+                     *               "ip": "http://127.0.0.1:8080/workspace/reports/ip/9.9.9.9",
+                     *               "subnet": "http://127.0.0.1:8080/workspace/reports/subnet/9.9.9.0%2F24",
+                     *               "isp": "http://127.0.0.1:8080/workspace/reports/isp/quad9",
+                     *               "asn": "http://127.0.0.1:8080/workspace/reports/asn/AS19281",
+                     *               "org": "http://127.0.0.1:8080/workspace/reports/org/quad9"
+                     *             }
+                     *           },
+                     *           "workspace_memory": {
+                     *             "ratings": {
+                     *               "good": 0,
+                     *               "neutral": 0,
+                     *               "bad": 1
+                     *             },
+                     *             "last_rating": {
+                     *               "rating": -1,
+                     *               "note": "mule",
+                     *               "created_at": "2026-11-23T09:58:12.633Z"
+                     *             },
+                     *             "reports": 1
+                     *           },
+                     *           "publication": {
+                     *             "version": 12,
+                     *             "published_at": "2026-11-23T10:00:00.000Z"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ScoreBatchResponse"];
                 };
             };
             /** @description `invalid_json`: the body is not JSON; `invalid_request`: a field, parameter or header is invalid (details names each); `conflicting_api_keys`: X-API-Key and Authorization: Bearer carry different keys. */

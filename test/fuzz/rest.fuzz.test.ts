@@ -116,6 +116,48 @@ describe(`REST fuzz (${backendName}), ${FUZZ_RUNS} cases per endpoint`, () => {
     }), fuzzParameters());
   }, fuzzTimeout(40));
 
+  /** Lists of IPs: mostly short (so each case is quick), sometimes around the 100-item bound, with repeats. */
+  const ipList = fc.oneof(
+    { weight: 8, arbitrary: fc.array(ipCase, { maxLength: 12 }) },
+    { weight: 2, arbitrary: fc.array(ipCase, { minLength: 1, maxLength: 4 }).chain((pool) => fc.constantFrom(99, 100, 101).map((n) => Array.from({ length: n }, (_, i) => pool[i % pool.length]!))) },
+  );
+  const batchBody = fc.oneof(
+    { weight: 10, arbitrary: ipList.map((ips) => ({ body: { kind: 'json' as const, value: { ips: ips.map((ip) => ip.text) } }, ips })) },
+    { weight: 6, arbitrary: bodies(mutatedObject({ ips: fc.array(ipCase.map((c) => c.text), { maxLength: 6 }) })).map((body) => ({ body, ips: null })) },
+  );
+
+  it('POST /risk_api/score/batch/: one result per item in order, counted once per distinct valid IP, or a coded error counting nothing', async () => {
+    await fc.assert(fc.asyncProperty(envelope, batchBody, async (c0, chosen) => {
+      const c: Case = { ...c0, body: chosen.body };
+      const before = await quotaUsed();
+      const a = await post('/risk_api/score/batch/', c);
+      const label = assertRestAnswer(a, 'score_batch', show(c));
+      tally.add('POST /risk_api/score/batch/', a.status, label);
+      const after = await quotaUsed();
+      if (a.status !== 200) {
+        expect(after, `a refused batch must not count: ${show(c)} → ${describeAnswer(a)}`).toBe(before);
+        return;
+      }
+      const body = a.json as any;
+      const scored = new Set(body.results.filter((r: any) => r.ok).map((r: any) => r.query.ip));
+      expect(after, `a batch counts each distinct scored IP once: ${show(c)}`).toBe(before + scored.size);
+      expect(body.quota.used_today).toBe(after);
+      // The verdict of every item, in order, when the request is plainly the generated list.
+      if (!clean(c) || !chosen.ips) return;
+      expect(body.results, show(c)).toHaveLength(chosen.ips.length);
+      chosen.ips.forEach((ip, i) => {
+        const r = body.results[i];
+        if (ip.expect === null) {
+          if (!r.ok) expect(r, show(c)).toEqual({ ip: ip.text, ok: false, error: 'invalid_ip', message: expect.any(String) });
+        } else if (ip.expect.valid) {
+          expect(r.ok && r.query.ip, `${JSON.stringify(ip.text)} must be scored as ${ip.expect.canonical}: ${show(c)}`).toBe(ip.expect.canonical);
+        } else {
+          expect(r, `${JSON.stringify(ip.text)} must be an item error: ${show(c)}`).toEqual({ ip: ip.text, ok: false, error: 'invalid_ip', message: expect.any(String) });
+        }
+      });
+    }), fuzzParameters());
+  }, fuzzTimeout(60));
+
   it('POST /risk_api/dimensions/: a read or a coded error, never counted', async () => {
     await fc.assert(fc.asyncProperty(envelope, ipBody, async (c0, chosen) => {
       const c: Case = { ...c0, body: chosen.body };

@@ -9,7 +9,8 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import { createApp, type App } from '../../src/app.ts';
 import { createLogger } from '../../src/platform/log.ts';
 import { runCommand, type CommandContext } from '../../src/cli/commands.ts';
-import { feedFetchStatus, type FeedListing } from '../../src/domain/feeds/schedule.ts';
+import type { FeedListing } from '../../src/domain/feeds/schedule.ts';
+import { parsePrometheusText, valueOf } from '../helpers/prometheus-text.ts';
 import type { FetchResult } from '../../src/domain/feeds/fetch-feed.ts';
 import { parseFeedText } from '../../src/domain/feeds/parse.ts';
 
@@ -176,18 +177,25 @@ describe(`feeds fetched from URLs (${backendName})`, () => {
     expect(fetch.nextFetchAt.getTime()).toBeGreaterThan(Date.now() + 3500_000);
   }, 60_000);
 
-  it('feeds list shows the last fetch to people and to machines; feedFetchStatus gives it to metrics', async () => {
+  it('feeds list shows the last fetch to people and to machines, and /metrics to Prometheus', async () => {
     const human = await cli('feeds', 'list');
     expect(human.code, human.stderr).toBe(0);
-    expect(human.stdout).toMatch(/^loop +0 entries, 0 bad lines, weight 1, plain, not imported yet$/m);
-    expect(human.stdout).toContain(`from ${base}/moved, every 1h; next fetch `);
-    expect(human.stdout).toMatch(/last fetch .*: HTTP 301, failed \(the feed keeps what it held\) — more than 5 redirects/);
+    const [header, ...lines] = human.stdout.trimEnd().split('\n');
+    expect(header!.split(/\s{2,}/)).toEqual(['NAME', 'FORMAT', 'WEIGHT', 'ENTRIES', 'BAD LINES', 'IMPORTED', 'SOURCE']);
+    expect(lines.find((l) => l.startsWith('loop '))!.split(/\s{2,}/)).toEqual(['loop', 'plain', '1', '0', '0', 'never', `${base}/loop`]);
+    expect(human.stdout).toMatch(/^loop: every 1h, next fetch \d{4}-\d\d-\d\d \d\d:\d\d UTC; last fetch .*: HTTP 301, failed \(the feed keeps what it held\) — more than 5 redirects$/m);
     const json = JSON.parse((await cli('feeds', 'list', '--json')).stdout) as FeedListing[];
     expect(json.find((f) => f.name === 'vendor')).toMatchObject({ entries: 120, schedule: { url: `${base}/etag.txt`, everySeconds: 3600, lastFetch: { outcome: 'not_modified' } } });
-    const status = await feedFetchStatus(app.db.prisma);
-    expect(status.map((s) => s.name)).toEqual(['bare', 'dated', 'loop', 'moved', 'vendor']);
-    expect(status.find((s) => s.name === 'loop')).toMatchObject({ entries: 0, lastSuccessAt: null, lastFetch: { outcome: 'failed' } });
-    expect(JSON.stringify(status)).not.toContain(base); // no URLs: a query string may carry a token
+    const { text } = await app.metrics.exposition();
+    const families = parsePrometheusText(text);
+    const outcomes = families.get('risk_feed_fetch_last_outcome')!.samples.map((x) => `${x.labels.feed} ${x.labels.outcome} ${x.value}`);
+    expect(outcomes.sort()).toEqual(json.filter((f) => f.schedule?.lastFetch).map((f) => `${f.name} ${f.schedule!.lastFetch!.outcome} 1`).sort());
+    expect(outcomes).toHaveLength(5);
+    const vendorSuccess = valueOf(families, 'risk_feed_fetch_last_success_timestamp_seconds', 'risk_feed_fetch_last_success_timestamp_seconds', { feed: 'vendor' })!;
+    expect(Math.abs(vendorSuccess - Date.now() / 1000)).toBeLessThan(600);
+    expect(valueOf(families, 'risk_feed_fetch_last_success_timestamp_seconds', 'risk_feed_fetch_last_success_timestamp_seconds', { feed: 'loop' })).toBeUndefined();
+    expect(valueOf(families, 'risk_feed_entries', 'risk_feed_entries', { feed: 'vendor' })).toBe(120);
+    expect(text).not.toContain(base); // no URLs: a query string may carry a token
   }, 180_000);
 
   it('feeds remove drops the schedule and the entries', async () => {

@@ -91,6 +91,7 @@ describe(`openapi.json against live answers (${backendName})`, () => {
     const csv = await call('/risk_api/report/bulk/', { headers: { 'content-type': 'text/csv' }, raw: 'kind,key,outcome_code,idempotency_key\r\nipaddress,9.9.9.9,spam,contract-csv\r\nipaddress,9.9.9.9,spam,contract-csv\r\nipaddress,9.9.9.9,legitimate,contract-csv\r\n' });
     expect(csv.json().results.map((r: { status: string }) => r.status)).toEqual(['created', 'replayed', 'error']);
     expect((await call('/risk_api/score/', { body: { ip: '9.9.9.9' } })).status).toBe(200);
+    expect((await call('/risk_api/score/batch/', { body: { ips: ['9.9.9.9', 'not-an-ip', '2001:4860:4860::8888', '9.9.9.9'] } })).status).toBe(200);
     expect((await call('/risk_api/dimensions/', { body: { ip: '10.1.2.3' } })).status).toBe(200);
     expect((await call('/risk_api/dimensions/', { body: { ip: '2001:4860:4860::8888' } })).status).toBe(200);
 
@@ -105,7 +106,7 @@ describe(`openapi.json against live answers (${backendName})`, () => {
   });
 
   it('answers every client error as documented', async () => {
-    const routes = [['/risk_api/score/', { ip: '9.9.9.9' }], ['/risk_api/dimensions/', { ip: '9.9.9.9' }], ['/risk_api/rate/', { ip: '9.9.9.9', rating: 1 }],
+    const routes = [['/risk_api/score/', { ip: '9.9.9.9' }], ['/risk_api/score/batch/', { ips: ['9.9.9.9'] }], ['/risk_api/dimensions/', { ip: '9.9.9.9' }], ['/risk_api/rate/', { ip: '9.9.9.9', rating: 1 }],
       ['/risk_api/report/', { kind: 'ipaddress', key: '9.9.9.9', outcome_code: 'spam' }], ['/risk_api/export/', {}]] as const;
     for (const [path, body] of routes) {
       expect((await call(path, { raw: '{"ip": ' })).status).toBe(400);
@@ -135,6 +136,9 @@ describe(`openapi.json against live answers (${backendName})`, () => {
     expect((await call('/risk_api/rate/', { headers: { 'idempotency-key': 'contract-rate' }, body: { ip: '9.9.9.9', rating: 1 } })).status).toBe(409);
     expect((await call('/risk_api/report/', { headers: { 'idempotency-key': 'contract-report' }, body: { kind: 'ipaddress', key: '9.9.9.9', outcome_code: 'legitimate' } })).status).toBe(409);
     for (const path of ['/risk_api/score/', '/risk_api/dimensions/']) expect((await call(path, { key: keys.free, body: { ip: '9.9.9.9' } })).status).toBe(403);
+    expect((await call('/risk_api/score/batch/', { key: keys.free, body: { ips: ['9.9.9.9'] } })).status).toBe(403);
+    // more distinct IPs than the tier's burst limit (developer: 5 per second) can never pass: 400, not a 429 to retry
+    expect((await call('/risk_api/score/batch/', { body: { ips: ['1.0.0.1', '1.0.0.2', '1.0.0.3', '1.0.0.4', '1.0.0.5', '1.0.0.6'] } })).json()).toMatchObject({ error: 'invalid_request' });
     expect((await call('/risk_api/nothing/', { body: {} })).status).toBe(404);
   });
 
@@ -145,10 +149,13 @@ describe(`openapi.json against live answers (${backendName})`, () => {
     const bursts: number[] = [];
     for (let i = 0; i < 2; i++) bursts.push((await call('/risk_api/score/', { key: keys.bursty, body: { ip: '9.9.9.9' } })).status);
     expect(bursts).toEqual([200, 429]);
+    // the batch: the tiny day is used up; the bursty key's second is too
+    expect((await call('/risk_api/score/batch/', { key: keys.tiny, body: { ips: ['9.9.9.9'] } })).json()).toMatchObject({ error: 'quota_exceeded' });
+    expect((await call('/risk_api/score/batch/', { key: keys.bursty, body: { ips: ['9.9.9.9'] } })).json()).toMatchObject({ error: 'rate_limited' });
   });
 
   it('answers faults with 500 and 503 as documented', async () => {
-    const routes = [['POST', '/risk_api/score/'], ['POST', '/risk_api/dimensions/'], ['POST', '/risk_api/rate/'], ['POST', '/risk_api/report/'],
+    const routes = [['POST', '/risk_api/score/'], ['POST', '/risk_api/score/batch/'], ['POST', '/risk_api/dimensions/'], ['POST', '/risk_api/rate/'], ['POST', '/risk_api/report/'],
       ['GET', '/risk_api/export/'], ['POST', '/risk_api/export/'], ['POST', '/risk_api/report/bulk/']] as const;
     const verifier = s.app.verifier;
     await patched(verifier, 'verify', async () => { throw new Error('injected bug'); }, async () => {
@@ -159,6 +166,7 @@ describe(`openapi.json against live answers (${backendName})`, () => {
     });
     await patched(s.app.counters, 'meterCall', async () => { throw new CounterUnavailableError('injected outage'); }, async () => {
       expect((await call('/risk_api/score/', { body: { ip: '9.9.9.9' } })).json()).toMatchObject({ error: 'quota_unavailable' });
+      expect((await call('/risk_api/score/batch/', { body: { ips: ['9.9.9.9'] } })).json()).toMatchObject({ error: 'quota_unavailable' });
     });
     await patched(s.app.counters, 'ping', async () => { throw new CounterUnavailableError('injected outage'); }, async () => {
       expect((await call('/readyz', { method: 'GET', key: null })).json()).toMatchObject({ ok: false, checks: { counters: 'unreachable' } });
@@ -206,6 +214,12 @@ describe(`openapi.json against live answers (${backendName})`, () => {
       expect(dimensions).toEqual(['ip', 'subnet', 'isp', 'asn', 'org', 'city', 'region', 'country']);
       expect(scored.data?.workspace_memory.ratings.bad).toBe(1);
       expect(Number(scored.response.headers.get('ratelimit-remaining'))).toBe(scored.data?.quota.remaining);
+
+      const batch = await api().POST('/risk_api/score/batch/', { body: { ips: ['203.0.113.9', 'nope'] } });
+      expect(batch.response.status).toBe(200);
+      const [scoredItem, invalid] = batch.data?.results ?? [];
+      expect(scoredItem && scoredItem.ok && scoredItem.workspace_memory.ratings.bad).toBe(1);
+      expect(invalid && !invalid.ok && invalid.error).toBe('invalid_ip');
     });
 
     it('types the refusals as the Error body', async () => {

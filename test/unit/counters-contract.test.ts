@@ -102,6 +102,56 @@ describe.each(STORES)('CounterStore contract: %s', (_name, open) => {
     expect(await store.peekMany(['rk_a', 'rk_b', 'rk_c'].map((k) => keyQuotaKey(ws, 'api_score', utcDay(start), k)))).toEqual([2, 1, 0]);
   });
 
+  it('meters a batch of units all or nothing: both limits must hold the units, a refusal by either changes no counter', async () => {
+    const store = await open();
+    const ws = randomUUID();
+    const start = Math.floor(Date.now() / 1000) * 1000;
+    const day = utcDay(start);
+    const call = (units: number, nowMs: number, dailyLimit = 10, prefix = 'rk_a') => store.meterCall({
+      quotaKey: quotaKey(ws, 'api_score', day), dailyLimit, quotaExpireAtMs: midnight(),
+      keyCountKey: keyQuotaKey(ws, 'api_score', day, prefix),
+      burstKey: burstKey(ws, prefix), burstLimit: 5, burstWindowMs: 1000, nowMs, units,
+    });
+    const reset = start + 1000;
+    const counts = async () => [await store.peek(quotaKey(ws, 'api_score', day)), await store.peek(keyQuotaKey(ws, 'api_score', day, 'rk_a'))];
+    expect(await call(3, start)).toEqual({ outcome: 'counted', used: 3, burstResetAtMs: reset });
+    // 3 + 3 passes the burst limit of 5: refused whole, nothing advanced (a 2 still fits the same second)
+    expect(await call(3, start + 1)).toEqual({ outcome: 'burst_limited', used: 3, burstResetAtMs: reset });
+    expect(await call(2, start + 2)).toEqual({ outcome: 'counted', used: 5, burstResetAtMs: reset });
+    expect(await call(1, start + 3)).toEqual({ outcome: 'burst_limited', used: 5, burstResetAtMs: reset });
+    // next second (the day's limit now 9): 5 units fit the burst window but not the 4 left of the day
+    expect(await call(5, start + 1000, 9)).toEqual({ outcome: 'quota_exhausted', used: 5, burstResetAtMs: reset + 1000 });
+    // the quota refusal left the burst window empty: the whole window is still there for a batch that fits the day
+    expect(await call(4, start + 1001, 9)).toEqual({ outcome: 'counted', used: 9, burstResetAtMs: reset + 1000 });
+    // ...and it holds those 4 now: 2 more pass the burst limit, whatever the day allows
+    expect(await call(2, start + 1002, 100)).toEqual({ outcome: 'burst_limited', used: 9, burstResetAtMs: reset + 1000 });
+    expect(await call(1, start + 2000, 9)).toEqual({ outcome: 'quota_exhausted', used: 9, burstResetAtMs: reset + 2000 });
+    expect(await counts()).toEqual([9, 9]);
+    // units are a positive integer: anything else would count wrongly
+    for (const bad of [0, -1, 1.5]) await expect(call(bad, start + 3000)).rejects.toThrow(RangeError);
+    expect(await counts()).toEqual([9, 9]);
+  });
+
+  it('reserves exactly what fits when 60 batches of 7 race for a quota of 100', async () => {
+    const store = await open();
+    const ws = randomUUID();
+    const nowMs = Date.now();
+    const day = utcDay(nowMs);
+    const results = await Promise.all(Array.from({ length: 60 }, (_, i) => store.meterCall({
+      quotaKey: quotaKey(ws, 'api_score', day), dailyLimit: 100, quotaExpireAtMs: midnight(),
+      keyCountKey: keyQuotaKey(ws, 'api_score', day, `rk_${i % 3}`),
+      burstKey: burstKey(ws, `rk_${i % 3}`), burstLimit: 1000, burstWindowMs: 1000, nowMs, units: 7,
+    })));
+    const counted = results.filter((r) => r.outcome === 'counted');
+    expect(counted.length).toBe(14); // 14 x 7 = 98; the 15th would pass 100
+    // each counted batch saw its own 7 units: the values after the calls are 7, 14, ..., 98
+    expect(counted.map((r) => r.used).sort((a, b) => a - b)).toEqual(Array.from({ length: 14 }, (_, i) => 7 * (i + 1)));
+    expect(results.filter((r) => r.outcome !== 'counted').every((r) => r.outcome === 'quota_exhausted' && r.used === 98)).toBe(true);
+    expect(await store.peek(quotaKey(ws, 'api_score', day))).toBe(98);
+    const perKey = await store.peekMany([0, 1, 2].map((k) => keyQuotaKey(ws, 'api_score', day, `rk_${k}`)));
+    expect(perKey.reduce((a, b) => a + b, 0)).toBe(98);
+  });
+
   it('records a batch of tallies: hits and requesters add up, also past 500 requesters for one entity', async () => {
     const store = await open();
     const [busy, quiet] = [`asn:${randomUUID()}`, `ip:${randomUUID()}`];

@@ -73,6 +73,23 @@ describe('embedded counter store: persistence', () => {
     await next.close();
   });
 
+  it('recovers a batch\'s units after a crash: a metered call of 7 units replays as 7', async () => {
+    const file = journalFile();
+    const now = Date.now();
+    const keyCount = `${Q}:k:rk_a`;
+    const crashed = await createEmbeddedCounterStore({ file });
+    const meter = (store: CounterStore, units: number) => store.meterCall({
+      quotaKey: Q, dailyLimit: 10, quotaExpireAtMs: FAR, keyCountKey: keyCount,
+      burstKey: 'rl:{ws:1}:k:rk_a', burstLimit: 100, burstWindowMs: 1000, nowMs: now, units,
+    });
+    expect((await meter(crashed, 7)).outcome).toBe('counted');
+    expect((await meter(crashed, 1)).outcome).toBe('counted');
+    const next = await createEmbeddedCounterStore({ file }); // the first one never closed
+    expect(await next.peekMany([Q, keyCount])).toEqual([8, 8]);
+    expect(await meter(next, 3)).toMatchObject({ outcome: 'quota_exhausted', used: 8 });
+    await next.close();
+  });
+
   it('recovers the writes of a process killed with SIGKILL', async () => {
     const file = journalFile();
     const storeModule = resolve('src/platform/counters/embedded.ts');

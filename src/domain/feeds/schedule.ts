@@ -106,18 +106,6 @@ export async function listFeedsWithSchedules(prisma: PrismaClient): Promise<Feed
   return listed.sort((a, b) => a.name.localeCompare(b.name));
 }
 
-/** For metrics: each feed fetched from a URL, its size and how its fetches go (the URL is left out: it may carry a token). */
-export type FeedFetchStatus = {
-  name: string; entries: number; everySeconds: number; nextFetchAt: Date; lastSuccessAt: Date | null; lastFetch: LastFetch | null;
-};
-
-export async function feedFetchStatus(prisma: PrismaClient): Promise<FeedFetchStatus[]> {
-  return (await listFeedsWithSchedules(prisma)).flatMap((f) => f.schedule ? [{
-    name: f.name, entries: f.entries, everySeconds: f.schedule.everySeconds, nextFetchAt: f.schedule.nextFetchAt,
-    lastSuccessAt: f.schedule.lastSuccessAt, lastFetch: f.schedule.lastFetch,
-  }] : []);
-}
-
 /** Stores how a fetch went, and when the next one is due (sooner after a failure). */
 export async function recordFetch(prisma: PrismaClient, s: FeedSchedule, last: LastFetch, held?: { etag: string | null; lastModified: string | null; contentHash: string }): Promise<FeedSchedule> {
   const retry = last.outcome === 'failed' ? Math.min(s.everySeconds, RETRY_AFTER_FAILURE_SECONDS) : s.everySeconds;

@@ -1,6 +1,8 @@
 import type { Viewer } from '../access/verifier.ts';
 import type { NetworkIndex } from '../network/index.ts';
-import type { PublicationCache } from '../publishing/index.ts';
+import type { PublicationCache, Snapshot } from '../publishing/index.ts';
+
+import type { Hierarchy } from '../network/types.ts';
 import type { TierCatalog } from '../metering/tiers.ts';
 import type { ScoreMeter, QuotaPosture, MeteredSurface } from '../metering/meter.ts';
 import type { CommunitySignals } from '../community/signal.ts';
@@ -52,24 +54,36 @@ export async function scoreRequest(
   const { ip, viewer, surface = 'api_score' } = input;
   const tier = deps.tiers.get(viewer.tier);
   const nowMs = deps.meter.admit(tier, surface);
-  const snapshot = deps.publications.current();
   const hierarchy = deps.network.resolve(ip);
-  const score = scoreIp(hierarchy, snapshot.global, snapshot.contextual(viewer.workspaceId));
-  const memory = deps.ipMemory.get(viewer.workspaceId, ip); // this process's copy: no query (ip-memory.ts)
+  const answer = scoreAnswer(ip, hierarchy, viewer, deps.publications.current(), deps);
   const [communitySignal, quota] = await Promise.all([
     readScoreSignal(deps.community, hierarchy, nowMs),
     deps.meter.consume(viewer, tier, nowMs, surface),
-  ]).catch((e: unknown) => {
-    const refusal = isAppError(e) ? REFUSALS[e.code] : undefined;
-    if (refusal) deps.observeScore?.scoreRefused(viewer.tier, input.via, refusal);
-    throw e;
-  });
+  ]).catch((e: unknown) => refused(e, viewer, input.via, deps));
   deps.observeScore?.scoreCounted(viewer.tier, input.via);
   // The call has succeeded and is counted: a failure to record the lookup must not turn it into an error
   // (CommunitySignals reports a failed batch once, to the log).
   void deps.community.record(hierarchy, input.requester, nowMs);
+  return { ...answer, quota, communitySignal };
+}
+
+/** Tells the observer of a metering refusal (quota or burst), then fails the call with it. */
+export function refused(e: unknown, viewer: Viewer, via: ApiSurface, deps: ScoreDeps): never {
+  const refusal = isAppError(e) ? REFUSALS[e.code] : undefined;
+  if (refusal) deps.observeScore?.scoreRefused(viewer.tier, via, refusal);
+  throw e;
+}
+
+/**
+ * One IP's answer, less the call's quota and the community signal read with it: computed from ONE publication
+ * snapshot (plus the workspace's own layer and memory). The one shaping of a score, for a single call and for
+ * each IP of a batch.
+ */
+export function scoreAnswer(ip: string, hierarchy: Hierarchy, viewer: Viewer, snapshot: Snapshot, deps: ScoreDeps): Omit<ScoreOutcome, 'quota' | 'communitySignal'> {
+  const score = scoreIp(hierarchy, snapshot.global, snapshot.contextual(viewer.workspaceId));
+  const memory = deps.ipMemory.get(viewer.workspaceId, ip); // this process's copy: no query (ip-memory.ts)
   return {
-    ip, apiKey: { name: viewer.keyName, prefix: viewer.keyPrefix }, quota, score, communitySignal, memory,
+    ip, apiKey: { name: viewer.keyName, prefix: viewer.keyPrefix }, score, memory,
     ...reportLinks(deps.baseUrl, ip, score),
     publication: { version: snapshot.version, publishedAt: snapshot.publishedAt },
   };

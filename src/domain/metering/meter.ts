@@ -12,7 +12,9 @@ import { requireScoreEligible, type Tier } from './tiers.ts';
  *   limit in the tier: `api_score` (REST and /graphql) and `agent_score` (the MCP tool `score_ip`), both separate
  *   from the direct-report quota (`direct_report`). Eligibility and the key's burst limit are shared.
  * - Only a successful call counts: the score is computed first, then one atomic step checks
- *   the burst limit and "increments if below the limit"; a refused call leaves the count unchanged.
+ *   the burst limit and "increments if below the limit"; a refused call leaves every count unchanged.
+ * - A batch (score_batch, score_ips) costs one unit per distinct valid IP on both the quota and the burst window,
+ *   reserved all or nothing before any IP is scored (docs/decisions/0019-batch-quota-and-burst.md).
  * - `remaining = max(0, daily_limit - used_today)`; `over_limit` is true when no call is
  *   left today (remaining = 0): the next `score` is refused until the reset.
  * - Burst: at most `burst_per_second` calls per key per clock second (own 429 code), checked in the
@@ -88,27 +90,33 @@ export class ScoreMeter {
 
   /**
    * After the score is computed: the key's burst limit, then the daily quota, in ONE atomic counter call (one
-   * round trip). Counts the call, or refuses it with 429 rate_limited (burst; counts nothing) or quota_exceeded.
+   * round trip). Counts the call, or refuses it with 429 rate_limited (burst) or quota_exceeded; a refusal counts
+   * nothing. `units` is what the call costs on both counters: 1 for a score call, the distinct valid IPs of a
+   * batch, reserved before its work (scoreBatchRequest); all of them count, or none.
    */
-  async consume(viewer: Viewer, tier: Tier, nowMs: number, surface: MeteredSurface = 'api_score'): Promise<QuotaPosture> {
+  async consume(viewer: Viewer, tier: Tier, nowMs: number, surface: MeteredSurface = 'api_score', units = 1): Promise<QuotaPosture> {
     const workspace = String(viewer.workspaceId);
     const limit = LIMIT[surface](tier);
     const day = utcDay(nowMs);
     const result = await guard(() => this.counters.meterCall({
       quotaKey: quotaKey(workspace, surface, day), dailyLimit: limit, quotaExpireAtMs: nextUtcMidnightMs(nowMs) + HISTORY_MS,
       keyCountKey: keyQuotaKey(workspace, surface, day, viewer.keyPrefix),
-      burstKey: burstKey(workspace, viewer.keyPrefix), burstLimit: tier.burstPerSecond, burstWindowMs: 1000, nowMs,
+      burstKey: burstKey(workspace, viewer.keyPrefix), burstLimit: tier.burstPerSecond, burstWindowMs: 1000, nowMs, units,
     }));
     const quota = posture(limit, result.used, nowMs);
+    const batch = units === 1 ? '' : `This batch of ${units} IPs counts as ${units} calls, and not enough are left`;
     if (result.outcome === 'burst_limited') {
       const retry = retryAfterSeconds(result.burstResetAtMs, nowMs);
-      throw new AppError('rate_limited', `More than ${tier.burstPerSecond} score calls per second with this key; slow down (this is not the daily quota).`,
+      const message = batch ? `${batch} in this second's burst limit of ${tier.burstPerSecond} per key; retry after the second ends (this is not the daily quota).`
+        : `More than ${tier.burstPerSecond} score calls per second with this key; slow down (this is not the daily quota).`;
+      throw new AppError('rate_limited', message,
         undefined, { burst: { limit: tier.burstPerSecond, window_s: 1 } }, { ...rateLimitHeaders(quota), 'retry-after': String(retry) });
     }
     if (result.outcome === 'quota_exhausted') {
       // The reset instant travels in the body too: an agent host sees the tool result, not the Retry-After header.
-      throw new AppError('quota_exceeded',
-        `The ${METERED[surface].quota} of ${limit} calls is used up; it resets at ${quota.resetsAt} (00:00 UTC). Upgrade the tier for more.`,
+      const message = batch ? `${batch} today (${quota.remaining} of the ${METERED[surface].quota} of ${limit}); nothing was counted. It resets at ${quota.resetsAt} (00:00 UTC); send fewer IPs or upgrade the tier.`
+        : `The ${METERED[surface].quota} of ${limit} calls is used up; it resets at ${quota.resetsAt} (00:00 UTC). Upgrade the tier for more.`;
+      throw new AppError('quota_exceeded', message,
         undefined, { quota: { ...quotaAnswer(quota), resets_at: quota.resetsAt } },
         { 'retry-after': String(quota.retryAfterSeconds), ...rateLimitHeaders(quota) });
     }

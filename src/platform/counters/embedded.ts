@@ -10,7 +10,7 @@
  * Expiry mirrors Redis: a quota counter dies at its absolute expireAtMs; burst and community entries die a TTL
  * after the write (the TTL computed from the caller's nowMs), all judged by `now()`.
  */
-import { CounterUnavailableError, type CounterStore } from './types.ts';
+import { CounterUnavailableError, meterUnits, type CounterStore } from './types.ts';
 import { assertActivityRange, communityExpireAtMs, windowStart, WINDOW_MS } from './keys.ts';
 import { Journal, type JournalRecord } from './journal.ts';
 
@@ -49,12 +49,12 @@ export async function createEmbeddedCounterStore(opts: EmbeddedCounterStoreOptio
     }
   }
 
-  // Records: q = one counted quota hit, l = one lookup of several entities; Q and W are snapshot lines.
+  // Records: q = counted quota units (one, or the count in its fourth field), l = one lookup of several entities; Q and W are snapshot lines.
   function apply(rec: JournalRecord): void {
     const t = now();
     const [op, a, b, c, d, e] = rec;
     if (op === 'q' && typeof a === 'string' && typeof b === 'number' && b > t) {
-      quotas.set(a, { v: (quotas.get(a)?.v ?? 0) + 1, exp: b });
+      quotas.set(a, { v: (quotas.get(a)?.v ?? 0) + (typeof c === 'number' ? c : 1), exp: b });
     } else if (op === 'Q' && typeof a === 'string' && typeof b === 'number' && typeof c === 'number' && c > t) {
       quotas.set(a, { v: b, exp: c });
     } else if (op === 'l' && typeof a === 'string' && typeof b === 'number' && typeof c === 'number' && c > t && Array.isArray(d)) {
@@ -125,13 +125,19 @@ export async function createEmbeddedCounterStore(opts: EmbeddedCounterStoreOptio
     return w && w.exp > t ? w : undefined;
   };
 
-  /** A fixed-window hit (not journaled: see the top of this file). */
-  function hit(key: string, limit: number, windowMs: number, nowMs: number, t: number) {
+  /** The live entry of a fixed burst window (created empty; not journaled: see the top of this file). */
+  function burstWindow(key: string, windowMs: number, nowMs: number, t: number) {
     const start = Math.floor(nowMs / windowMs) * windowMs;
     const resetAtMs = start + windowMs;
     const id = `${key}:${start}`;
-    let b = bursts.get(id);
-    if (!b || b.exp <= t) bursts.set(id, (b = { count: 0, exp: t + (resetAtMs - nowMs) + windowMs }));
+    let entry = bursts.get(id);
+    if (!entry || entry.exp <= t) bursts.set(id, (entry = { count: 0, exp: t + (resetAtMs - nowMs) + windowMs }));
+    return { entry, resetAtMs };
+  }
+
+  /** A fixed-window hit: counted when the window has room. */
+  function hit(key: string, limit: number, windowMs: number, nowMs: number, t: number) {
+    const { entry: b, resetAtMs } = burstWindow(key, windowMs, nowMs, t);
     if (b.count >= limit) return { allowed: false, count: b.count, resetAtMs };
     b.count += 1;
     return { allowed: true, count: b.count, resetAtMs };
@@ -170,18 +176,23 @@ export async function createEmbeddedCounterStore(opts: EmbeddedCounterStoreOptio
     },
 
     async meterCall(call) {
+      const n = meterUnits(call);
       const t = open();
       const used = liveQuota(call.quotaKey, t);
-      const burst = hit(call.burstKey, call.burstLimit, call.burstWindowMs, call.nowMs, t);
-      if (!burst.allowed) return { outcome: 'burst_limited', used, burstResetAtMs: burst.resetAtMs };
-      if (used >= call.dailyLimit) return { outcome: 'quota_exhausted', used, burstResetAtMs: burst.resetAtMs };
+      const burst = burstWindow(call.burstKey, call.burstWindowMs, call.nowMs, t);
+      const outcome = { used, burstResetAtMs: burst.resetAtMs };
+      if (burst.entry.count + n > call.burstLimit) return { outcome: 'burst_limited', ...outcome };
+      if (used + n > call.dailyLimit) return { outcome: 'quota_exhausted', ...outcome };
+      burst.entry.count += n;
       const exp = call.quotaExpireAtMs;
       const keyCount = liveQuota(call.keyCountKey, t);
-      commit([['q', call.quotaKey, exp], ['q', call.keyCountKey, exp]], () => {
-        quotas.set(call.quotaKey, { v: used + 1, exp });
-        quotas.set(call.keyCountKey, { v: keyCount + 1, exp });
+      // A single call journals as before (two one-unit lines); a batch writes its count.
+      const line = (key: string): JournalRecord => (n === 1 ? ['q', key, exp] : ['q', key, exp, n]);
+      commit([line(call.quotaKey), line(call.keyCountKey)], () => {
+        quotas.set(call.quotaKey, { v: used + n, exp });
+        quotas.set(call.keyCountKey, { v: keyCount + n, exp });
       });
-      return { outcome: 'counted', used: used + 1, burstResetAtMs: burst.resetAtMs };
+      return { outcome: 'counted', used: used + n, burstResetAtMs: burst.resetAtMs };
     },
 
     async recordLookups(entityKeys, requester, nowMs) {

@@ -65,35 +65,38 @@ return {0, redis.call('PTTL', KEYS[1])}`,
 });
 
 /**
- * A metered call: the burst window (KEYS[1]) as hitScript, then the daily quota (KEYS[2]) as consumeScript, in
- * one step and one round trip; a counted call also increments the key's own count of the day (KEYS[3], same
- * expiry). All keys carry the workspace's hash tag. A burst refusal leaves every count alone.
+ * A metered call of ARGV[5] units (a score call is 1, a batch is its distinct valid IPs) in one step and one
+ * round trip: the burst window (KEYS[1]) must hold the units, then the daily quota (KEYS[2]) must; only when both
+ * do are both advanced by the units, and the key's own count of the day (KEYS[3], same expiry as the quota) with
+ * them. A refusal, by either limit, leaves every count alone. All keys carry the workspace's hash tag.
  * Reply {outcome 1 counted | 2 burst limited | 3 quota exhausted, quota value after the call}.
  */
 export const meterScript = defineScript({
   NUMBER_OF_KEYS: 3,
   SCRIPT: `
+local n = tonumber(ARGV[5])
 local used = tonumber(redis.call('GET', KEYS[2]) or '0')
 local burst = tonumber(redis.call('GET', KEYS[1]) or '0')
-if burst >= tonumber(ARGV[1]) then
+if burst + n > tonumber(ARGV[1]) then
   return {2, used}
 end
-if redis.call('INCR', KEYS[1]) == 1 then
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-end
-if used >= tonumber(ARGV[3]) then
+if used + n > tonumber(ARGV[3]) then
   return {3, used}
 end
-used = redis.call('INCR', KEYS[2])
+if redis.call('INCRBY', KEYS[1], n) == n then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+used = redis.call('INCRBY', KEYS[2], n)
 redis.call('PEXPIREAT', KEYS[2], ARGV[4])
-redis.call('INCR', KEYS[3])
+redis.call('INCRBY', KEYS[3], n)
 redis.call('PEXPIREAT', KEYS[3], ARGV[4])
 return {1, used}`,
-  parseCommand(parser: CommandParser, burstWindowKey: string, quotaKey: string, keyCountKey: string, burstLimit: number, burstTtlMs: number, dailyLimit: number, quotaExpireAtMs: number) {
+  parseCommand(parser: CommandParser, burstWindowKey: string, quotaKey: string, keyCountKey: string, burstLimit: number, burstTtlMs: number,
+    dailyLimit: number, quotaExpireAtMs: number, units: number) {
     parser.pushKey(burstWindowKey);
     parser.pushKey(quotaKey);
     parser.pushKey(keyCountKey);
-    parser.push(String(burstLimit), String(Math.max(1, Math.ceil(burstTtlMs))), String(dailyLimit), String(Math.trunc(quotaExpireAtMs)));
+    parser.push(String(burstLimit), String(Math.max(1, Math.ceil(burstTtlMs))), String(dailyLimit), String(Math.trunc(quotaExpireAtMs)), String(units));
   },
   transformReply: (reply: unknown) => reply as Pair,
 });

@@ -26,7 +26,7 @@
  * connect timeout, and a reconnect loop that never gives up (capped backoff), so service resumes by itself
  * when Redis returns. Every failure to reach Redis surfaces as CounterUnavailableError.
  */
-import type { CounterStore } from './types.ts';
+import { meterUnits, type CounterStore } from './types.ts';
 import { assertActivityRange, communityExpireAtMs, hashTag, windowStart, COMMUNITY_RETENTION_MS, WINDOW_MS } from './keys.ts';
 import { closeClient, connectClient, redact, unavailable, type RedisClient } from './redis-connection.ts';
 
@@ -132,9 +132,10 @@ export async function createRedisCounterStore(url: string, opts: RedisCounterSto
     async meterCall(call) {
       const start = Math.floor(call.nowMs / call.burstWindowMs) * call.burstWindowMs;
       const burstResetAtMs = start + call.burstWindowMs;
+      const units = meterUnits(call); // a caller's bug, not an outage: thrown as it is
       try {
         const [outcome, used] = await client.meter(`${k(call.burstKey)}:${start}`, k(call.quotaKey), k(call.keyCountKey), call.burstLimit,
-          burstResetAtMs - call.nowMs + call.burstWindowMs, call.dailyLimit, call.quotaExpireAtMs);
+          burstResetAtMs - call.nowMs + call.burstWindowMs, call.dailyLimit, call.quotaExpireAtMs, units);
         return { outcome: outcome === 1 ? 'counted' : outcome === 2 ? 'burst_limited' : 'quota_exhausted', used: Number(used), burstResetAtMs };
       } catch (err) { throw unavailable(err); }
     },

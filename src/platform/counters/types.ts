@@ -19,11 +19,12 @@ export interface CounterStore {
    *  claim changes nothing and answers how long the current claim still lasts (at least 1 ms), so "once per
    *  ttlMs" holds exactly, counted from the claim that succeeded, not from a clock-aligned window. */
   claimCooldown(key: string, ttlMs: number): Promise<{ claimed: boolean; retryAfterMs: number }>;
-  /** A metered call in ONE atomic step: first the burst window of `burstKey` (as hitWindow: a refused hit counts
-   *  nowhere), then the daily quota at `quotaKey` (as consumeIfBelow, expiry set in the same step); a counted
-   *  call also adds 1 to `keyCountKey` (same expiry; it limits nothing). A call refused by the burst limit leaves
-   *  the quota alone. `used` is the quota's value after the call, counted or not (so a refusal can still report
-   *  the day's posture). All keys must share a hash tag (one Redis slot). */
+  /** A metered call of `units` (default 1) in ONE atomic step, all or nothing: it is counted only when the burst
+   *  window of `burstKey` (fixed windows, as hitWindow) still holds `units` AND the daily quota at `quotaKey` does
+   *  (`used + units <= dailyLimit`); then both advance by `units`, and so does `keyCountKey` (same expiry as the
+   *  quota, set in the same step; it limits nothing). A refusal by either limit changes no counter; the burst
+   *  limit is judged first. `used` is the quota's value after the call, counted or not (so a refusal can still
+   *  report the day's posture). All keys must share a hash tag (one Redis slot). */
   meterCall(call: MeterCall): Promise<MeterResult>;
   /** Community signal: one lookup of each entity by `requester` in the 10-minute window containing nowMs:
    *  a hit counter and a distinct-requester set per (entity, window), kept 7 days after the window ends. */
@@ -49,7 +50,15 @@ export type MeterCall = {
   keyCountKey: string;
   burstKey: string; burstLimit: number; burstWindowMs: number;
   nowMs: number;
+  /** What the call costs on both counters: 1 for a score call, the distinct valid IPs of a batch. A positive integer. */
+  units?: number;
 };
+/** A call's units, checked: a count of 0, a fraction or a negative number would let a caller count wrongly. */
+export function meterUnits(call: MeterCall): number {
+  const units = call.units ?? 1;
+  if (!Number.isSafeInteger(units) || units < 1) throw new RangeError(`meter units must be a positive integer: ${units}`);
+  return units;
+}
 export type MeterResult = { outcome: 'counted' | 'burst_limited' | 'quota_exhausted'; used: number; burstResetAtMs: number };
 
 export type LookupTally = { entity: string; windowStartMs: number; hits: number; requesters: readonly string[] };

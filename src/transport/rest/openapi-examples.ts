@@ -53,6 +53,15 @@ export const scoreExample = {
   publication: { version: 12, published_at: PUBLISHED_AT },
 };
 
+export const scoreBatchRequestExample = { ips: ['9.9.9.9', 'not-an-ip', '9.9.9.9'] };
+const { ok: _ok, endpoint: _endpoint, api_key: batchKey, quota: _quota, ...scoredItem } = scoreExample;
+const invalidItem = { ip: 'not-an-ip', ok: false, error: 'invalid_ip', message: 'The item is not a valid IPv4 or IPv6 address; it was not counted.' };
+export const scoreBatchExample = {
+  ok: true, endpoint: 'score_batch', api_key: batchKey,
+  quota: { daily_limit: 1000, used_today: 18, remaining: 982, over_limit: false },
+  results: [{ ok: true, ...scoredItem }, invalidItem, { ok: true, ...scoredItem }],
+};
+
 const summary = (score: number, level: string, bad: number) => ({
   score, level, counts: counts(1, bad), reporters: 1, first_seen: '2026-11-23T09:58:12.602Z', last_seen: '2026-11-23T09:58:12.633Z',
 });

@@ -1,3 +1,4 @@
+import { INVALID_IP, MAX_BATCH_IPS } from '../../domain/lookups/score-batch.ts';
 import { z } from 'zod';
 import { ERRORS } from '../../errors.ts';
 import { IDEMPOTENCY_TTL_HOURS } from '../../domain/memory/idempotency.ts';
@@ -149,6 +150,27 @@ export const scoreResponse = object({
     reports: { ...count, description: 'Reports of the workspace naming the IP.' },
   }, { description: 'What the calling workspace itself wrote about the IP.' }),
   publication,
+});
+
+/** The batch: one item per requested IP, each the single score's answer less its key and quota, or its own error. */
+const { ok: _ok, endpoint: _endpoint, api_key: apiKey, quota: scoreQuota, ...scoredParts } = scoreResponse.properties;
+export const scoreBatchResponse = object({
+  ok: { const: true }, endpoint: { const: 'score_batch' },
+  api_key: apiKey,
+  quota: { ...scoreQuota, description: 'The daily score quota after this batch: one call counted per distinct valid IP.' },
+  results: {
+    type: 'array', minItems: 1, maxItems: MAX_BATCH_IPS,
+    description: 'One item per requested IP, in request order; a repeated IP (after canonicalisation) repeats its answer.',
+    items: {
+      oneOf: [
+        object({ ok: { const: true }, ...scoredParts }, { description: 'Scored: the same objects as the single score answer.' }),
+        object({
+          ip: { type: 'string', description: 'The item as sent.' }, ok: { const: false },
+          error: { const: INVALID_IP }, message: { type: 'string', description: 'What is wrong with it.' },
+        }, { description: 'Not an IPv4 or IPv6 address: not scored and not counted.' }),
+      ],
+    },
+  },
 });
 
 const summary = (description: string) => object({

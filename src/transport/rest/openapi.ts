@@ -3,12 +3,14 @@ import path from 'node:path';
 import type { ErrorCode } from '../../errors.ts';
 import { PACKAGE_ROOT } from '../../platform/package-root.ts';
 import { ipQuerySchema, rateInputSchema, reportInputSchema } from '../../domain/memory/schemas.ts';
+import { MAX_BATCH_IPS, scoreBatchInputSchema } from '../../domain/lookups/score-batch.ts';
 import { reportFilterSchema } from '../../domain/analyst/report-filter.ts';
 import { EXPORT_MAX_ROWS } from './export.ts';
 import { BULK_MAX_BYTES, BULK_MAX_LINES, CSV_COLUMNS } from './bulk/body.ts';
 import { BULK_CHUNK_SIZE } from '../../domain/memory/report-bulk.ts';
 import {
-  bodySchema, bulkLineSchema, bulkReportResponse, dimensionsResponse, errorBody, exportRecord, healthBody, rateResponse, readinessBody, reportResponse, scoreResponse,
+  bodySchema, bulkLineSchema, bulkReportResponse, dimensionsResponse, errorBody, exportRecord, healthBody, rateResponse, readinessBody, reportResponse,
+  scoreBatchResponse, scoreResponse,
 } from './openapi-schemas.ts';
 import * as example from './openapi-examples.ts';
 import { errorResponses, examples, headers, parameters, rateLimitHeaders, ref, requestIdHeader } from './openapi-parts.ts';
@@ -137,6 +139,21 @@ function paths() {
         ...errorResponses([...JSON_BODY, 'tier_not_eligible', 'quota_exceeded', 'rate_limited', 'quota_unavailable', ...AUTHENTICATED]),
       },
     } },
+    '/risk_api/score/batch/': { post: {
+      tags: ['Scoring'], operationId: 'scoreBatch', summary: `Score 1 to ${MAX_BATCH_IPS} IPs in one call (metered)`,
+      description: 'One answer per requested IP, in request order: the same objects as the single score (query, score, community_signal, '
+        + 'links, workspace_memory, publication), or `{ ip, ok: false, error: "invalid_ip", message }` for an item that is not an IP, '
+        + 'which is not counted. A repeated IP (after canonicalisation) is scored and counted once. The batch costs one call per '
+        + 'distinct valid IP on the daily score quota and on the key\'s burst limit, reserved all or nothing before any IP is scored: '
+        + 'when fewer are left today it is refused with 429 quota_exceeded, when they do not fit this second\'s burst window with 429 '
+        + 'rate_limited, and either refusal counts nothing. A batch of more distinct valid IPs than the tier\'s burst_per_second can '
+        + 'never pass, and is refused with 400 invalid_request. Needs a tier that includes score.',
+      requestBody: body('ScoreBatchRequest', example.scoreBatchRequestExample),
+      responses: {
+        200: { description: 'Scored and counted (the quota after the batch).', headers: { ...requestIdHeader, ...rateLimitHeaders }, content: json('ScoreBatchResponse', example.scoreBatchExample) },
+        ...errorResponses([...JSON_BODY, 'tier_not_eligible', 'quota_exceeded', 'rate_limited', 'quota_unavailable', ...AUTHENTICATED]),
+      },
+    } },
     '/risk_api/dimensions/': { post: {
       tags: ['Scoring'], operationId: 'dimensions', summary: 'Raw dimensional read of an IP (unmetered)',
       description: 'The IP\'s report hierarchy and, per dimension, the entity with its published summary and the workspace\'s own layer, '
@@ -235,9 +252,10 @@ export function openApiDocument(baseUrl?: string) {
       headers, parameters, examples,
       schemas: {
         Error: errorBody,
-        IpRequest: bodySchema(ipQuerySchema), RateRequest: bodySchema(rateInputSchema), ReportRequest: bodySchema(reportInputSchema),
+        IpRequest: bodySchema(ipQuerySchema), ScoreBatchRequest: bodySchema(scoreBatchInputSchema), RateRequest: bodySchema(rateInputSchema), ReportRequest: bodySchema(reportInputSchema),
         BulkReportLine: bulkLineSchema(), ExportRequest: exportRequest(),
-        ScoreResponse: scoreResponse, DimensionsResponse: dimensionsResponse, RateResponse: rateResponse, ReportResponse: reportResponse, BulkReportResponse: bulkReportResponse,
+        ScoreResponse: scoreResponse, ScoreBatchResponse: scoreBatchResponse, DimensionsResponse: dimensionsResponse, RateResponse: rateResponse, ReportResponse: reportResponse,
+        BulkReportResponse: bulkReportResponse,
         ExportRecord: exportRecord, Health: healthBody, Readiness: readinessBody,
       },
     },

@@ -9,6 +9,8 @@ import { IDEMPOTENCY_KEY } from '../../domain/memory/idempotency.ts';
 import { ipQuerySchema, rateInputSchema, reportInputSchema } from '../../domain/memory/schemas.ts';
 import { dimensionsOperation, shapeDimensions } from './dimensions.ts';
 import { scoreOperation, shapeScore } from './score.ts';
+import { scoreBatchOperation, shapeScoreBatch } from './score-batch.ts';
+import { scoreBatchInputSchema } from '../../domain/lookups/score-batch.ts';
 import { snakeToCamelKeys } from '../../domain/validation.ts';
 import { restInput } from './input.ts';
 import { runOperation, type Operation } from './operation.ts';
@@ -63,6 +65,7 @@ export function createRestRouter(deps: ApiDeps): Handler {
     '/risk_api/report': { POST: endpoint(deps, { schema: reportInputSchema, op: reportOperation, variables: (input) => ({ input }), shape: shapeReport as never, creates: true }) },
     '/risk_api/report/bulk': { POST: reportBulkRoute(deps) },
     '/risk_api/score': { POST: endpoint(deps, { schema: ipQuerySchema, op: scoreOperation, variables: (input) => ({ ip: input.ip }), shape: shapeScore as never, creates: false }) },
+    '/risk_api/score/batch': { POST: endpoint(deps, { schema: scoreBatchInputSchema, op: scoreBatchOperation, variables: (input) => ({ ips: input.ips }), shape: shapeScoreBatch as never, creates: false }) },
     '/risk_api/dimensions': { POST: endpoint(deps, { schema: ipQuerySchema, op: dimensionsOperation, variables: (input) => ({ ip: input.ip }), shape: shapeDimensions as never, creates: false }) },
     '/risk_api/export': { GET: (req, res, id) => handleExport(req, res, id, deps), POST: (req, res, id) => handleExport(req, res, id, deps) },
     '/risk_api/openapi.json': {

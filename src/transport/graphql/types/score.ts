@@ -20,7 +20,7 @@ import type { IpMemory } from '../../../domain/memory/ip-memory.ts';
 // without a resolver to a plain property read, and the score selection has ~200 fields
 // (docs/decisions/0009-graphql-jit-for-fixed-operations.md).
 
-const Quota = builder.objectRef<QuotaPosture>('Quota').implement({
+export const Quota = builder.objectRef<QuotaPosture>('Quota').implement({
   description: 'The daily score quota after this call (resets 00:00 UTC).',
   fields: (t) => ({
     dailyLimit: t.exposeInt('dailyLimit', { description: 'Successful score calls allowed per UTC day.' }),
@@ -150,7 +150,7 @@ const LinkRef = builder.objectRef<{ code: DimensionCode; url: string }>('ReportL
   }),
 });
 
-const ScoreResult = builder.objectRef<ScoreOutcome>('ScoreResult').implement({
+export const ScoreResult = builder.objectRef<ScoreOutcome>('ScoreResult').implement({
   description: 'The answer of one metered score call.',
   fields: (t) => ({
     ip: t.exposeString('ip', { description: 'The canonical IP scored.' }),
