@@ -12,6 +12,8 @@ export type LoadRow = {
   target: string; scenario: Scenario; connections: number; result: Measured | { skipped: string }; cpu: CpuUse | null;
   /** The server's event-loop delay over the window; null where the server has no /metrics. */
   loop: LoopDelay | null;
+  /** Reports stored per second, for a scenario of many reports per request (req/s is rounded: too coarse for it). */
+  linesPerSecond?: number;
 };
 export type ServiceRow = { name: string; readyMs: number; rssReadyMb: number | null; rssLoadMb: number | null; peakMb: number | null };
 
@@ -84,7 +86,8 @@ export function loadTable(rows: LoadRow[], mainConnections: number): string {
     const c = check(row, ratio, rest, mainConnections);
     const cpu = row.cpu;
     const loop = row.loop ? `${fmt(row.loop.p50, 1)} / ${fmt(row.loop.p99, 1)} / ${fmt(row.loop.max, 1)}` : '—';
-    lines.push(`| ${row.target} | ${row.scenario.label} | ${row.connections} | ${fmt(r.rps)} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${fmt(r.failed)} | `
+    const label = row.linesPerSecond === undefined ? row.scenario.label : `${row.scenario.label}: ${fmt(row.linesPerSecond)} lines/s`;
+    lines.push(`| ${row.target} | ${label} | ${row.connections} | ${fmt(r.rps)} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${fmt(r.failed)} | `
       + `${cpu ? `${fmt(cpu.serverPct)}%` : '—'} | ${cpu ? fmt(cpu.serverUsPerRequest) : '—'} | ${cpu ? fmt(cpu.storesUsPerRequest) : '—'} | ${loop} | `
       + `${ratio === null ? '—' : pct(ratio)} | ${c?.text ?? '—'} | ${c ? (c.pass ? 'PASS' : 'FAIL') : '—'} |`);
   }

@@ -80,6 +80,8 @@ const PEER_PLAN: Plan = [['crowdsec-fresh', CONNECTIONS], ['crowdsec-decided', C
 const SERVICE_PLAN: Plan = ([
   ['score-rest', 1], ['score-rest', 8], ['score-rest', CONNECTIONS], ['score-rest-written', CONNECTIONS], ['score-graphql', CONNECTIONS],
   ['score-mcp', CONNECTIONS], ['score-batch', CONNECTIONS], ['dimensions', CONNECTIONS], ['rate', CONNECTIONS], ['report', CONNECTIONS],
+  // A pipeline's upload, not an interactive call: a few clients at once, each request a 500-line transaction.
+  ['report-bulk', 4],
 ] as Plan).filter(([name]) => scenarioWanted(name));
 
 /** Which IPs each row rotates over: `written` (seed.ts) only by the "IPs the workspace wrote about" row, `fresh` (the rest) by the others. */
@@ -99,7 +101,8 @@ async function runPlan(
   for (const [name, connections] of plan) {
     const s = all[name];
     // A batch request carries many IPs: as many IPs in all as the other rows rotate over, in fewer requests.
-    const requests = requestsOf(s, ipsFor(s, sets), keys, s.ipsPerRequest ? Math.max(256, Math.ceil(ROTATION / s.ipsPerRequest)) : ROTATION);
+    const rotation = s.ipsPerRequest ? Math.max(256, Math.ceil(ROTATION / s.ipsPerRequest)) : s.rotation ?? ROTATION;
+    const requests = requestsOf(s, ipsFor(s, sets), keys, rotation);
     const p = await probe(baseUrl, requests[0]!, s.graphql, s.mcp);
     if (!p.ok) {
       log(`${target} ${s.label}: ${p.reason}`);
@@ -107,7 +110,7 @@ async function runPlan(
       continue;
     }
     const durationS = connections === CONNECTIONS ? DURATION_S : SWEEP_S;
-    const failMarker = s.graphql ? '"errors"' : s.mcp ? '"isError":true' : null;
+    const failMarker = s.failMarker ?? (s.graphql ? '"errors"' : s.mcp ? '"isError":true' : null);
     const load = { connections, failMarker, threads: WRK_THREADS };
     await measure(baseUrl, requests, { ...load, durationS: WARMUP_S });
     const loopEnd = await loopDelayWindow(baseUrl);
@@ -115,11 +118,12 @@ async function runPlan(
     const result = await measure(baseUrl, requests, { ...load, durationS });
     const cpu = cpuUse(result.requests);
     const loop = await loopEnd();
-    log(`${target} ${s.label} c=${connections}: ${result.rps} req/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, failed ${result.failed} ${JSON.stringify(result.statuses)}`
+    const linesPerSecond = s.linesPerRequest ? Math.round((result.requests * s.linesPerRequest) / durationS) : undefined;
+    log(`${target} ${s.label} c=${connections}: ${result.rps} req/s${linesPerSecond === undefined ? '' : ` (${linesPerSecond} lines/s)`}, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, failed ${result.failed} ${JSON.stringify(result.statuses)}`
       + (cpu ? `, server CPU ${cpu.serverPct.toFixed(0)}% = ${cpu.serverUsPerRequest.toFixed(0)} µs/req, Redis+PostgreSQL ${cpu.storesUsPerRequest.toFixed(0)} µs/req` : '')
       + (cpu && s.ipsPerRequest ? ` (${(cpu.serverUsPerRequest / s.ipsPerRequest).toFixed(1)} µs/IP)` : '')
       + (loop ? `, loop delay p50 ${loop.p50.toFixed(1)} / p99 ${loop.p99.toFixed(1)} / max ${loop.max.toFixed(1)} ms` : ''));
-    rows.push({ target, scenario: s, connections, result, cpu, loop });
+    rows.push({ target, scenario: s, connections, result, cpu, loop, ...(linesPerSecond === undefined ? {} : { linesPerSecond }) });
   }
   return rows;
 }

@@ -7,7 +7,7 @@
 /** One request as the generators take it (wrk through bench/load.ts; autocannon in soak.ts). */
 export type Request = { method?: string; path: string; headers: Record<string, string>; body?: string };
 
-export type ScenarioName = 'floor-http' | 'floor-yoga' | 'score-rest' | 'score-rest-written' | 'score-graphql' | 'score-mcp' | 'score-batch' | 'rate' | 'report' | 'dimensions'
+export type ScenarioName = 'floor-http' | 'floor-yoga' | 'score-rest' | 'score-rest-written' | 'score-graphql' | 'score-mcp' | 'score-batch' | 'rate' | 'report' | 'report-bulk' | 'dimensions'
   | 'analyst-graphql' | 'crowdsec-fresh' | 'crowdsec-decided';
 
 export type Scenario = {
@@ -30,7 +30,18 @@ export type Scenario = {
   mcp?: boolean;
   /** Sent for the IPs the bench workspace rated and reported (seed.ts), not the whole data set. */
   written?: boolean;
+  /** Reports per request (the bulk report): the table shows lines/s beside req/s. */
+  linesPerRequest?: number;
+  /** Distinct requests the row rotates over, when its bodies are too large for the usual 16,384. */
+  rotation?: number;
+  /** A body containing this text counts as failed (a bulk answer with a refused line). */
+  failMarker?: string;
 };
+
+/** Lines of one bulk report request: one chunk (one transaction) per request, as a pipeline sending 500-line files. */
+const BULK_LINES = 500;
+/** 198.18.0.0/15 (RFC 2544: benchmarking): IPs no other row uses, so a bulk line never lands on a scored IP. */
+const benchIp = (i: number) => `198.${18 + ((i >> 16) & 1)}.${(i >> 8) & 255}.${i & 255}`;
 
 /** A stateless MCP tools/call as an agent host sends it (no initialize round trip: the server keeps no session). */
 const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
@@ -93,6 +104,17 @@ export function scenarios(scoreQuery: string): Record<ScenarioName, Scenario> {
         visibility: n % 2 ? 'community' : 'workspace',
         related_subjects: [{ kind: 'account', key: `acct-${n % 5000}`, role: 'account' }],
       }),
+    },
+    'report-bulk': {
+      name: 'report-bulk', label: `bulk report NDJSON, ${BULK_LINES} lines/request`, path: '/risk_api/report/bulk/', graphql: false, floor: null,
+      headers: { 'content-type': 'application/x-ndjson' }, linesPerRequest: BULK_LINES, rotation: 32, failMarker: '"status":"error"',
+      body: (_ip, n) => Array.from({ length: BULK_LINES }, (_, i) => {
+        const k = n * BULK_LINES + i;
+        return json({
+          kind: 'ipaddress', key: benchIp(k), outcome_code: OUTCOMES[k % OUTCOMES.length], severity: SEVERITIES[k % SEVERITIES.length],
+          title: 'Nightly fraud export', tags: ['pipeline', `bench-${k % 16}`], related_subjects: [{ kind: 'account', key: `acct-${k % 5000}`, role: 'account' }],
+        });
+      }).join('\n') + '\n',
     },
     dimensions: { name: 'dimensions', label: 'dimensions REST', path: '/risk_api/dimensions/', body: (ip) => json({ ip }), graphql: false, floor: 'floor-http' },
     'analyst-graphql': {

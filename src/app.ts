@@ -14,6 +14,7 @@ import type { NetworkIndex } from './domain/network/index.ts';
 import { loadNetworkDataInWorker } from './domain/network/load-in-worker.ts';
 import { PublicationCache, startPublishSchedule } from './domain/publishing/index.ts';
 import { createServices, type Services } from './domain/services.ts';
+import { BULK_CHUNK_SIZE } from './domain/memory/report-bulk.ts';
 import { startFeedSchedule } from './domain/feeds/scheduler.ts';
 import { registerStateGauges } from './domain/observability/state-gauges.ts';
 import { createHttpServer } from './transport/http/server.ts';
@@ -85,7 +86,8 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     ? startPublishSchedule({ prisma: db.prisma, network, intervalMs: config.publishIntervalMs, keep: config.publicationsKept, log, onPublished: () => publications.refresh().then(() => {}) })
     : () => {};
   const stopFeeds = startFeedSchedule({ prisma: db.prisma, limits: config.feedFetch, checkIntervalMs: config.feedFetch.checkIntervalMs, log });
-  const services = await createServices({ prisma: db.prisma, network, publications, counters, baseUrl: config.baseUrl, log, metrics });
+  const bulkChunkSize = db.kind === 'pglite' ? BULK_CHUNK_SIZE.embedded : BULK_CHUNK_SIZE.postgres;
+  const services = await createServices({ prisma: db.prisma, network, publications, counters, baseUrl: config.baseUrl, log, metrics, bulkChunkSize });
   registerStateGauges(metrics, { prisma: db.prisma, publications, log });
   const pepper = resolvePepper(config.apiKeyPepper, config.dataDir);
   const verifier = new KeyVerifier(db.prisma, pepper, config.keyCacheTtlMs);

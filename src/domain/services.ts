@@ -20,6 +20,8 @@ export type Services = ScoreDeps & {
   baseUrl: string;
   log: Logger;
   observeBatch?: BatchObserver | undefined;
+  /** Reports per transaction of a bulk report: smaller on the embedded database, which runs on this event loop (memory/report-bulk.ts). */
+  bulkChunkSize: number;
 };
 
 /** A window's lookups are sent to the counters in one batch per COMMUNITY_FLUSH_MS, and its snapshot read
@@ -27,13 +29,13 @@ export type Services = ScoreDeps & {
 const COMMUNITY_FLUSH_MS = 25;
 const COMMUNITY_SETTLE_MS = 1_000;
 
-type Parts = Pick<Services, 'prisma' | 'network' | 'publications' | 'counters' | 'baseUrl' | 'log'> & { metrics?: Metrics };
+type Parts = Pick<Services, 'prisma' | 'network' | 'publications' | 'counters' | 'baseUrl' | 'log' | 'bulkChunkSize'> & { metrics?: Metrics };
 
 /** The domain's services over the opened platform (database, counters, network data, publications). */
 export async function createServices(parts: Parts): Promise<Services> {
   const { prisma, counters, log, metrics } = parts;
   const services: Services = {
-    prisma, network: parts.network, publications: parts.publications, counters, baseUrl: parts.baseUrl, log,
+    prisma, network: parts.network, publications: parts.publications, counters, baseUrl: parts.baseUrl, log, bulkChunkSize: parts.bulkChunkSize,
     observeScore: metrics, observeBatch: metrics && ((writer, size) => metrics.groupCommit(writer, size)),
     tiers: await TierCatalog.load(prisma),
     meter: new ScoreMeter(counters),

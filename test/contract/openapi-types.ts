@@ -119,6 +119,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/risk_api/report/bulk/": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your own id for this request (a proxy's or tracer's): kept and echoed when it is 1-128 characters of letters, digits and `.:_+/=-`. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record many outcome events at once (free)
+         * @description Up to 10000 reports and 5242880 bytes (5 MB) per request, as NDJSON (one `report` body per line, plus an optional `idempotency_key`) or CSV (a header line naming columns among kind, key, title, summary, details, outcome_code, severity, tags, related_subjects, share_policy, visibility, namespace, event_type, status, idempotency_key; an empty cell is an absent field, tags are separated by ";", related_subjects is a JSON array as the export writes it). Each line is judged alone by `report`'s rules and answered in `results` (created, replayed, or its error with the same details `report` gives); the valid lines are stored in chunks of 500 per transaction on PostgreSQL, 100 on the embedded database (chunk_size). Blank lines are skipped. A body over either bound is refused whole (413) before any line is read. Not the Idempotency-Key header: each line carries its own key. Never counted.
+         */
+        post: operations["reportBulk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/risk_api/export/": {
         parameters: {
             query?: never;
@@ -392,6 +415,106 @@ export interface components {
              * @default
              */
             status?: ("" | "open" | "confirmed" | "disputed" | "resolved") | null;
+        };
+        /** @description One report of a bulk request: a `report` body (the same fields, rules and messages) with an optional idempotency_key. */
+        BulkReportLine: {
+            /**
+             * @description ipaddress: An IPv4 or IPv6 address, stored in canonical form (RFC 5952 for IPv6; IPv4-mapped IPv6 becomes IPv4).
+             *     cidr: An IP network in CIDR notation (a.b.c.d/n or IPv6/n), host bits zeroed.
+             *     asn: An autonomous system number, stored as its decimal number ("AS13335" becomes "13335").
+             *     domain: A DNS domain name: lower-case ASCII, internationalised names in punycode (xn--), no trailing dot.
+             *     url: An http or https URL: host normalised, default port and fragment dropped, path and query kept.
+             *     email: An email address: local part kept as given (it is case-sensitive), domain normalised.
+             *     phone: A phone number in E.164 form: + then 8 to 15 digits.
+             *     organization: An organisation name: Unicode NFC, whitespace collapsed, lower-cased.
+             *     transaction: An opaque transaction id from the caller's systems (case preserved).
+             *     account: An opaque account id from the caller's systems (case preserved).
+             * @enum {string}
+             */
+            kind: "ipaddress" | "cidr" | "asn" | "domain" | "url" | "email" | "phone" | "organization" | "transaction" | "account";
+            /** @description The identifier itself, normalised by kind. */
+            key: string;
+            /**
+             * @description Short headline.
+             * @default
+             */
+            title?: string | null;
+            /**
+             * @description One-line summary.
+             * @default
+             */
+            summary?: string | null;
+            /**
+             * @description Longer free text.
+             * @default
+             */
+            details?: string | null;
+            /**
+             * @description Outcome classification.
+             * @enum {string}
+             */
+            outcome_code: "fraud_confirmed" | "chargeback" | "account_takeover" | "credential_stuffing" | "fraud_watch" | "spam" | "scraping" | "bot_activity" | "abuse_other" | "legitimate" | "false_positive";
+            /**
+             * @description Severity (default medium).
+             * @default medium
+             */
+            severity?: ("info" | "low" | "medium" | "high" | "critical") | null;
+            /**
+             * @description Up to 20 tags of 1-40 characters (a-z, 0-9, ":", "_", ".", "-"), lower-cased; duplicates removed.
+             * @default []
+             */
+            tags?: string[] | null;
+            /** @description Up to 50 other subjects linked to this report, each with its role. */
+            related_subjects?: {
+                /**
+                 * @description ipaddress: An IPv4 or IPv6 address, stored in canonical form (RFC 5952 for IPv6; IPv4-mapped IPv6 becomes IPv4).
+                 *     cidr: An IP network in CIDR notation (a.b.c.d/n or IPv6/n), host bits zeroed.
+                 *     asn: An autonomous system number, stored as its decimal number ("AS13335" becomes "13335").
+                 *     domain: A DNS domain name: lower-case ASCII, internationalised names in punycode (xn--), no trailing dot.
+                 *     url: An http or https URL: host normalised, default port and fragment dropped, path and query kept.
+                 *     email: An email address: local part kept as given (it is case-sensitive), domain normalised.
+                 *     phone: A phone number in E.164 form: + then 8 to 15 digits.
+                 *     organization: An organisation name: Unicode NFC, whitespace collapsed, lower-cased.
+                 *     transaction: An opaque transaction id from the caller's systems (case preserved).
+                 *     account: An opaque account id from the caller's systems (case preserved).
+                 * @enum {string}
+                 */
+                kind: "ipaddress" | "cidr" | "asn" | "domain" | "url" | "email" | "phone" | "organization" | "transaction" | "account";
+                /** @description The identifier itself, normalised by kind. */
+                key: string;
+                /**
+                 * @description Role the subject played (default linked).
+                 * @default linked
+                 */
+                role?: ("source_ip" | "destination_ip" | "hosting" | "domain" | "url" | "email" | "phone" | "account" | "payment" | "organization" | "linked") | null;
+            }[] | null;
+            /**
+             * @description TLP 2.0 style share policy (default clear_share).
+             * @default clear_share
+             */
+            share_policy?: ("clear_share" | "green_share" | "amber_share" | "amber_strict_share" | "red_share") | null;
+            /**
+             * @description Who sees the report (default workspace).
+             * @default workspace
+             */
+            visibility?: ("workspace" | "community") | null;
+            /**
+             * @description Optional namespace within the workspace, lower-cased (default empty).
+             * @default
+             */
+            namespace?: string | null;
+            /**
+             * @description Kind of event (default observation).
+             * @default observation
+             */
+            event_type?: ("observation" | "outcome" | "alert") | null;
+            /**
+             * @description Workflow status (default empty).
+             * @default
+             */
+            status?: ("" | "open" | "confirmed" | "disputed" | "resolved") | null;
+            /** @description This report's Idempotency-Key (kept 48 hours, shared with `report`): the same key with the same report is replayed, with another report refused for this line alone. */
+            idempotency_key?: string;
         };
         ExportRequest: {
             /** @description Kinds of the report's main subject (any of). */
@@ -984,6 +1107,55 @@ export interface components {
                     role: "source_ip" | "destination_ip" | "hosting" | "domain" | "url" | "email" | "phone" | "account" | "payment" | "organization" | "linked";
                 }[];
             };
+        };
+        BulkReportResponse: {
+            /** @constant */
+            ok: true;
+            /** @constant */
+            endpoint: "report_bulk";
+            /** @description Free endpoint: never counted against the score quota. */
+            quota: {
+                /** @constant */
+                counted: false;
+                /** @constant */
+                reason: "free_endpoint";
+            };
+            /** @description Lines stored per transaction: a failed chunk stored none of its lines. */
+            chunk_size: number;
+            /** @description Results by status; lines = created + replayed + errors. */
+            totals: {
+                lines: number;
+                created: number;
+                replayed: number;
+                errors: number;
+            };
+            /** @description One result per report, in body order. */
+            results: ({
+                /** @description The line the report starts on (1-based; a CSV header is line 1), or its position in a list (1-based). */
+                line: number;
+                /**
+                 * @description created: stored now; replayed: its idempotency_key matched an earlier write of the same report, nothing was written.
+                 * @enum {string}
+                 */
+                status: "created" | "replayed";
+                /** @description The report's id (the first write's, for a replay). */
+                id: number;
+            } | {
+                line: number;
+                /** @constant */
+                status: "error";
+                /**
+                 * @description invalid_json / invalid_request: this line, as `report` would refuse its body; idempotency_key_reused: its key was used with another report; database_unavailable / internal_error: its chunk could not be written (nothing of it was), resend the line.
+                 * @enum {string}
+                 */
+                error: "invalid_json" | "invalid_request" | "idempotency_key_reused" | "database_unavailable" | "internal_error";
+                message: string;
+                /** @description The invalid fields, named as in `report`'s errors (empty when the line is not JSON or its chunk failed). */
+                details: {
+                    field: string;
+                    message: string;
+                }[];
+            })[];
         };
         ExportRecord: {
             id: number;
@@ -2813,6 +2985,166 @@ export interface operations {
                 };
             };
             /** @description `unsupported_media_type`: Content-Type is not application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: unexpected; logged under request_id. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`: the database dropped the connection; retry writes with the same Idempotency-Key; `service_unavailable`: the server is shutting down. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenKnown"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reportBulk: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your own id for this request (a proxy's or tracer's): kept and echoed when it is 1-128 characters of letters, digits and `.:_+/=-`. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "kind": "ipaddress",
+                 *       "key": "198.51.100.7",
+                 *       "outcome_code": "fraud_watch",
+                 *       "severity": "high",
+                 *       "tags": [
+                 *         "carding"
+                 *       ],
+                 *       "idempotency_key": "batch-7-line-1"
+                 *     }
+                 */
+                "application/x-ndjson": components["schemas"]["BulkReportLine"];
+                /**
+                 * @example kind,key,outcome_code,severity,tags,related_subjects,idempotency_key
+                 *     ipaddress,198.51.100.7,fraud_watch,high,carding;card-testing,,batch-7-line-1
+                 *     email,mule@example.com,chargeback,,,"[{""kind"":""ipaddress"",""key"":""2001:db8::7"",""role"":""source_ip""}]",
+                 *     ipaddress,999.1.1.1,spam,,,,
+                 */
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description Every line answered (stored, replayed or refused alone). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "endpoint": "report_bulk",
+                     *       "quota": {
+                     *         "counted": false,
+                     *         "reason": "free_endpoint"
+                     *       },
+                     *       "chunk_size": 500,
+                     *       "totals": {
+                     *         "lines": 3,
+                     *         "created": 2,
+                     *         "replayed": 0,
+                     *         "errors": 1
+                     *       },
+                     *       "results": [
+                     *         {
+                     *           "line": 1,
+                     *           "status": "created",
+                     *           "id": 4711
+                     *         },
+                     *         {
+                     *           "line": 2,
+                     *           "status": "created",
+                     *           "id": 4712
+                     *         },
+                     *         {
+                     *           "line": 3,
+                     *           "status": "error",
+                     *           "error": "invalid_request",
+                     *           "message": "The report on this line is invalid: check key.",
+                     *           "details": [
+                     *             {
+                     *               "field": "key",
+                     *               "message": "must be a valid IPv4 or IPv6 address (kind ipaddress)"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BulkReportResponse"];
+                };
+            };
+            /** @description `invalid_request`: the body holds no report, the CSV header names an unknown or repeated column, or an Idempotency-Key header was sent; `conflicting_api_keys`: X-API-Key and Authorization: Bearer carry different keys. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no key in X-API-Key or Authorization: Bearer; `invalid_api_key`: an unknown, malformed or revoked key, or an Authorization header that is not Bearer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `method_not_allowed`: another method than the path answers (see Allow). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 5242880 bytes or holds more than 10000 reports (the message names which). */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: Content-Type is neither application/x-ndjson nor text/csv. */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];

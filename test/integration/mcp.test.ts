@@ -11,7 +11,7 @@ import { TierCatalog } from '../../src/domain/metering/tiers.ts';
  * agent quota beside the API's, writebacks seen by REST and GraphQL, workspace isolation and argument errors.
  * (HTTP-level refusals: mcp-http.test.ts; the stdio bridge and the Inspector: mcp-stdio.test.ts.)
  */
-const TOOLS = ['score_ip', 'score_ips', 'rate_ip', 'report_subject', 'get_dimensions', 'explore_subject', 'search_reports', 'get_quota'];
+const TOOLS = ['score_ip', 'score_ips', 'rate_ip', 'report_subject', 'report_subjects', 'get_dimensions', 'explore_subject', 'search_reports', 'get_quota'];
 
 describe(`MCP tools over Streamable HTTP (${backendName})`, () => {
   let s: TestServer;
@@ -25,7 +25,7 @@ describe(`MCP tools over Streamable HTTP (${backendName})`, () => {
   const rest = (path: string, key: string, body: unknown) => s.post(path, body, { 'x-api-key': key });
   const quotas = async (client: Awaited<ReturnType<typeof mcpClient>>) => (await call(client, 'get_quota')).body.quotas;
 
-  it('lists the eight tools, each with an input schema, an output schema and honest annotations', async () => {
+  it('lists the nine tools, each with an input schema, an output schema and honest annotations', async () => {
     const { secret } = await s.createKey('mcp-list', { tier: 'developer' });
     const client = await mcpClient(s.url, secret);
     expect(client.getServerVersion()).toMatchObject({ name: 'risk-api' });
@@ -43,7 +43,7 @@ describe(`MCP tools over Streamable HTTP (${backendName})`, () => {
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
     // Reads are read-only and idempotent; score_ip counts and records a lookup, writes add rows: neither.
     for (const name of ['get_dimensions', 'explore_subject', 'search_reports', 'get_quota']) expect(byName[name]!.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true });
-    for (const name of ['score_ip', 'score_ips', 'rate_ip', 'report_subject']) expect(byName[name]!.annotations).toMatchObject({ readOnlyHint: false, idempotentHint: false });
+    for (const name of ['score_ip', 'score_ips', 'rate_ip', 'report_subject', 'report_subjects']) expect(byName[name]!.annotations).toMatchObject({ readOnlyHint: false, idempotentHint: false });
     expect(byName.report_subject!.inputSchema.required).toEqual(expect.arrayContaining(['kind', 'key', 'outcome_code']));
     expect(Object.keys(byName.report_subject!.inputSchema.properties!)).toEqual(expect.arrayContaining(
       ['kind', 'key', 'title', 'summary', 'details', 'outcome_code', 'severity', 'tags', 'related_subjects', 'visibility', 'namespace', 'idempotency_key']));
@@ -150,6 +150,37 @@ describe(`MCP tools over Streamable HTTP (${backendName})`, () => {
     expect(other.body).toMatchObject({ ok: false, error: 'idempotency_key_reused' });
     const explored = await call(client, 'explore_subject', { kind: 'domain', key: 'shop.example' });
     expect(explored.body.reports.total_count).toBe(1);
+    await client.close();
+  });
+
+  it('report_subjects writes a list as the bulk report does: each item alone, with its own idempotency_key', async () => {
+    const { secret } = await s.createKey('mcp-bulk', { tier: 'developer' });
+    const client = await mcpClient(s.url, secret);
+    const { body: listed } = { body: (await client.listTools()).tools.find((t) => t.name === 'report_subjects')! };
+    expect((listed.inputSchema.properties!.reports as { maxItems: number; items: { properties: object } })).toMatchObject({ maxItems: 1000 });
+    expect(Object.keys((listed.inputSchema.properties!.reports as { items: { properties: object } }).items.properties)).toEqual(expect.arrayContaining(['kind', 'outcome_code', 'idempotency_key']));
+    const reports = [
+      { kind: 'ipaddress', key: '203.0.113.60', outcome_code: 'spam', idempotency_key: 'agent-1' },
+      { kind: 'ipaddress', key: '203.0.113.61', outcome_code: 'nope' },
+      'not a report',
+      { kind: 'email', key: 'Mule@EXAMPLE.com', outcome_code: 'chargeback', related_subjects: [{ kind: 'ipaddress', key: '203.0.113.60', role: 'source_ip' }] },
+    ];
+    const first = await call(client, 'report_subjects', { reports });
+    expect(first.result.isError).toBeFalsy();
+    expect(first.body).toMatchObject({ ok: true, endpoint: 'report_bulk', quota: { counted: false }, totals: { lines: 4, created: 2, replayed: 0, errors: 2 } });
+    const viaRest = await s.post('/risk_api/report/', reports[1], { 'x-api-key': secret });
+    expect(first.body.results[1]).toEqual({ line: 2, status: 'error', error: 'invalid_request', message: expect.any(String), details: viaRest.body.details });
+    expect(first.body.results[2]).toMatchObject({ line: 3, status: 'error', details: [{ field: '(item)', message: 'must be a JSON object' }] });
+    const again = await call(client, 'report_subjects', { reports: [reports[0], { ...(reports[0] as object), outcome_code: 'legitimate' }] });
+    expect(again.body.results).toEqual([
+      { line: 1, status: 'replayed', id: first.body.results[0].id },
+      { line: 2, status: 'error', error: 'idempotency_key_reused', message: expect.any(String), details: [] },
+    ]);
+    expect((await rest('/risk_api/score/', secret, { ip: '203.0.113.60' })).body.workspace_memory.reports).toBe(2);
+    // empty items: 1,001 real reports would pass MAX_BODY_BYTES (64 KB by default), which bounds every MCP request first
+    const tooMany = await call(client, 'report_subjects', { reports: Array.from({ length: 1001 }, () => ({})) });
+    expect(tooMany.body).toMatchObject({ ok: false, error: 'invalid_request', details: [{ field: 'reports', message: 'must hold at most 1000 reports' }] });
+    expect((await call(client, 'report_subjects', { reports: [] })).body.details).toEqual([{ field: 'reports', message: 'must hold at least one report' }]);
     await client.close();
   });
 

@@ -85,6 +85,11 @@ describe(`openapi.json against live answers (${backendName})`, () => {
     const report = { kind: 'ipaddress', key: '9.9.9.9', outcome_code: 'spam', related_subjects: [{ kind: 'domain', key: 'spam.example', role: 'domain' }] };
     for (const expected of [201, 200]) expect((await call('/risk_api/report/', { headers: { 'idempotency-key': 'contract-report' }, body: report })).status).toBe(expected);
     expect((await call('/risk_api/report/', { body: { ...report, severity: 'critical', status: 'open', tags: ['Spam'] } })).status).toBe(201);
+    const ndjson = { 'content-type': 'application/x-ndjson' };
+    const bulk = await call('/risk_api/report/bulk/', { headers: ndjson, raw: `${JSON.stringify({ ...report, idempotency_key: 'contract-bulk' })}\n{"kind":\n{"kind":"ipaddress","key":"x","outcome_code":"spam"}\n` });
+    expect([bulk.status, bulk.json().totals]).toEqual([200, { lines: 3, created: 1, replayed: 0, errors: 2 }]);
+    const csv = await call('/risk_api/report/bulk/', { headers: { 'content-type': 'text/csv' }, raw: 'kind,key,outcome_code,idempotency_key\r\nipaddress,9.9.9.9,spam,contract-csv\r\nipaddress,9.9.9.9,spam,contract-csv\r\nipaddress,9.9.9.9,legitimate,contract-csv\r\n' });
+    expect(csv.json().results.map((r: { status: string }) => r.status)).toEqual(['created', 'replayed', 'error']);
     expect((await call('/risk_api/score/', { body: { ip: '9.9.9.9' } })).status).toBe(200);
     expect((await call('/risk_api/score/batch/', { body: { ips: ['9.9.9.9', 'not-an-ip', '2001:4860:4860::8888', '9.9.9.9'] } })).status).toBe(200);
     expect((await call('/risk_api/dimensions/', { body: { ip: '10.1.2.3' } })).status).toBe(200);
@@ -113,6 +118,15 @@ describe(`openapi.json against live answers (${backendName})`, () => {
       expect((await call(path, { raw: JSON.stringify({ ...body, note: 'x'.repeat(70_000) }) })).status).toBe(413);
       expect((await call(path, { raw: JSON.stringify(body), headers: { 'content-type': 'text/plain' } })).status).toBe(415);
     }
+    const ndjson = { 'content-type': 'application/x-ndjson' };
+    const line = '{"kind":"ipaddress","key":"9.9.9.9","outcome_code":"spam"}\n';
+    for (const [call_, expected] of [
+      [{ headers: ndjson, raw: '\n\n' }, 400], [{ headers: { 'content-type': 'text/csv' }, raw: 'kind,key,colour\n' }, 400],
+      [{ headers: { ...ndjson, 'idempotency-key': 'whole' }, raw: line }, 400],
+      [{ headers: ndjson, raw: line, key: null }, 401], [{ headers: ndjson, raw: line, key: 'rk_AAAAAAAA_notakey' }, 401],
+      [{ headers: ndjson, raw: line, method: 'PUT' }, 405], [{ headers: ndjson, raw: line.repeat(10_001) }, 413],
+      [{ raw: line }, 415],
+    ] as const) expect((await call('/risk_api/report/bulk/', call_)).status).toBe(expected);
     expect((await call('/risk_api/export/?limit=0', { method: 'GET' })).status).toBe(400);
     expect((await call('/risk_api/export/', { method: 'GET', key: null })).status).toBe(401);
     expect((await call('/risk_api/openapi.json', { key: null })).status).toBe(405);
@@ -142,7 +156,7 @@ describe(`openapi.json against live answers (${backendName})`, () => {
 
   it('answers faults with 500 and 503 as documented', async () => {
     const routes = [['POST', '/risk_api/score/'], ['POST', '/risk_api/score/batch/'], ['POST', '/risk_api/dimensions/'], ['POST', '/risk_api/rate/'], ['POST', '/risk_api/report/'],
-      ['GET', '/risk_api/export/'], ['POST', '/risk_api/export/']] as const;
+      ['GET', '/risk_api/export/'], ['POST', '/risk_api/export/'], ['POST', '/risk_api/report/bulk/']] as const;
     const verifier = s.app.verifier;
     await patched(verifier, 'verify', async () => { throw new Error('injected bug'); }, async () => {
       for (const [method, path] of routes) expect((await call(path, { method, body: method === 'POST' ? {} : undefined })).status).toBe(500);

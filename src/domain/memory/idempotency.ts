@@ -52,11 +52,22 @@ export async function writeOnce<R>(
 async function replay(prisma: PrismaClient, workspaceId: number, idem: Idempotency, hash: string): Promise<Written<never> | null> {
   const record = await prisma.idempotencyRecord.findUnique({ where: { workspaceId_key: { workspaceId, key: idem.key } } });
   if (!record) return null;
-  if (record.endpoint !== idem.endpoint || record.requestHash !== hash) {
-    throw new AppError('idempotency_key_reused',
-      'This Idempotency-Key was already used with a different request; use a new key for a new request.');
-  }
+  const replayed = replayOf(record, idem.endpoint, hash);
+  if (replayed instanceof AppError) throw replayed;
+  return replayed;
+}
+
+type StoredRecord = { endpoint: string; requestHash: string; response: Prisma.JsonValue };
+
+/** What a stored record answers a request with this endpoint and hash: its write's id, or the key-reused refusal. */
+export function replayOf(record: StoredRecord, endpoint: Idempotency['endpoint'], hash: string, name?: string): Written<never> | AppError {
+  if (record.endpoint !== endpoint || record.requestHash !== hash) return keyReused(name);
   return { id: (record.response as { id: number }).id, replayed: true };
+}
+
+/** `name`: what the caller sent the key as (the Idempotency-Key header; a bulk line's idempotency_key). */
+export function keyReused(name = 'Idempotency-Key'): AppError {
+  return new AppError('idempotency_key_reused', `This ${name} was already used with a different request; use a new key for a new request.`);
 }
 
 export async function sweepIdempotency(prisma: PrismaClient, now = Date.now()) {

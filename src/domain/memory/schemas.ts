@@ -168,6 +168,9 @@ const reportFields = z.strictObject({
   status: withDefault(enumField(REPORT_STATUS_CODES), '', 'Workflow status (default empty).'),
 }, { error: typeError('a JSON object') });
 
+/** The fields of a report, in domain (camelCase) names: a bulk CSV body's columns are these (in wire names). */
+export const REPORT_FIELD_NAMES = Object.keys(reportFields.shape) as Array<keyof typeof reportFields.shape>;
+
 export const reportInputSchema = reportFields
   .superRefine(checkKey, kindAndKeyParsed)
   .transform((report, ctx) => {

@@ -69,11 +69,24 @@ export async function writeRating(deps: MemoryDeps, viewer: Viewer, input: RateW
  */
 export async function writeReport(deps: MemoryDeps, viewer: Viewer, input: ReportInput, idempotencyKey?: string): Promise<Written<ReportRow>> {
   const { prisma } = deps;
-  const allowed = effectiveVisibility(input.visibility, input.sharePolicy);
-  // The whole input travels on (visibility included): it is also what an Idempotency-Key's request hash covers.
-  const report: ReportWrite = { ...input, requestedVisibility: input.visibility, effectiveVisibility: allowed.effective, policyNotice: allowed.notice };
+  const report = reportWriteOf(input);
   const written = await writeMemory(prisma, viewer.workspaceId, { workspaceId: viewer.workspaceId, apiKeyId: viewer.apiKeyId, ...report },
     reportBatcher(deps), reportStatement, idempotencyKey ? { key: idempotencyKey, endpoint: 'report', request: report } : null);
-  if (written.row) deps.ipMemory.apply([written.row.subject, ...written.row.links.map((l) => l.subject)]);
+  if (written.row) deps.ipMemory.apply(subjectsOf(written.row));
   return written;
+}
+
+/**
+ * A validated report as it is written: with the visibility the share policy allows. The whole input travels on
+ * (visibility included): it is also what an idempotency key's request hash covers, for `report` and for each line
+ * of the bulk report alike (report-bulk.ts).
+ */
+export function reportWriteOf(input: ReportInput): ReportWrite {
+  const allowed = effectiveVisibility(input.visibility, input.sharePolicy);
+  return { ...input, requestedVisibility: input.visibility, effectiveVisibility: allowed.effective, policyNotice: allowed.notice };
+}
+
+/** Every subject a stored report names, each with its memory as the write left it (what this process's copy takes). */
+export function subjectsOf(row: ReportRow) {
+  return [row.subject, ...row.links.map((l) => l.subject)];
 }

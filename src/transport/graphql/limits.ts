@@ -18,6 +18,8 @@ export const QUERY_LIMITS = {
   maxPageSize: 100,
   /** Most ids one `nodes(ids:)` may look up. */
   maxNodeIds: 100,
+  /** Most reports one `reportBulk(reports:)` may write (each one an item of its answer, cost-counted). */
+  maxBulkReports: 1000,
   /**
    * Budget of the estimate in cost.ts (a worst case: every list full, every text at its longest):
    * about 100 characters of answer per point (some 10 MB at most; the answer itself is capped at

@@ -4,6 +4,7 @@ import './types/subject.ts';
 import './types/report.ts';
 import './types/rating.ts';
 import './types/writes.ts';
+import './types/report-bulk.ts';
 import './types/network.ts';
 import './types/score.ts';
 import './types/score-batch.ts';

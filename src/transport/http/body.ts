@@ -19,18 +19,25 @@ export async function readJsonObject(req: IncomingMessage, maxBytes: number): Pr
   if (!type || !/^application\/json\s*(;|$)/i.test(type)) {
     throw new AppError('unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.');
   }
-  const text = (await readBody(req, maxBytes)).toString('utf8');
+  return jsonObject((await readBody(req, maxBytes)).toString('utf8'));
+}
+
+/**
+ * JSON text that must be one object: a request body, or one line of a bulk NDJSON body (`what` names which,
+ * in the messages), with the same checks and codes either way.
+ */
+export function jsonObject(text: string, what = 'The request body'): Record<string, unknown> {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    throw new AppError('invalid_json', 'The request body is not valid JSON.');
+    throw new AppError('invalid_json', `${what} is not valid JSON.`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new AppError('invalid_request', 'The request body must be a JSON object.', [{ field: '(body)', message: 'must be a JSON object' }]);
+    throw new AppError('invalid_request', `${what} must be a JSON object.`, [{ field: '(body)', message: 'must be a JSON object' }]);
   }
   if (nestsDeeperThan(value, MAX_JSON_DEPTH)) {
-    throw new AppError('invalid_request', `The request body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep.`,
+    throw new AppError('invalid_request', `${what} nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep.`,
       [{ field: '(body)', message: `must not nest more than ${MAX_JSON_DEPTH} levels deep` }]);
   }
   return value as Record<string, unknown>;
@@ -48,8 +55,11 @@ export class ClientDisconnected extends Error {
   }
 }
 
-/** The whole body, at most `maxBytes` (413 payload_too_large on the declared length, and again while streaming). */
-export async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+/**
+ * The whole body, at most `maxBytes` (413 payload_too_large on the declared length, and again while streaming).
+ * `onChunk` sees each chunk as it arrives and may refuse the body by throwing (a bulk body's line bound).
+ */
+export async function readBody(req: IncomingMessage, maxBytes: number, onChunk?: (chunk: Buffer) => void): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? NaN);
   if (declared > maxBytes) throw tooLarge(maxBytes);
   const chunks: Buffer[] = [];
@@ -58,6 +68,7 @@ export async function readBody(req: IncomingMessage, maxBytes: number): Promise<
     for await (const chunk of req as AsyncIterable<Buffer>) {
       size += chunk.length;
       if (size > maxBytes) throw tooLarge(maxBytes);
+      onChunk?.(chunk);
       chunks.push(chunk);
     }
   } catch (e) {

@@ -66,7 +66,8 @@ export function createHttpServer(routes: Routes, opts: Options): HttpServer {
     if (!log.enabled('info')) return;
     log.info('request', {
       requestId, method: req.method, route: pattern, path, status, ms: Math.round(seconds * 100_000) / 100,
-      clientIp: clientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], opts.proxies),
+      // a connection closed mid-body (a 413 while the client still sends) has already let go of its socket
+      clientIp: clientIp(req.socket?.remoteAddress, req.headers['x-forwarded-for'], opts.proxies),
       ...(workspaceId !== undefined ? { workspaceId } : {}), ...(keyPrefix ? { keyPrefix } : {}), ...(traceId ? { traceId } : {}),
     });
   }

@@ -15,7 +15,7 @@ const { version } = JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.jso
 const INFO = { name: 'risk-api', title: 'IP risk scoring', version };
 const INSTRUCTIONS = 'IP risk scoring and the workspace memory it learns from. score_ip scores an IP and score_ips a list of them (metered on the '
   + 'agent quota, one call per distinct IP: get_quota shows what is left); get_dimensions reads the published evidence for free. Write what you learn back with rate_ip '
-  + '(quick good/neutral/bad feedback about an IP) and report_subject (a typed outcome about any identifier): later score_ip calls, '
+  + '(quick good/neutral/bad feedback about an IP) and report_subject (a typed outcome about any identifier; report_subjects for a list): later score_ip calls, '
   + 'humans and other agents of the workspace see it. explore_subject and search_reports read the workspace\'s reports, ratings and '
   + 'related subjects. A refused call is a tool result with isError and structuredContent {ok:false, error, message, details}.';
 

@@ -19,6 +19,8 @@ export type ToolSpec<I = never> = {
   annotations: Required<Omit<ToolAnnotations, 'title'>>;
   /** The arguments' schema, in the domain's camelCase names (its JSON Schema is advertised in snake_case). */
   input: z.ZodType<I>;
+  /** The JSON Schema advertised instead, when the zod schema leaves items to be checked one by one (report_subjects). */
+  inputJsonSchema?: Record<string, unknown>;
   /** Writes take an optional `idempotency_key` argument: REST's Idempotency-Key header, with its rules. */
   idempotencyKey?: boolean;
   /** JSON Schema of a successful answer's structuredContent. */
@@ -43,7 +45,7 @@ const errorResult = {
 
 /** The tools/list entry, built once: the same object answers every listing. */
 export function listing(spec: ToolSpec<unknown>): Tool {
-  const input = bodySchema(spec.input) as { type: 'object'; properties?: Record<string, object> };
+  const input = (spec.inputJsonSchema ?? bodySchema(spec.input)) as { type: 'object'; properties?: Record<string, object> };
   if (spec.idempotencyKey) input.properties = { ...input.properties, idempotency_key: idempotencyKeyProperty };
   return {
     name: spec.name, title: spec.title, description: spec.description,

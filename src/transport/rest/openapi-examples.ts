@@ -141,3 +141,24 @@ export const errorExamples = {
     ok: false, error: 'idempotency_key_reused', message: 'This Idempotency-Key was already used with a different request; use a new key for a new request.',
   },
 } as const;
+
+/** One line of a bulk NDJSON body (the schema of application/x-ndjson is a line's, as for the export). */
+export const bulkNdjsonExample = {
+  kind: 'ipaddress', key: '198.51.100.7', outcome_code: 'fraud_watch', severity: 'high', tags: ['carding'], idempotency_key: 'batch-7-line-1',
+};
+export const bulkCsvExample = 'kind,key,outcome_code,severity,tags,related_subjects,idempotency_key\r\n'
+  + 'ipaddress,198.51.100.7,fraud_watch,high,carding;card-testing,,batch-7-line-1\r\n'
+  + 'email,mule@example.com,chargeback,,,"[{""kind"":""ipaddress"",""key"":""2001:db8::7"",""role"":""source_ip""}]",\r\n'
+  + 'ipaddress,999.1.1.1,spam,,,,\r\n';
+export const bulkExample = {
+  ok: true, endpoint: 'report_bulk', quota: { counted: false, reason: 'free_endpoint' }, chunk_size: 500,
+  totals: { lines: 3, created: 2, replayed: 0, errors: 1 },
+  results: [
+    { line: 1, status: 'created', id: 4711 },
+    { line: 2, status: 'created', id: 4712 },
+    {
+      line: 3, status: 'error', error: 'invalid_request', message: 'The report on this line is invalid: check key.',
+      details: [{ field: 'key', message: 'must be a valid IPv4 or IPv6 address (kind ipaddress)' }],
+    },
+  ],
+};

@@ -82,14 +82,14 @@ const WHEN: Partial<Record<ErrorCode, string>> = {
   internal_error: 'unexpected; logged under request_id',
 };
 
-/** The error responses of a route, one per status, each naming the codes it may carry. */
-export function errorResponses(codes: ErrorCode[]): Record<string, unknown> {
+/** The error responses of a route, one per status, each naming the codes it may carry (`when`: this route's own causes). */
+export function errorResponses(codes: ErrorCode[], when: Partial<Record<ErrorCode, string>> = {}): Record<string, unknown> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) byStatus.set(ERRORS[code].status, [...(byStatus.get(ERRORS[code].status) ?? []), code]);
   return Object.fromEntries([...byStatus].map(([status, group]) => {
     const examples = group.filter((c) => c in errorExamples).map((c) => [c, { $ref: `#/components/examples/${c}` }]);
     return [String(status), {
-      description: group.map((c) => `\`${c}\`${WHEN[c] ? `: ${WHEN[c]}` : ''}`).join('; ') + '.',
+      description: group.map((c) => `\`${c}\`${(when[c] ?? WHEN[c]) ? `: ${when[c] ?? WHEN[c]}` : ''}`).join('; ') + '.',
       headers: { ...requestIdHeader, ...STATUS_HEADERS[status] },
       content: { 'application/json': {
         schema: { $ref: '#/components/schemas/Error', properties: { error: { enum: group } } },

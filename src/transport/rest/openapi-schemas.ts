@@ -1,6 +1,8 @@
 import { INVALID_IP, MAX_BATCH_IPS } from '../../domain/lookups/score-batch.ts';
 import { z } from 'zod';
 import { ERRORS } from '../../errors.ts';
+import { IDEMPOTENCY_TTL_HOURS } from '../../domain/memory/idempotency.ts';
+import { reportInputSchema } from '../../domain/memory/schemas.ts';
 import { RISK_LEVELS } from '../../domain/scoring/levels.ts';
 import { DIMENSION_CODES } from '../../domain/network/types.ts';
 import { COMMUNITY_LABELS, UNAVAILABLE_LABEL } from '../../domain/community/signal.ts';
@@ -223,6 +225,51 @@ export const reportResponse = object({
     subject: object({ kind: subjectKind, key: str, share_policy: enumOf(SHARE_POLICY_CODES) }),
     related_subjects: relatedSubjects,
   }, { description: 'The stored report.' }),
+});
+
+/** A line of a bulk report (an NDJSON line, an MCP list item): `report`'s body and its own idempotency key. */
+export function bulkLineSchema() {
+  const report = bodySchema(reportInputSchema);
+  return {
+    ...report,
+    description: 'One report of a bulk request: a `report` body (the same fields, rules and messages) with an optional idempotency_key.',
+    properties: {
+      ...report.properties,
+      idempotency_key: {
+        type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$',
+        description: `This report's Idempotency-Key (kept ${IDEMPOTENCY_TTL_HOURS} hours, shared with \`report\`): the same key with the same report is replayed, with another report refused for this line alone.`,
+      },
+    },
+  };
+}
+
+/** The codes a bulk report answers a line with: the line's own refusal, or its chunk's failure to write. */
+export const BULK_LINE_ERRORS = ['invalid_json', 'invalid_request', 'idempotency_key_reused', 'database_unavailable', 'internal_error'] as const;
+
+export const bulkReportResponse = object({
+  ok: { const: true }, endpoint: { const: 'report_bulk' },
+  quota: freeQuota,
+  chunk_size: { type: 'integer', minimum: 1, description: 'Lines stored per transaction: a failed chunk stored none of its lines.' },
+  totals: object({ lines: count, created: count, replayed: count, errors: count }, { description: 'Results by status; lines = created + replayed + errors.' }),
+  results: {
+    type: 'array', description: 'One result per report, in body order.',
+    items: {
+      oneOf: [
+        object({
+          line: { type: 'integer', minimum: 1, description: 'The line the report starts on (1-based; a CSV header is line 1), or its position in a list (1-based).' },
+          status: { type: 'string', enum: ['created', 'replayed'], description: 'created: stored now; replayed: its idempotency_key matched an earlier write of the same report, nothing was written.' },
+          id: { type: 'integer', minimum: 1, description: 'The report\'s id (the first write\'s, for a replay).' },
+        }),
+        object({
+          line: { type: 'integer', minimum: 1 },
+          status: { const: 'error' },
+          error: { type: 'string', enum: [...BULK_LINE_ERRORS], description: 'invalid_json / invalid_request: this line, as `report` would refuse its body; idempotency_key_reused: its key was used with another report; database_unavailable / internal_error: its chunk could not be written (nothing of it was), resend the line.' },
+          message: str,
+          details: { type: 'array', description: 'The invalid fields, named as in `report`\'s errors (empty when the line is not JSON or its chunk failed).', items: object({ field: str, message: str }) },
+        }),
+      ],
+    },
+  },
 });
 
 /** One exported report: a line of the NDJSON export (the CSV has the same columns, flattened). */

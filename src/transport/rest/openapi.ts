@@ -6,8 +6,11 @@ import { ipQuerySchema, rateInputSchema, reportInputSchema } from '../../domain/
 import { MAX_BATCH_IPS, scoreBatchInputSchema } from '../../domain/lookups/score-batch.ts';
 import { reportFilterSchema } from '../../domain/analyst/report-filter.ts';
 import { EXPORT_MAX_ROWS } from './export.ts';
+import { BULK_MAX_BYTES, BULK_MAX_LINES, CSV_COLUMNS } from './bulk/body.ts';
+import { BULK_CHUNK_SIZE } from '../../domain/memory/report-bulk.ts';
 import {
-  bodySchema, dimensionsResponse, errorBody, exportRecord, healthBody, rateResponse, readinessBody, reportResponse, scoreBatchResponse, scoreResponse,
+  bodySchema, bulkLineSchema, bulkReportResponse, dimensionsResponse, errorBody, exportRecord, healthBody, rateResponse, readinessBody, reportResponse,
+  scoreBatchResponse, scoreResponse,
 } from './openapi-schemas.ts';
 import * as example from './openapi-examples.ts';
 import { errorResponses, examples, headers, parameters, rateLimitHeaders, ref, requestIdHeader } from './openapi-parts.ts';
@@ -91,6 +94,34 @@ const idempotentWrite = (operationId: 'rate' | 'report', summary: string, descri
   },
 });
 
+function bulkOperation() {
+  return { post: {
+    tags: ['Memory'], operationId: 'reportBulk', summary: 'Record many outcome events at once (free)',
+    description: `Up to ${BULK_MAX_LINES} reports and ${BULK_MAX_BYTES} bytes (5 MB) per request, as NDJSON (one \`report\` body per line, `
+      + 'plus an optional `idempotency_key`) or CSV (a header line naming columns among '
+      + `${CSV_COLUMNS.join(', ')}; an empty cell is an absent field, tags are separated by ";", related_subjects is a JSON array as the export writes it). `
+      + 'Each line is judged alone by `report`\'s rules and answered in `results` (created, replayed, or its error with the same details `report` gives); '
+      + `the valid lines are stored in chunks of ${BULK_CHUNK_SIZE.postgres} per transaction on PostgreSQL, ${BULK_CHUNK_SIZE.embedded} on the embedded database (chunk_size). Blank lines are skipped. A body over either bound is refused whole (413) before `
+      + 'any line is read. Not the Idempotency-Key header: each line carries its own key. Never counted.',
+    requestBody: {
+      required: true,
+      content: {
+        // The schema and example are one line's (as for the export's NDJSON); lines are separated by LF or CRLF.
+        'application/x-ndjson': { schema: ref('schemas', 'BulkReportLine'), example: example.bulkNdjsonExample },
+        'text/csv': { schema: { type: 'string', description: 'RFC 4180 CSV with a header line.' }, example: example.bulkCsvExample },
+      },
+    },
+    responses: {
+      200: { description: 'Every line answered (stored, replayed or refused alone).', headers: requestIdHeader, content: json('BulkReportResponse', example.bulkExample) },
+      ...errorResponses(['invalid_request', 'unsupported_media_type', 'payload_too_large', ...AUTHENTICATED], {
+        invalid_request: 'the body holds no report, the CSV header names an unknown or repeated column, or an Idempotency-Key header was sent',
+        unsupported_media_type: 'Content-Type is neither application/x-ndjson nor text/csv',
+        payload_too_large: `the body is over ${BULK_MAX_BYTES} bytes or holds more than ${BULK_MAX_LINES} reports (the message names which)`,
+      }),
+    },
+  } };
+}
+
 function paths() {
   const request = exportRequest();
   const probe = (operationId: string, summary: string, description: string, responses: Record<string, unknown>) => ({
@@ -137,6 +168,7 @@ function paths() {
     '/risk_api/report/': idempotentWrite('report', 'Record a typed outcome event about a subject (free)',
       'An outcome (fraud, chargeback, spam, legitimate, ...) about a subject of any kind, with related subjects and their roles, '
       + 'under a share policy and a visibility. Keys are normalised by kind. Never counted.'),
+    '/risk_api/report/bulk/': bulkOperation(),
     '/risk_api/export/': { get: exportOperation('get', request), post: exportOperation('post', request) },
     '/risk_api/openapi.json': { get: {
       tags: ['Contract'], operationId: 'openapi', summary: 'This document', security: [],
@@ -221,8 +253,9 @@ export function openApiDocument(baseUrl?: string) {
       schemas: {
         Error: errorBody,
         IpRequest: bodySchema(ipQuerySchema), ScoreBatchRequest: bodySchema(scoreBatchInputSchema), RateRequest: bodySchema(rateInputSchema), ReportRequest: bodySchema(reportInputSchema),
-        ExportRequest: exportRequest(),
+        BulkReportLine: bulkLineSchema(), ExportRequest: exportRequest(),
         ScoreResponse: scoreResponse, ScoreBatchResponse: scoreBatchResponse, DimensionsResponse: dimensionsResponse, RateResponse: rateResponse, ReportResponse: reportResponse,
+        BulkReportResponse: bulkReportResponse,
         ExportRecord: exportRecord, Health: healthBody, Readiness: readinessBody,
       },
     },

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AppError, invalidRequest } from '../../errors.ts';
+import { AppError } from '../../errors.ts';
 import { apiKeyHeaders, requireApiKey, verifiedViewer } from '../http/api-key.ts';
 import { requestContext, type ApiDeps } from '../http/request-context.ts';
 import type { Handler } from '../http/server.ts';
@@ -11,13 +11,15 @@ import { dimensionsOperation, shapeDimensions } from './dimensions.ts';
 import { scoreOperation, shapeScore } from './score.ts';
 import { scoreBatchOperation, shapeScoreBatch } from './score-batch.ts';
 import { scoreBatchInputSchema } from '../../domain/lookups/score-batch.ts';
-import { camelToSnakePath, snakeToCamelKeys, toDetails } from '../../domain/validation.ts';
+import { snakeToCamelKeys } from '../../domain/validation.ts';
+import { restInput } from './input.ts';
 import { runOperation, type Operation } from './operation.ts';
 import { rateOperation, reportOperation, shapeRate, shapeReport } from './writes.ts';
 import { sendJson } from '../http/send.ts';
 import { sendError } from '../http/errors.ts';
 import { openApiDocument } from './openapi.ts';
 import { handleExport } from './export.ts';
+import { reportBulkRoute } from './bulk/route.ts';
 import type { z } from 'zod';
 
 type Method = (req: IncomingMessage, res: ServerResponse, requestId: string) => Promise<void>;
@@ -41,11 +43,7 @@ function endpoint(deps: ApiDeps, spec: Endpoint): Method {
     const viewer = await verifiedViewer(deps.verifier, req, requireApiKey(...apiKeyHeaders(req)));
     const idempotencyKey = spec.creates ? readIdempotencyKey(req.headers['idempotency-key']) : undefined;
     const input = snakeToCamelKeys(await readJsonObject(req, deps.config.maxBodyBytes)) as Record<string, unknown>;
-    const checked = spec.schema.safeParse(input);
-    if (!checked.success) {
-      throw invalidRequest(toDetails(checked.error).map((d) => ({ field: camelToSnakePath(d.field), message: d.message })));
-    }
-    const context = requestContext(deps, req, requestId, viewer, { via: 'rest', idempotencyKey, input: checked.data });
+    const context = requestContext(deps, req, requestId, viewer, { via: 'rest', idempotencyKey, input: restInput(spec.schema, input) });
     const data = await runOperation<never>(spec.op, { ...spec.variables(input), ...(spec.creates ? { idempotencyKey } : {}) }, context);
     const { body, replayed, headers } = spec.shape(data);
     sendJson(res, spec.creates && !replayed ? 201 : 200, body, { ...headers, ...(replayed ? { 'idempotent-replayed': 'true' } : {}) });
@@ -65,6 +63,7 @@ export function createRestRouter(deps: ApiDeps): Handler {
   const routes: Record<string, Partial<Record<string, Method>>> = {
     '/risk_api/rate': { POST: endpoint(deps, { schema: rateInputSchema, op: rateOperation, variables: (input) => ({ input }), shape: shapeRate as never, creates: true }) },
     '/risk_api/report': { POST: endpoint(deps, { schema: reportInputSchema, op: reportOperation, variables: (input) => ({ input }), shape: shapeReport as never, creates: true }) },
+    '/risk_api/report/bulk': { POST: reportBulkRoute(deps) },
     '/risk_api/score': { POST: endpoint(deps, { schema: ipQuerySchema, op: scoreOperation, variables: (input) => ({ ip: input.ip }), shape: shapeScore as never, creates: false }) },
     '/risk_api/score/batch': { POST: endpoint(deps, { schema: scoreBatchInputSchema, op: scoreBatchOperation, variables: (input) => ({ ips: input.ips }), shape: shapeScoreBatch as never, creates: false }) },
     '/risk_api/dimensions': { POST: endpoint(deps, { schema: ipQuerySchema, op: dimensionsOperation, variables: (input) => ({ ip: input.ip }), shape: shapeDimensions as never, creates: false }) },

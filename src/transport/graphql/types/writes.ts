@@ -76,7 +76,7 @@ const RelatedSubjectInput = builder.inputType('RelatedSubjectInput', {
   }),
 });
 
-const ReportInput = builder.inputType('ReportInput', {
+export const ReportInput = builder.inputType('ReportInput', {
   description: 'A typed outcome event. Vocabularies and bounds are in the README (report).',
   fields: (t) => ({
     kind: t.field({ type: SubjectKindEnum, required: true, description: 'Identifier family of the subject.' }),
@@ -99,6 +99,13 @@ const ReportInput = builder.inputType('ReportInput', {
 /** GraphQL leaves absent optional fields as undefined or null; the schemas treat both as "use the default". */
 function withoutNulls(value: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null && v !== undefined));
+}
+
+/** A GraphQL ReportInput checked by `report`'s schema (absent and null alike mean the default, nested ones too). */
+export function reportInputOf(input: object) {
+  const raw = withoutNulls(input as Record<string, unknown>);
+  if (Array.isArray(raw.relatedSubjects)) raw.relatedSubjects = raw.relatedSubjects.map((r) => withoutNulls(r as Record<string, unknown>));
+  return parseInput(reportInputSchema, raw);
 }
 
 builder.mutationField('rate', (t) =>
@@ -124,11 +131,7 @@ builder.mutationField('report', (t) =>
       idempotencyKey: t.arg.string({ description: 'Retry-safe key: a retry with the same key and input returns the first result.' }),
     },
     resolve: async (_root, args, ctx) => {
-      const input = inputOf(ctx, () => {
-        const raw = withoutNulls(args.input);
-        if (Array.isArray(raw.relatedSubjects)) raw.relatedSubjects = raw.relatedSubjects.map((r) => withoutNulls(r as Record<string, unknown>));
-        return parseInput(reportInputSchema, raw);
-      });
+      const input = inputOf(ctx, () => reportInputOf(args.input));
       return writeReport(ctx.services, viewerOf(ctx), input, args.idempotencyKey ?? ctx.idempotencyKey);
     },
   }));
