@@ -141,6 +141,7 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
       ip: `(address: "${B_IP}")`,
       dimensionEntity: '(code: asn, key: "AS15169")',
       score: `(ip: "${B_IP}")`,
+      scoreBatch: `(ips: ["${A_IP}", "${B_IP}"])`,
       viewer: '',
     });
   }, 180_000);
@@ -165,6 +166,13 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
       check(a) {
         expect(a.body.data.report.report.databaseId, a.text).not.toBe(aReportId);
         expect(a.body.data.report.report).toMatchObject({ outcomeCode: 'legitimate', subject: { key: C_IP, mentions: { totalCount: 0 } } });
+      },
+    },
+    reportBulk: {
+      query: `mutation { reportBulk(reports: [{ kind: ipaddress, key: "${C_IP}", outcomeCode: spam }], idempotencyKeys: ["${IDEM}"]) { line status databaseId error } }`,
+      check(a) {
+        expect(a.body.data.reportBulk, a.text).toEqual([{ line: 1, status: 'created', databaseId: expect.any(Number), error: null }]);
+        expect(a.body.data.reportBulk[0].databaseId).not.toBe(aReportId);
       },
     },
   };
@@ -213,6 +221,31 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
           if (d.code === 'ip' || d.code === 'subnet') expect(d.matched, JSON.stringify(d)).toBe(false);
           if (d.evidence) expect(d.evidence, JSON.stringify(d)).toMatchObject({ reports: 1, bad_ratings: 0 });
         }
+      },
+    },
+    'POST /risk_api/score/batch': {
+      call: (h) => call(`${s.url}/risk_api/score/batch/`, 'POST', h, { ips: [A_IP, B_IP] }),
+      isolated(a) {
+        expect(a.status, a.text).toBe(200);
+        for (const item of a.body.results) {
+          expect(item.workspace_memory, JSON.stringify(item)).toEqual({ ratings: { good: 0, neutral: 0, bad: 0 }, last_rating: null, reports: item.query.ip === B_IP ? 1 : 0 });
+        }
+      },
+    },
+    'POST /risk_api/report/bulk': {
+      // B reuses A's Idempotency-Key on a line: B's own write, never a replay of A's report.
+      call: async (h) => {
+        const res = await fetch(`${s.url}/risk_api/report/bulk/`, {
+          method: 'POST', headers: { ...h, 'content-type': 'application/x-ndjson' },
+          body: `${JSON.stringify({ kind: 'ipaddress', key: C_IP, outcome_code: 'spam', idempotency_key: IDEM })}\n`,
+        });
+        const text = await res.text();
+        return { status: res.status, text, body: JSON.parse(text), headers: res.headers };
+      },
+      isolated(a) {
+        expect(a.status, a.text).toBe(200);
+        expect(a.body.results).toEqual([{ line: 1, status: 'created', id: expect.any(Number) }]);
+        expect(a.body.results[0].id).not.toBe(aReportId);
       },
     },
     'POST /risk_api/dimensions': {
