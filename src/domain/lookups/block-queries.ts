@@ -34,18 +34,43 @@ const visibleReports = (workspaceId: number) => Prisma.sql`
 const inBlock = (block: CidrBlock) => Prisma.sql`kind = 'ipaddress' AND key::inet BETWEEN ${block.first}::inet AND ${block.last}::inet`;
 
 /** The block's counts by outcome, its ratings by the workspace, and the first and last evidence, over every IP subject in it. */
-export async function blockTotals(prisma: PrismaClient, workspaceId: number, block: CidrBlock): Promise<BlockTotals> {
-  const [outcomes, ratings] = await Promise.all([
-    prisma.$queryRaw<Array<{ outcomeCode: string; reports: number; first: Date | null; last: Date | null }>>`
+/** The statements of one block check, each a range of the index; exported so a test can read their plans. */
+export const blockStatements = {
+  outcomes: (workspaceId: number, block: CidrBlock) => Prisma.sql`
       WITH subjects AS (SELECT id, key FROM "Subject" WHERE ${inBlock(block)}),
            reports AS (SELECT DISTINCT id, "outcomeCode", "createdAt" FROM (${visibleReports(workspaceId)}) v)
       SELECT "outcomeCode", count(*)::int AS reports, min("createdAt") AS first, max("createdAt") AS last
         FROM reports GROUP BY "outcomeCode" ORDER BY "outcomeCode"`,
-    prisma.$queryRaw<Array<{ rating: number; n: number; first: Date | null; last: Date | null }>>`
+  ratings: (workspaceId: number, block: CidrBlock) => Prisma.sql`
       SELECT g.rating, count(*)::int AS n, min(g."createdAt") AS first, max(g."createdAt") AS last
         FROM "Subject" s JOIN "Rating" g ON g."subjectId" = s.id
        WHERE ${inBlock(block)} AND s."workspaceId" = ${workspaceId}
        GROUP BY g.rating`,
+  /**
+   * One page of the IPs in the block the caller may see evidence of (its own subjects, and others' with a
+   * community-visible report), in address order after `after` (exclusive; from the block's first address when
+   * null), at most `take`: one walk of the index range in address order that stops after `take` distinct IPs.
+   * Each EXISTS is read per subject through the subjectId indexes: its OFFSET 0 keeps the planner from turning it
+   * into one hashed scan of EVERY community report in the database (which it chose for the linked one).
+   */
+  page: (workspaceId: number, block: CidrBlock, after: string | null, take: number) => {
+    const from = after === null ? Prisma.sql`s.key::inet >= ${block.first}::inet` : Prisma.sql`s.key::inet > ${after}::inet`;
+    return Prisma.sql`
+    SELECT DISTINCT ON (s.key::inet) s.key FROM "Subject" s
+     WHERE s.kind = 'ipaddress' AND ${from} AND s.key::inet <= ${block.last}::inet
+       AND (s."workspaceId" = ${workspaceId}
+            OR EXISTS (SELECT 1 FROM "Report" r WHERE r."subjectId" = s.id AND r."effectiveVisibility" = 'community' OFFSET 0)
+            OR EXISTS (SELECT 1 FROM "ReportLink" l JOIN "Report" r ON r.id = l."reportId"
+                        WHERE l."subjectId" = s.id AND r."effectiveVisibility" = 'community' OFFSET 0))
+     ORDER BY s.key::inet LIMIT ${take}`;
+  },
+};
+
+/** The block's counts by outcome, its ratings by the workspace, and the first and last evidence, over every IP subject in it. */
+export async function blockTotals(prisma: PrismaClient, workspaceId: number, block: CidrBlock): Promise<BlockTotals> {
+  const [outcomes, ratings] = await Promise.all([
+    prisma.$queryRaw<Array<{ outcomeCode: string; reports: number; first: Date | null; last: Date | null }>>(blockStatements.outcomes(workspaceId, block)),
+    prisma.$queryRaw<Array<{ rating: number; n: number; first: Date | null; last: Date | null }>>(blockStatements.ratings(workspaceId, block)),
   ]);
   const byOutcome = outcomes.map((o) => ({ outcomeCode: o.outcomeCode, reports: Number(o.reports) }));
   const count = (v: number) => Number(ratings.find((r) => Number(r.rating) === v)?.n ?? 0);
@@ -57,21 +82,9 @@ export async function blockTotals(prisma: PrismaClient, workspaceId: number, blo
   };
 }
 
-/**
- * One page of the IPs in the block the caller may see evidence of (its own subjects, and others' with a
- * community-visible report), in address order after `after` (exclusive; from the block's first address when
- * null), at most `take`. One walk of the index range in address order that stops after `take` distinct IPs.
- */
+/** One page of the block's IPs the caller may see, in address order (blockStatements.page). */
 export async function blockIpPage(prisma: PrismaClient, workspaceId: number, block: CidrBlock, after: string | null, take: number): Promise<string[]> {
-  const from = after === null ? Prisma.sql`s.key::inet >= ${block.first}::inet` : Prisma.sql`s.key::inet > ${after}::inet`;
-  const rows = await prisma.$queryRaw<Array<{ key: string }>>`
-    SELECT DISTINCT ON (s.key::inet) s.key FROM "Subject" s
-     WHERE s.kind = 'ipaddress' AND ${from} AND s.key::inet <= ${block.last}::inet
-       AND (s."workspaceId" = ${workspaceId}
-            OR EXISTS (SELECT 1 FROM "Report" r WHERE r."subjectId" = s.id AND r."effectiveVisibility" = 'community')
-            OR EXISTS (SELECT 1 FROM "ReportLink" l JOIN "Report" r ON r.id = l."reportId"
-                        WHERE l."subjectId" = s.id AND r."effectiveVisibility" = 'community'))
-     ORDER BY s.key::inet LIMIT ${take}`;
+  const rows = await prisma.$queryRaw<Array<{ key: string }>>(blockStatements.page(workspaceId, block, after, take));
   return rows.map((r) => r.key);
 }
 
