@@ -27,7 +27,12 @@ export type BlockInput = { block: CidrBlock; input: string; cursor: string | nul
  * Everything is checked here, before the call is metered: a refused request counts nothing.
  */
 export const checkBlockInputSchema = z.strictObject({
-  cidr: z.string({ error: typeError('a string') }).meta({
+  cidr: z.string({ error: typeError('a string') }).transform((input, ctx) => {
+    const parsed = parseBlock(input);
+    if (parsed.ok) return { block: parsed.block, input };
+    ctx.addIssue({ code: 'custom', message: parsed.reason, input });
+    return z.NEVER;
+  }).meta({
     description: `The CIDR block: IPv4 /${BLOCK_BOUNDS[4]} to /32, IPv6 /${BLOCK_BOUNDS[6]} to /128. Host bits set are cleared (the answer's query.cidr is the block read).`,
   }),
   cursor: z.string({ error: typeError('a string') }).nullable().optional()
@@ -35,21 +40,17 @@ export const checkBlockInputSchema = z.strictObject({
   limit: z.number({ error: typeError('an integer') }).int('must be an integer').min(1, `must be 1 to ${MAX_BLOCK_PAGE}`).max(MAX_BLOCK_PAGE, `must be 1 to ${MAX_BLOCK_PAGE}`)
     .nullable().optional().meta({ description: `IPs per page, 1 to ${MAX_BLOCK_PAGE} (default ${DEFAULT_BLOCK_PAGE}).` }),
 }, { error: typeError('a JSON object') }).transform((body, ctx): BlockInput => {
-  const parsed = parseBlock(body.cidr);
-  if (!parsed.ok) {
-    ctx.addIssue({ code: 'custom', message: parsed.reason, path: ['cidr'], input: body.cidr });
-    return z.NEVER;
-  }
+  const { block, input } = body.cidr;
   let cursor: string | null = null;
   if (body.cursor != null) {
     const ip = parseIp(body.cursor);
-    if (!ip.ok || !blockHolds(parsed.block, ip.canonical)) {
+    if (!ip.ok || !blockHolds(block, ip.canonical)) {
       ctx.addIssue({ code: 'custom', message: 'must be the next_cursor of a page of this block', path: ['cursor'], input: body.cursor });
       return z.NEVER;
     }
     cursor = ip.canonical;
   }
-  return { block: parsed.block, input: body.cidr, cursor, limit: body.limit ?? DEFAULT_BLOCK_PAGE };
+  return { block, input, cursor, limit: body.limit ?? DEFAULT_BLOCK_PAGE };
 });
 
 /** One network entity the whole block lies in, with the summaries the caller may see. */
