@@ -25,7 +25,7 @@ describe(`MCP tools over Streamable HTTP (${backendName})`, () => {
   const rest = (path: string, key: string, body: unknown) => s.post(path, body, { 'x-api-key': key });
   const quotas = async (client: Awaited<ReturnType<typeof mcpClient>>) => (await call(client, 'get_quota')).body.quotas;
 
-  it('lists the eight tools, each with an input schema, an output schema and honest annotations', async () => {
+  it('lists the nine tools, each with an input schema, an output schema and honest annotations', async () => {
     const { secret } = await s.createKey('mcp-list', { tier: 'developer' });
     const client = await mcpClient(s.url, secret);
     expect(client.getServerVersion()).toMatchObject({ name: 'risk-api' });
