@@ -41,6 +41,8 @@ describe('parseBlock: a CIDR block, bounded and canonical', () => {
     expect(reason('10.0.0.1')).toContain('prefix length');
     expect(reason('::ffff:10.0.0.0/120')).toContain('IPv4-mapped');
     for (const bad of ['10.0.0.0/', '10.0.0.0/33', '10.0.0.0/-1', '10.0.0.0/1e1', '10.0.0.0/24/24', '2001:db8::/129', '10.0.0.0/ 24']) expect(reason(bad), bad).not.toBeNull();
-    expect(blockHolds((parseBlock('10.0.0.0/16') as { block: never }).block, '2001:db8::1')).toBe(false);
+    const v4 = parseBlock('10.0.0.0/16');
+    expect(v4.ok && blockHolds(v4.block, '2001:db8::1')).toBe(false);
+    expect(v4.ok && blockHolds(v4.block, '10.0.255.255')).toBe(true);
   });
 });
