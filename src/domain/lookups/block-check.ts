@@ -113,15 +113,19 @@ export async function checkBlock(
       ratings: { good: e.good, neutral: e.neutral, bad: e.bad }, firstSeen: e.firstSeen, lastSeen: e.lastSeen,
     };
   });
-  const { recentQueryWindows: _windows, ...subnetSignal } = signal ?? { recentQueryWindows: [] };
   return {
     input: input.input, block, apiKey: { name: viewer.keyName, prefix: viewer.keyPrefix }, quota, networks, networksReason: reason, totals,
-    communitySignal: signal && subnet
-      ? { available: true, reason: null, subnet: { ...(subnetSignal as Omit<CommunitySignal, 'recentQueryWindows'>), key: subnet } }
-      : { available: false, reason: `${reason ?? 'the block lies in no subnet'}, so no network signal describes the whole block`, subnet: null },
+    communitySignal: blockSignal(subnet, signal, reason),
     ips: { items, nextCursor: page.length > input.limit ? shown[shown.length - 1]! : null },
     publication: { version: snapshot.version, publishedAt: snapshot.publishedAt },
   };
+}
+
+/** The subnet's signal, without its window list (as score's networks), or why no signal describes the block. */
+function blockSignal(subnet: string | undefined, signal: CommunitySignal | null, reason: string | null): BlockSignal {
+  if (!subnet || !signal) return { available: false, reason: `${reason ?? 'the block lies in no subnet'}, so no network signal describes the whole block`, subnet: null };
+  const { recentQueryWindows: _windows, ...metrics } = signal;
+  return { available: true, reason: null, subnet: { ...metrics, key: subnet } };
 }
 
 /**
