@@ -50,6 +50,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/risk_api/check_block/": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your own id for this request (a proxy's or tracer's): kept and echoed when it is 1-128 characters of letters, digits and `.:_+/=-`. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a CIDR block (metered: one score call)
+         * @description A CIDR block of IPv4 /16 to /32 or IPv6 /48 to /128 (a larger one is refused with 400 invalid_request naming the bound; host bits set are cleared, and query.cidr is the block read): the subnet, AS and organisation holding the whole block with their published summaries (null, with the reason, when the block spans more than one subnet), the reports the caller may see naming its IPs (its workspace's, and every community-visible one) counted by outcome, the workspace's ratings, first and last seen, the community signal of its subnet, and a page of its reported and rated IPs in address order, each with its score from the current publication (limit 1-100, default 50; send next_cursor as cursor for the next page). Each page counts as ONE call on the daily score quota and the key's burst limit, taken before the block is read; a refused call counts nothing. Needs a tier that includes score.
+         */
+        post: operations["checkBlock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/risk_api/dimensions/": {
         parameters: {
             query?: never;
@@ -304,6 +327,14 @@ export interface components {
         ScoreBatchRequest: {
             /** @description 1 to 100 IPv4 or IPv6 addresses, answered in this order; a repeated address (after canonicalisation) is scored and counted once. */
             ips: string[];
+        };
+        CheckBlockRequest: {
+            /** @description The CIDR block: IPv4 /16 to /32, IPv6 /48 to /128. Host bits set are cleared (the answer's query.cidr is the block read). */
+            cidr: string;
+            /** @description next_cursor of the previous page (absent or null: the first page). */
+            cursor?: string | null;
+            /** @description IPs per page, 1 to 100 (default 50). */
+            limit?: number | null;
         };
         RateRequest: {
             /** @description IPv4 or IPv6 address being rated; stored in canonical form. */
@@ -930,6 +961,261 @@ export interface components {
                 /** @description What is wrong with it. */
                 message: string;
             })[];
+        };
+        CheckBlockResponse: {
+            /** @constant */
+            ok: true;
+            /** @constant */
+            endpoint: "check_block";
+            query: {
+                /** @description The cidr as sent. */
+                input: string;
+                /** @description The block read: the canonical form of the one sent (host bits cleared). */
+                cidr: string;
+                /** @description true when the cidr sent had host bits set, which were cleared. */
+                host_bits_cleared: boolean;
+            };
+            /** @description The calling key (never its secret). */
+            api_key: {
+                name: string;
+                prefix: string;
+            };
+            /** @description The daily score quota after this call: a block check counts as one score call. */
+            quota: {
+                daily_limit: number;
+                used_today: number;
+                remaining: number;
+                /** @description true when remaining is 0: the next score today is refused */
+                over_limit: boolean;
+            };
+            block: {
+                cidr: string;
+                /** @enum {integer} */
+                version: 4 | 6;
+                prefix: number;
+                first_address: string;
+                last_address: string;
+                /** @description Addresses in the block, as a decimal string (an IPv6 /48 holds 2^80). */
+                size: string;
+                networks: {
+                    /** @description The subnet entity holding the whole block; null when the block spans more than one subnet (reason says why). */
+                    subnet: {
+                        key: string;
+                        name: string;
+                        /** @description Addresses in the entity. */
+                        size: number;
+                        /** @description The published (global) summary; null when none. */
+                        published: {
+                            score: number;
+                            /** @enum {string} */
+                            level: "minimal" | "low" | "medium" | "high" | "critical";
+                            counts: {
+                                reports: number;
+                                bad_ratings: number;
+                                neutral_ratings: number;
+                                good_ratings: number;
+                                feed_listings: number;
+                            };
+                            reporters: number;
+                            /** Format: date-time */
+                            first_seen: string | null;
+                            /** Format: date-time */
+                            last_seen: string | null;
+                        } | null;
+                        /** @description The calling workspace's own layer; null when none. */
+                        workspace: {
+                            score: number;
+                            /** @enum {string} */
+                            level: "minimal" | "low" | "medium" | "high" | "critical";
+                            counts: {
+                                reports: number;
+                                bad_ratings: number;
+                                neutral_ratings: number;
+                                good_ratings: number;
+                                feed_listings: number;
+                            };
+                            reporters: number;
+                            /** Format: date-time */
+                            first_seen: string | null;
+                            /** Format: date-time */
+                            last_seen: string | null;
+                        } | null;
+                    } | null;
+                    /** @description The autonomous system holding the whole block; null when the block spans more than one subnet (reason says why). */
+                    asn: {
+                        key: string;
+                        name: string;
+                        /** @description Addresses in the entity. */
+                        size: number;
+                        /** @description The published (global) summary; null when none. */
+                        published: {
+                            score: number;
+                            /** @enum {string} */
+                            level: "minimal" | "low" | "medium" | "high" | "critical";
+                            counts: {
+                                reports: number;
+                                bad_ratings: number;
+                                neutral_ratings: number;
+                                good_ratings: number;
+                                feed_listings: number;
+                            };
+                            reporters: number;
+                            /** Format: date-time */
+                            first_seen: string | null;
+                            /** Format: date-time */
+                            last_seen: string | null;
+                        } | null;
+                        /** @description The calling workspace's own layer; null when none. */
+                        workspace: {
+                            score: number;
+                            /** @enum {string} */
+                            level: "minimal" | "low" | "medium" | "high" | "critical";
+                            counts: {
+                                reports: number;
+                                bad_ratings: number;
+                                neutral_ratings: number;
+                                good_ratings: number;
+                                feed_listings: number;
+                            };
+                            reporters: number;
+                            /** Format: date-time */
+                            first_seen: string | null;
+                            /** Format: date-time */
+                            last_seen: string | null;
+                        } | null;
+                    } | null;
+                    /** @description The organisation holding the whole block; null when the block spans more than one subnet (reason says why). */
+                    org: {
+                        key: string;
+                        name: string;
+                        /** @description Addresses in the entity. */
+                        size: number;
+                        /** @description The published (global) summary; null when none. */
+                        published: {
+                            score: number;
+                            /** @enum {string} */
+                            level: "minimal" | "low" | "medium" | "high" | "critical";
+                            counts: {
+                                reports: number;
+                                bad_ratings: number;
+                                neutral_ratings: number;
+                                good_ratings: number;
+                                feed_listings: number;
+                            };
+                            reporters: number;
+                            /** Format: date-time */
+                            first_seen: string | null;
+                            /** Format: date-time */
+                            last_seen: string | null;
+                        } | null;
+                        /** @description The calling workspace's own layer; null when none. */
+                        workspace: {
+                            score: number;
+                            /** @enum {string} */
+                            level: "minimal" | "low" | "medium" | "high" | "critical";
+                            counts: {
+                                reports: number;
+                                bad_ratings: number;
+                                neutral_ratings: number;
+                                good_ratings: number;
+                                feed_listings: number;
+                            };
+                            reporters: number;
+                            /** Format: date-time */
+                            first_seen: string | null;
+                            /** Format: date-time */
+                            last_seen: string | null;
+                        } | null;
+                    } | null;
+                    /** @description Why the networks are null; null when the block lies in one subnet. */
+                    reason: string | null;
+                };
+                /** @description Reports the caller may see (its workspace's, and every community-visible one) naming an IP of the block, by outcome code; each report once. Outcomes without reports are omitted. */
+                counts_by_outcome: {
+                    [key: string]: number;
+                };
+                /** @description Those reports in all. */
+                reports: number;
+                /** @description The calling workspace's ratings, by value. */
+                ratings: {
+                    good: number;
+                    neutral: number;
+                    bad: number;
+                };
+                /**
+                 * Format: date-time
+                 * @description Oldest of those reports and ratings.
+                 */
+                first_seen: string | null;
+                /**
+                 * Format: date-time
+                 * @description Newest of those reports and ratings.
+                 */
+                last_seen: string | null;
+                /** @description Lookup activity on the block's subnet across all workspaces. */
+                community_signal: {
+                    /** @description false when no subnet entity holds the whole block. */
+                    available: boolean;
+                    /** @description Why no signal describes the block; null when available. */
+                    reason: string | null;
+                    /** @description The community signal of the subnet holding the block; null when the IP has none. */
+                    subnet: {
+                        /** @description Entity key of the subnet dimension. */
+                        key: string;
+                        /** @description false when the signal could not be read for this call (label unavailable, zeros). */
+                        ok: boolean;
+                        state: {
+                            /**
+                             * @description spiking: at least one of the last six complete 10-minute windows is a spike (has_spike is true); converging: no spike, but 3 or more distinct requesters looked the entity up in the last six complete windows; active: looked up in the last six complete windows, by fewer than 3 distinct requesters, no spike; quiet: no lookups in the last six complete windows
+                             * @enum {string}
+                             */
+                            label: "spiking" | "converging" | "active" | "quiet" | "unavailable";
+                            has_spike: boolean;
+                        };
+                        metrics: {
+                            lookups_10m: number;
+                            requesters_60m: number;
+                            spike_windows_7d: number;
+                        };
+                    } | null;
+                };
+            };
+            ips: {
+                /** @description Reported or rated IPs of the block the caller may see, in address order. */
+                items: {
+                    ip: string;
+                    score: number;
+                    /**
+                     * @description Risk level of the score: minimal 0-9, low 10-29, medium 30-59, high 60-84, critical 85-100.
+                     * @enum {string}
+                     */
+                    level: "minimal" | "low" | "medium" | "high" | "critical";
+                    /** @description Reports the caller may see naming the IP. */
+                    reports: number;
+                    /** @description The calling workspace's ratings, by value. */
+                    ratings: {
+                        good: number;
+                        neutral: number;
+                        bad: number;
+                    };
+                    /** Format: date-time */
+                    first_seen: string | null;
+                    /** Format: date-time */
+                    last_seen: string | null;
+                }[];
+                /** @description Send as cursor for the next page; null on the last page. */
+                next_cursor: string | null;
+            };
+            /** @description The publication the answer was computed from (one per call, never a mix). */
+            publication: {
+                /** @description Publication version (0: nothing published yet). */
+                version: number;
+                /**
+                 * Format: date-time
+                 * @description When it was published; null before the first publication.
+                 */
+                published_at: string | null;
+            };
         };
         DimensionsResponse: {
             /** @constant */
@@ -2223,6 +2509,336 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ScoreBatchResponse"];
+                };
+            };
+            /** @description `invalid_json`: the body is not JSON; `invalid_request`: a field, parameter or header is invalid (details names each); `conflicting_api_keys`: X-API-Key and Authorization: Bearer carry different keys. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no key in X-API-Key or Authorization: Bearer; `invalid_api_key`: an unknown, malformed or revoked key, or an Authorization header that is not Bearer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `tier_not_eligible`: the workspace's tier does not include score. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `method_not_allowed`: another method than the path answers (see Allow). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over MAX_BODY_BYTES. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: Content-Type is not application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `quota_exceeded`: the daily score quota is used up; `rate_limited`: more score calls per second with this key than the tier's burst limit. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: unexpected; logged under request_id. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `quota_unavailable`: the counter store is unreachable: score fails closed; `database_unavailable`: the database dropped the connection; retry writes with the same Idempotency-Key; `service_unavailable`: the server is shutting down. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenKnown"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    checkBlock: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your own id for this request (a proxy's or tracer's): kept and echoed when it is 1-128 characters of letters, digits and `.:_+/=-`. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "cidr": "9.9.9.7/24",
+                 *       "limit": 2
+                 *     }
+                 */
+                "application/json": components["schemas"]["CheckBlockRequest"];
+            };
+        };
+        responses: {
+            /** @description Checked and counted. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "endpoint": "check_block",
+                     *       "query": {
+                     *         "input": "9.9.9.7/24",
+                     *         "cidr": "9.9.9.0/24",
+                     *         "host_bits_cleared": true
+                     *       },
+                     *       "api_key": {
+                     *         "name": "checkout",
+                     *         "prefix": "rk_adDTKSHH"
+                     *       },
+                     *       "quota": {
+                     *         "daily_limit": 1000,
+                     *         "used_today": 19,
+                     *         "remaining": 981,
+                     *         "over_limit": false
+                     *       },
+                     *       "block": {
+                     *         "cidr": "9.9.9.0/24",
+                     *         "version": 4,
+                     *         "prefix": 24,
+                     *         "first_address": "9.9.9.0",
+                     *         "last_address": "9.9.9.255",
+                     *         "size": "256",
+                     *         "networks": {
+                     *           "subnet": {
+                     *             "key": "9.9.9.0/24",
+                     *             "name": "9.9.9.0/24",
+                     *             "size": 256,
+                     *             "published": {
+                     *               "score": 1,
+                     *               "level": "minimal",
+                     *               "counts": {
+                     *                 "reports": 1,
+                     *                 "bad_ratings": 0,
+                     *                 "neutral_ratings": 0,
+                     *                 "good_ratings": 0,
+                     *                 "feed_listings": 0
+                     *               },
+                     *               "reporters": 1,
+                     *               "first_seen": "2026-11-23T09:58:12.602Z",
+                     *               "last_seen": "2026-11-23T09:58:12.633Z"
+                     *             },
+                     *             "workspace": {
+                     *               "score": 2,
+                     *               "level": "minimal",
+                     *               "counts": {
+                     *                 "reports": 1,
+                     *                 "bad_ratings": 1,
+                     *                 "neutral_ratings": 0,
+                     *                 "good_ratings": 0,
+                     *                 "feed_listings": 0
+                     *               },
+                     *               "reporters": 1,
+                     *               "first_seen": "2026-11-23T09:58:12.602Z",
+                     *               "last_seen": "2026-11-23T09:58:12.633Z"
+                     *             }
+                     *           },
+                     *           "asn": {
+                     *             "key": "AS19281",
+                     *             "name": "AS19281",
+                     *             "size": 1792,
+                     *             "published": {
+                     *               "score": 1,
+                     *               "level": "minimal",
+                     *               "counts": {
+                     *                 "reports": 1,
+                     *                 "bad_ratings": 0,
+                     *                 "neutral_ratings": 0,
+                     *                 "good_ratings": 0,
+                     *                 "feed_listings": 0
+                     *               },
+                     *               "reporters": 1,
+                     *               "first_seen": "2026-11-23T09:58:12.602Z",
+                     *               "last_seen": "2026-11-23T09:58:12.633Z"
+                     *             },
+                     *             "workspace": {
+                     *               "score": 1,
+                     *               "level": "minimal",
+                     *               "counts": {
+                     *                 "reports": 1,
+                     *                 "bad_ratings": 1,
+                     *                 "neutral_ratings": 0,
+                     *                 "good_ratings": 0,
+                     *                 "feed_listings": 0
+                     *               },
+                     *               "reporters": 1,
+                     *               "first_seen": "2026-11-23T09:58:12.602Z",
+                     *               "last_seen": "2026-11-23T09:58:12.633Z"
+                     *             }
+                     *           },
+                     *           "org": {
+                     *             "key": "quad9",
+                     *             "name": "Quad9",
+                     *             "size": 2304,
+                     *             "published": {
+                     *               "score": 0,
+                     *               "level": "minimal",
+                     *               "counts": {
+                     *                 "reports": 1,
+                     *                 "bad_ratings": 0,
+                     *                 "neutral_ratings": 0,
+                     *                 "good_ratings": 0,
+                     *                 "feed_listings": 0
+                     *               },
+                     *               "reporters": 1,
+                     *               "first_seen": "2026-11-23T09:58:12.602Z",
+                     *               "last_seen": "2026-11-23T09:58:12.633Z"
+                     *             },
+                     *             "workspace": {
+                     *               "score": 1,
+                     *               "level": "minimal",
+                     *               "counts": {
+                     *                 "reports": 1,
+                     *                 "bad_ratings": 1,
+                     *                 "neutral_ratings": 0,
+                     *                 "good_ratings": 0,
+                     *                 "feed_listings": 0
+                     *               },
+                     *               "reporters": 1,
+                     *               "first_seen": "2026-11-23T09:58:12.602Z",
+                     *               "last_seen": "2026-11-23T09:58:12.633Z"
+                     *             }
+                     *           },
+                     *           "reason": null
+                     *         },
+                     *         "counts_by_outcome": {
+                     *           "fraud_watch": 2,
+                     *           "spam": 1
+                     *         },
+                     *         "reports": 3,
+                     *         "ratings": {
+                     *           "good": 0,
+                     *           "neutral": 0,
+                     *           "bad": 1
+                     *         },
+                     *         "first_seen": "2026-11-23T09:58:12.602Z",
+                     *         "last_seen": "2026-11-23T10:01:40.115Z",
+                     *         "community_signal": {
+                     *           "available": true,
+                     *           "reason": null,
+                     *           "subnet": {
+                     *             "key": "9.9.9.0/24",
+                     *             "ok": true,
+                     *             "state": {
+                     *               "label": "active",
+                     *               "has_spike": false
+                     *             },
+                     *             "metrics": {
+                     *               "lookups_10m": 14,
+                     *               "requesters_60m": 3,
+                     *               "spike_windows_7d": 0
+                     *             }
+                     *           }
+                     *         }
+                     *       },
+                     *       "ips": {
+                     *         "items": [
+                     *           {
+                     *             "ip": "9.9.9.9",
+                     *             "score": 35,
+                     *             "level": "medium",
+                     *             "reports": 2,
+                     *             "ratings": {
+                     *               "good": 0,
+                     *               "neutral": 0,
+                     *               "bad": 1
+                     *             },
+                     *             "first_seen": "2026-11-23T09:58:12.602Z",
+                     *             "last_seen": "2026-11-23T09:58:12.633Z"
+                     *           },
+                     *           {
+                     *             "ip": "9.9.9.10",
+                     *             "score": 12,
+                     *             "level": "low",
+                     *             "reports": 1,
+                     *             "ratings": {
+                     *               "good": 0,
+                     *               "neutral": 0,
+                     *               "bad": 0
+                     *             },
+                     *             "first_seen": "2026-11-23T10:01:40.115Z",
+                     *             "last_seen": "2026-11-23T10:01:40.115Z"
+                     *           }
+                     *         ],
+                     *         "next_cursor": "9.9.9.10"
+                     *       },
+                     *       "publication": {
+                     *         "version": 12,
+                     *         "published_at": "2026-11-23T10:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CheckBlockResponse"];
                 };
             };
             /** @description `invalid_json`: the body is not JSON; `invalid_request`: a field, parameter or header is invalid (details names each); `conflicting_api_keys`: X-API-Key and Authorization: Bearer carry different keys. */

@@ -4,7 +4,7 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { backendName } from '../helpers/backend.ts';
 import {
   BAD_UTF8, FUZZ_REPORT, FUZZ_RUNS, anyJson, authHeaders, brokenJsonText, contentType, fuzzParameters, fuzzTimeout, hugeText, ipCase, keyHeaders,
-  mutatedObject, oddString, rateFields, reportBody, wrongValue, type IpCase, type KeyHeaders,
+  canonicalIpv6, mutatedObject, oddString, rateFields, reportBody, wrongValue, type IpCase, type KeyHeaders,
 } from './arbitraries.ts';
 import { Tally, assertCodedRestError, assertRestAnswer, closeClient, describeAnswer, send, type Answer } from './client.ts';
 
@@ -157,6 +157,74 @@ describe(`REST fuzz (${backendName}), ${FUZZ_RUNS} cases per endpoint`, () => {
       });
     }), fuzzParameters());
   }, fuzzTimeout(60));
+
+  /**
+   * check_block bodies: an address (the IP cases, valid or not) with a prefix around the bounds, a cursor and a
+   * limit that are sometimes right; the expectation is worked out here from the IP case's own verdict.
+   */
+  const prefixText = fc.oneof(
+    { weight: 6, arbitrary: fc.constantFrom(0, 8, 15, 16, 17, 24, 31, 32, 33, 47, 48, 64, 127, 128, 129).map(String) },
+    { weight: 2, arbitrary: fc.integer({ min: -3, max: 200 }).map(String) },
+    { weight: 1, arbitrary: fc.constantFrom('', '024', '24 ', '2e1', '+24', '24.0') },
+    { weight: 1, arbitrary: oddString(3) },
+  );
+  type BlockCase = { cidr: string; ip: IpCase; prefix: string };
+  /** Addresses that are mostly valid, so about half the blocks are accepted and their pages read. */
+  const blockIp = fc.oneof(
+    { weight: 2, arbitrary: ipCase },
+    { weight: 1, arbitrary: fc.ipV4().map((text): IpCase => ({ text, expect: { valid: true, canonical: text } })) },
+    { weight: 1, arbitrary: fc.ipV6().map((text): IpCase => ({ text, expect: { valid: true, canonical: canonicalIpv6(text) } })) },
+  );
+  const blockCase = fc.oneof(
+    { weight: 1, arbitrary: fc.tuple(blockIp, prefixText) },
+    { weight: 1, arbitrary: fc.tuple(blockIp, fc.integer({ min: 16, max: 128 }).map(String)) },
+  ).map(([ip, prefix]): BlockCase => ({ cidr: `${ip.text}/${prefix}`, ip, prefix }));
+  /** The canonical prefix check_block must accept, or null when it must refuse the cidr (undefined: no verdict to check). */
+  function blockVerdict(b: BlockCase): { version: 4 | 6; prefix: number } | null | undefined {
+    if (b.ip.expect === null || b.ip.text.includes('/')) return undefined;
+    if (!b.ip.expect.valid) return null;
+    const v6 = b.ip.expect.canonical.includes(':');
+    if (!v6 && b.ip.text.includes(':')) return null; // IPv4-mapped IPv6 is refused as a block
+    const text = b.prefix.trimEnd(); // the cidr is trimmed, as an IP is
+    if (!/^\d{1,3}$/.test(text)) return null;
+    const prefix = Number(text);
+    return prefix >= (v6 ? 48 : 16) && prefix <= (v6 ? 128 : 32) ? { version: v6 ? 6 : 4, prefix } : null;
+  }
+  const blockBody = fc.oneof(
+    { weight: 10, arbitrary: fc.tuple(blockCase, fc.option(fc.oneof(fc.integer({ min: -2, max: 102 }), fc.constantFrom(1, 50, 100, 101, 2.5, '10')), { nil: undefined, freq: 2 }), fc.option(fc.oneof(ipCase.map((c) => c.text), fc.constant(null)), { nil: undefined, freq: 2 }))
+      .map(([block, limit, cursor]) => ({ body: { kind: 'json' as const, value: { cidr: block.cidr, ...(limit === undefined ? {} : { limit }), ...(cursor === undefined ? {} : { cursor }) } }, block, limit, cursor })) },
+    { weight: 6, arbitrary: bodies(mutatedObject({ cidr: blockCase.map((b) => b.cidr), limit: fc.integer({ min: 0, max: 101 }) })).map((body) => ({ body, block: null, limit: undefined, cursor: undefined })) },
+  );
+
+  it('POST /risk_api/check_block/: one counted check of a bounded block, or a coded error counting nothing', async () => {
+    await fc.assert(fc.asyncProperty(envelope, blockBody, async (c0, chosen) => {
+      const c: Case = { ...c0, body: chosen.body };
+      const before = await quotaUsed();
+      const a = await post('/risk_api/check_block/', c);
+      tally.add('POST /risk_api/check_block/', a.status, assertRestAnswer(a, 'check_block', show(c)));
+      const after = await quotaUsed();
+      if (a.status !== 200) {
+        expect(after, `a refused check must not count: ${show(c)} → ${describeAnswer(a)}`).toBe(before);
+      } else {
+        expect(after, `a check counts one score call: ${show(c)}`).toBe(before + 1);
+        const body = a.json as any;
+        expect(body.ips.items.length).toBeLessThanOrEqual(typeof chosen.limit === 'number' ? chosen.limit : 50);
+      }
+      if (!clean(c) || !chosen.block) return;
+      const verdict = blockVerdict(chosen.block);
+      if (verdict === undefined) return;
+      const limitOk = chosen.limit === undefined || (Number.isInteger(chosen.limit) && (chosen.limit as number) >= 1 && (chosen.limit as number) <= 100);
+      if (verdict === null) {
+        expect(a.status, `${JSON.stringify(chosen.block.cidr)} must be refused: ${describeAnswer(a)}`).toBe(400);
+        expect((a.json as any).details.map((d: { field: string }) => d.field)).toContain('cidr');
+      } else if (!limitOk) {
+        expect(a.status, `limit ${JSON.stringify(chosen.limit)} must be refused: ${describeAnswer(a)}`).toBe(400);
+      } else if (chosen.cursor === undefined || chosen.cursor === null) {
+        expect(a.status, `${JSON.stringify(chosen.block.cidr)} must be accepted: ${describeAnswer(a)}`).toBe(200);
+        expect((a.json as any).block).toMatchObject({ version: verdict.version, prefix: verdict.prefix, size: String(2n ** BigInt((verdict.version === 4 ? 32 : 128) - verdict.prefix)) });
+      }
+    }), fuzzParameters());
+  }, fuzzTimeout(40));
 
   it('POST /risk_api/dimensions/: a read or a coded error, never counted', async () => {
     await fc.assert(fc.asyncProperty(envelope, ipBody, async (c0, chosen) => {

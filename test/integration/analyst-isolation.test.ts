@@ -63,6 +63,7 @@ describe(`workspace isolation across the whole graph (${backendName})`, () => {
       ip: '(address: "8.8.8.8")',
       dimensionEntity: '(code: asn, key: "AS15169")',
       scoreBatch: `(ips: ["${A_IP}"])`,
+      block: '(cidr: "8.8.0.0/16")',
       viewer: '',
     });
   });

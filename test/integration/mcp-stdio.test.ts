@@ -114,7 +114,7 @@ describe(`MCP stdio bridge and the Inspector CLI (${backendName})`, () => {
     const listed = await inspector([...http, '--method', 'tools/list']);
     expect(listed.code, listed.stderr).toBe(0);
     expect(JSON.parse(listed.stdout).tools.map((t: { name: string }) => t.name)).toEqual(
-      ['score_ip', 'score_ips', 'rate_ip', 'report_subject', 'report_subjects', 'get_dimensions', 'explore_subject', 'search_reports', 'get_quota']);
+      ['score_ip', 'score_ips', 'check_block', 'rate_ip', 'report_subject', 'report_subjects', 'get_dimensions', 'explore_subject', 'search_reports', 'get_quota']);
     const scored = await inspector([...http, '--method', 'tools/call', '--tool-name', 'score_ip', '--tool-arg', 'ip=1.1.1.1']);
     expect(scored.code, scored.stderr).toBe(0);
     expect(JSON.parse(scored.stdout).structuredContent).toMatchObject({ ok: true, query: { ip: '1.1.1.1' }, quota: { used_today: 1 } });

@@ -11,7 +11,7 @@ import { TierCatalog } from '../../src/domain/metering/tiers.ts';
  * agent quota beside the API's, writebacks seen by REST and GraphQL, workspace isolation and argument errors.
  * (HTTP-level refusals: mcp-http.test.ts; the stdio bridge and the Inspector: mcp-stdio.test.ts.)
  */
-const TOOLS = ['score_ip', 'score_ips', 'rate_ip', 'report_subject', 'report_subjects', 'get_dimensions', 'explore_subject', 'search_reports', 'get_quota'];
+const TOOLS = ['score_ip', 'score_ips', 'check_block', 'rate_ip', 'report_subject', 'report_subjects', 'get_dimensions', 'explore_subject', 'search_reports', 'get_quota'];
 
 describe(`MCP tools over Streamable HTTP (${backendName})`, () => {
   let s: TestServer;
@@ -25,7 +25,7 @@ describe(`MCP tools over Streamable HTTP (${backendName})`, () => {
   const rest = (path: string, key: string, body: unknown) => s.post(path, body, { 'x-api-key': key });
   const quotas = async (client: Awaited<ReturnType<typeof mcpClient>>) => (await call(client, 'get_quota')).body.quotas;
 
-  it('lists the nine tools, each with an input schema, an output schema and honest annotations', async () => {
+  it('lists the ten tools, each with an input schema, an output schema and honest annotations', async () => {
     const { secret } = await s.createKey('mcp-list', { tier: 'developer' });
     const client = await mcpClient(s.url, secret);
     expect(client.getServerVersion()).toMatchObject({ name: 'risk-api' });
@@ -43,7 +43,7 @@ describe(`MCP tools over Streamable HTTP (${backendName})`, () => {
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
     // Reads are read-only and idempotent; score_ip counts and records a lookup, writes add rows: neither.
     for (const name of ['get_dimensions', 'explore_subject', 'search_reports', 'get_quota']) expect(byName[name]!.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true });
-    for (const name of ['score_ip', 'score_ips', 'rate_ip', 'report_subject', 'report_subjects']) expect(byName[name]!.annotations).toMatchObject({ readOnlyHint: false, idempotentHint: false });
+    for (const name of ['score_ip', 'score_ips', 'check_block', 'rate_ip', 'report_subject', 'report_subjects']) expect(byName[name]!.annotations).toMatchObject({ readOnlyHint: false, idempotentHint: false });
     expect(byName.report_subject!.inputSchema.required).toEqual(expect.arrayContaining(['kind', 'key', 'outcome_code']));
     expect(Object.keys(byName.report_subject!.inputSchema.properties!)).toEqual(expect.arrayContaining(
       ['kind', 'key', 'title', 'summary', 'details', 'outcome_code', 'severity', 'tags', 'related_subjects', 'visibility', 'namespace', 'idempotency_key']));

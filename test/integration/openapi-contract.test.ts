@@ -26,7 +26,7 @@ const NOT_REACHED: Record<string, string> = {
 
 describe(`openapi.json against live answers (${backendName})`, () => {
   let s: TestServer;
-  const keys: Record<'developer' | 'free' | 'tiny' | 'bursty' | 'client', string> = { developer: '', free: '', tiny: '', bursty: '', client: '' };
+  const keys: Record<'developer' | 'free' | 'tiny' | 'bursty' | 'client' | 'block', string> = { developer: '', free: '', tiny: '', bursty: '', client: '', block: '' };
   const seen = new Set<string>();
 
   beforeAll(async () => {
@@ -44,6 +44,8 @@ describe(`openapi.json against live answers (${backendName})`, () => {
     keys.tiny = (await s.createKey('contract-tiny', { tier: 'contract-tiny' })).secret;
     keys.bursty = (await s.createKey('contract-bursty', { tier: 'contract-bursty' })).secret;
     keys.client = (await s.createKey('contract-client', { tier: 'developer' })).secret;
+    // its own key: the clock stands still, and the developer tier's burst of 5 a second is per key
+    keys.block = (await s.createKey('contract-block', { tier: 'developer' })).secret;
   });
   afterAll(() => s?.close());
 
@@ -93,6 +95,13 @@ describe(`openapi.json against live answers (${backendName})`, () => {
     expect((await call('/risk_api/score/', { body: { ip: '9.9.9.9' } })).status).toBe(200);
     expect((await call('/risk_api/score/batch/', { body: { ips: ['9.9.9.9', 'not-an-ip', '2001:4860:4860::8888', '9.9.9.9'] } })).status).toBe(200);
     expect((await call('/risk_api/dimensions/', { body: { ip: '10.1.2.3' } })).status).toBe(200);
+    // a block inside one subnet (networks and signal), one spanning several, a page with a next cursor, IPv6
+    for (const key of ['9.9.9.8', '9.9.9.9']) expect((await call('/risk_api/report/', { key: keys.block, body: { kind: 'ipaddress', key, outcome_code: 'spam' } })).status).toBe(201);
+    const block = await call('/risk_api/check_block/', { key: keys.block, body: { cidr: '9.9.9.7/24', limit: 1 } });
+    expect([block.status, block.json().block.networks.subnet.key, block.json().ips.items.length, block.json().ips.next_cursor]).toEqual([200, '9.9.9.0/24', 1, '9.9.9.8']);
+    expect((await call('/risk_api/check_block/', { key: keys.block, body: { cidr: '9.9.9.0/24', cursor: block.json().ips.next_cursor } })).json().ips.items).toEqual([expect.objectContaining({ ip: '9.9.9.9' })]);
+    expect((await call('/risk_api/check_block/', { key: keys.block, body: { cidr: '203.0.0.0/16' } })).json().block.networks.reason).toEqual(expect.any(String));
+    expect((await call('/risk_api/check_block/', { key: keys.block, body: { cidr: '2001:4860::/48' } })).status).toBe(200);
     expect((await call('/risk_api/dimensions/', { body: { ip: '2001:4860:4860::8888' } })).status).toBe(200);
 
     const page = await call('/risk_api/export?outcome_code=spam,fraud_watch&limit=1', { method: 'GET' });
@@ -106,7 +115,7 @@ describe(`openapi.json against live answers (${backendName})`, () => {
   });
 
   it('answers every client error as documented', async () => {
-    const routes = [['/risk_api/score/', { ip: '9.9.9.9' }], ['/risk_api/score/batch/', { ips: ['9.9.9.9'] }], ['/risk_api/dimensions/', { ip: '9.9.9.9' }], ['/risk_api/rate/', { ip: '9.9.9.9', rating: 1 }],
+    const routes = [['/risk_api/score/', { ip: '9.9.9.9' }], ['/risk_api/score/batch/', { ips: ['9.9.9.9'] }], ['/risk_api/check_block/', { cidr: '9.9.9.0/24' }], ['/risk_api/dimensions/', { ip: '9.9.9.9' }], ['/risk_api/rate/', { ip: '9.9.9.9', rating: 1 }],
       ['/risk_api/report/', { kind: 'ipaddress', key: '9.9.9.9', outcome_code: 'spam' }], ['/risk_api/export/', {}]] as const;
     for (const [path, body] of routes) {
       expect((await call(path, { raw: '{"ip": ' })).status).toBe(400);
@@ -137,6 +146,8 @@ describe(`openapi.json against live answers (${backendName})`, () => {
     expect((await call('/risk_api/report/', { headers: { 'idempotency-key': 'contract-report' }, body: { kind: 'ipaddress', key: '9.9.9.9', outcome_code: 'legitimate' } })).status).toBe(409);
     for (const path of ['/risk_api/score/', '/risk_api/dimensions/']) expect((await call(path, { key: keys.free, body: { ip: '9.9.9.9' } })).status).toBe(403);
     expect((await call('/risk_api/score/batch/', { key: keys.free, body: { ips: ['9.9.9.9'] } })).status).toBe(403);
+    expect((await call('/risk_api/check_block/', { key: keys.free, body: { cidr: '9.9.9.0/24' } })).status).toBe(403);
+    expect((await call('/risk_api/check_block/', { body: { cidr: '9.8.0.0/15' } })).json()).toMatchObject({ error: 'invalid_request', details: [{ field: 'cidr' }] });
     // more distinct IPs than the tier's burst limit (developer: 5 per second) can never pass: 400, not a 429 to retry
     expect((await call('/risk_api/score/batch/', { body: { ips: ['1.0.0.1', '1.0.0.2', '1.0.0.3', '1.0.0.4', '1.0.0.5', '1.0.0.6'] } })).json()).toMatchObject({ error: 'invalid_request' });
     expect((await call('/risk_api/nothing/', { body: {} })).status).toBe(404);
@@ -152,11 +163,13 @@ describe(`openapi.json against live answers (${backendName})`, () => {
     // the batch: the tiny day is used up; the bursty key's second is too
     expect((await call('/risk_api/score/batch/', { key: keys.tiny, body: { ips: ['9.9.9.9'] } })).json()).toMatchObject({ error: 'quota_exceeded' });
     expect((await call('/risk_api/score/batch/', { key: keys.bursty, body: { ips: ['9.9.9.9'] } })).json()).toMatchObject({ error: 'rate_limited' });
+    expect((await call('/risk_api/check_block/', { key: keys.tiny, body: { cidr: '9.9.9.0/24' } })).json()).toMatchObject({ error: 'quota_exceeded' });
+    expect((await call('/risk_api/check_block/', { key: keys.bursty, body: { cidr: '9.9.9.0/24' } })).json()).toMatchObject({ error: 'rate_limited' });
   });
 
   it('answers faults with 500 and 503 as documented', async () => {
-    const routes = [['POST', '/risk_api/score/'], ['POST', '/risk_api/score/batch/'], ['POST', '/risk_api/dimensions/'], ['POST', '/risk_api/rate/'], ['POST', '/risk_api/report/'],
-      ['GET', '/risk_api/export/'], ['POST', '/risk_api/export/'], ['POST', '/risk_api/report/bulk/']] as const;
+    const routes = [['POST', '/risk_api/score/'], ['POST', '/risk_api/score/batch/'], ['POST', '/risk_api/check_block/'], ['POST', '/risk_api/dimensions/'],
+      ['POST', '/risk_api/rate/'], ['POST', '/risk_api/report/'], ['GET', '/risk_api/export/'], ['POST', '/risk_api/export/'], ['POST', '/risk_api/report/bulk/']] as const;
     const verifier = s.app.verifier;
     await patched(verifier, 'verify', async () => { throw new Error('injected bug'); }, async () => {
       for (const [method, path] of routes) expect((await call(path, { method, body: method === 'POST' ? {} : undefined })).status).toBe(500);
@@ -167,6 +180,7 @@ describe(`openapi.json against live answers (${backendName})`, () => {
     await patched(s.app.counters, 'meterCall', async () => { throw new CounterUnavailableError('injected outage'); }, async () => {
       expect((await call('/risk_api/score/', { body: { ip: '9.9.9.9' } })).json()).toMatchObject({ error: 'quota_unavailable' });
       expect((await call('/risk_api/score/batch/', { body: { ips: ['9.9.9.9'] } })).json()).toMatchObject({ error: 'quota_unavailable' });
+      expect((await call('/risk_api/check_block/', { body: { cidr: '9.9.9.0/24' } })).json()).toMatchObject({ error: 'quota_unavailable' });
     });
     await patched(s.app.counters, 'ping', async () => { throw new CounterUnavailableError('injected outage'); }, async () => {
       expect((await call('/readyz', { method: 'GET', key: null })).json()).toMatchObject({ ok: false, checks: { counters: 'unreachable' } });
@@ -220,6 +234,10 @@ describe(`openapi.json against live answers (${backendName})`, () => {
       const [scoredItem, invalid] = batch.data?.results ?? [];
       expect(scoredItem && scoredItem.ok && scoredItem.workspace_memory.ratings.bad).toBe(1);
       expect(invalid && !invalid.ok && invalid.error).toBe('invalid_ip');
+
+      const block = await api().POST('/risk_api/check_block/', { body: { cidr: '203.0.113.0/24', limit: 10 } });
+      expect(block.response.status).toBe(200);
+      expect(block.data?.ips.items.map((i) => [i.ip, i.ratings.bad])).toEqual([['203.0.113.9', 1]]);
     });
 
     it('types the refusals as the Error body', async () => {

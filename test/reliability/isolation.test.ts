@@ -142,6 +142,7 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
       dimensionEntity: '(code: asn, key: "AS15169")',
       score: `(ip: "${B_IP}")`,
       scoreBatch: `(ips: ["${A_IP}", "${B_IP}"])`,
+      block: '(cidr: "8.8.0.0/16")',
       viewer: '',
     });
   }, 180_000);
@@ -230,6 +231,16 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
         for (const item of a.body.results) {
           expect(item.workspace_memory, JSON.stringify(item)).toEqual({ ratings: { good: 0, neutral: 0, bad: 0 }, last_rating: null, reports: item.query.ip === B_IP ? 1 : 0 });
         }
+      },
+    },
+    'POST /risk_api/check_block': {
+      // A's private reports and ratings about 8.8.4.4 lie in this block: B sees only its own 8.8.8.8.
+      call: (h) => call(`${s.url}/risk_api/check_block/`, 'POST', h, { cidr: '8.8.0.0/16' }),
+      isolated(a) {
+        expect(a.status, a.text).toBe(200);
+        expect(a.body.ips.items.map((i: { ip: string }) => i.ip)).toEqual([B_IP]);
+        expect(a.body.block).toMatchObject({ reports: 1, ratings: { good: 0, neutral: 0, bad: 0 } });
+        expect(a.text).not.toContain(A_IP);
       },
     },
     'POST /risk_api/report/bulk': {

@@ -8,6 +8,7 @@ import './types/report-bulk.ts';
 import './types/network.ts';
 import './types/score.ts';
 import './types/score-batch.ts';
+import './types/block.ts';
 
 import './types/analyst.ts';
 import { isObjectType, type GraphQLSchema } from 'graphql';

@@ -84,6 +84,37 @@ export const dimensionsExample = {
   ],
 };
 
+export const checkBlockRequestExample = { cidr: '9.9.9.7/24', limit: 2 };
+export const checkBlockExample = {
+  ok: true, endpoint: 'check_block', query: { input: '9.9.9.7/24', cidr: '9.9.9.0/24', host_bits_cleared: true },
+  api_key: { name: 'checkout', prefix: 'rk_adDTKSHH' },
+  quota: { daily_limit: 1000, used_today: 19, remaining: 981, over_limit: false },
+  block: {
+    cidr: '9.9.9.0/24', version: 4, prefix: 24, first_address: '9.9.9.0', last_address: '9.9.9.255', size: '256',
+    networks: {
+      subnet: { key: '9.9.9.0/24', name: '9.9.9.0/24', size: 256, published: summary(1, 'minimal', 0), workspace: summary(2, 'minimal', 1) },
+      asn: { key: 'AS19281', name: 'AS19281', size: 1792, published: summary(1, 'minimal', 0), workspace: summary(1, 'minimal', 1) },
+      org: { key: 'quad9', name: 'Quad9', size: 2304, published: summary(0, 'minimal', 0), workspace: summary(1, 'minimal', 1) },
+      reason: null,
+    },
+    counts_by_outcome: { fraud_watch: 2, spam: 1 },
+    reports: 3, ratings: { good: 0, neutral: 0, bad: 1 },
+    first_seen: '2026-11-23T09:58:12.602Z', last_seen: '2026-11-23T10:01:40.115Z',
+    community_signal: {
+      available: true, reason: null,
+      subnet: { key: '9.9.9.0/24', ok: true, state: { label: 'active', has_spike: false }, metrics: { lookups_10m: 14, requesters_60m: 3, spike_windows_7d: 0 } },
+    },
+  },
+  ips: {
+    items: [
+      { ip: '9.9.9.9', score: 35, level: 'medium', reports: 2, ratings: { good: 0, neutral: 0, bad: 1 }, first_seen: '2026-11-23T09:58:12.602Z', last_seen: '2026-11-23T09:58:12.633Z' },
+      { ip: '9.9.9.10', score: 12, level: 'low', reports: 1, ratings: { good: 0, neutral: 0, bad: 0 }, first_seen: '2026-11-23T10:01:40.115Z', last_seen: '2026-11-23T10:01:40.115Z' },
+    ],
+    next_cursor: '9.9.9.10',
+  },
+  publication: { version: 12, published_at: PUBLISHED_AT },
+};
+
 export const rateExample = {
   ok: true, endpoint: 'rate', quota: { counted: false, reason: 'free_endpoint' },
   report: { ip: '203.0.113.9', rating: -1, created_at: '2026-11-23T10:04:00.368Z' },

@@ -1,4 +1,5 @@
 import { INVALID_IP, MAX_BATCH_IPS } from '../../domain/lookups/score-batch.ts';
+import { MAX_BLOCK_PAGE } from '../../domain/lookups/block-check.ts';
 import { z } from 'zod';
 import { ERRORS } from '../../errors.ts';
 import { IDEMPOTENCY_TTL_HOURS } from '../../domain/memory/idempotency.ts';
@@ -200,6 +201,60 @@ export const dimensionsResponse = object({
       workspace: summary('The calling workspace\'s own layer; null when none.'),
     }),
   },
+});
+
+/** check_block: the block, the networks holding it, its evidence totals and one page of its IPs. */
+const blockNetwork = (what: string) => object({
+  key: str, name: str, size: { type: 'number', minimum: 0, description: 'Addresses in the entity.' },
+  published: summary('The published (global) summary; null when none.'),
+  workspace: summary('The calling workspace\'s own layer; null when none.'),
+}, { nullable: true, description: `The ${what} holding the whole block; null when the block spans more than one subnet (reason says why).` });
+const ratingCounts = object({ good: count, neutral: count, bad: count }, { description: 'The calling workspace\'s ratings, by value.' });
+
+export const checkBlockResponse = object({
+  ok: { const: true }, endpoint: { const: 'check_block' },
+  query: object({
+    input: { type: 'string', description: 'The cidr as sent.' },
+    cidr: { type: 'string', description: 'The block read: the canonical form of the one sent (host bits cleared).' },
+    host_bits_cleared: { type: 'boolean', description: 'true when the cidr sent had host bits set, which were cleared.' },
+  }),
+  api_key: apiKey,
+  quota: { ...scoreQuota, description: 'The daily score quota after this call: a block check counts as one score call.' },
+  block: object({
+    cidr: str, version: enumOf([4, 6]), prefix: { type: 'integer', minimum: 16, maximum: 128 },
+    first_address: str, last_address: str,
+    size: { type: 'string', pattern: '^[0-9]+$', description: 'Addresses in the block, as a decimal string (an IPv6 /48 holds 2^80).' },
+    networks: object({
+      subnet: blockNetwork('subnet entity'), asn: blockNetwork('autonomous system'), org: blockNetwork('organisation'),
+      reason: { type: ['string', 'null'], description: 'Why the networks are null; null when the block lies in one subnet.' },
+    }),
+    counts_by_outcome: {
+      type: 'object', propertyNames: enumOf(OUTCOME_CODES), additionalProperties: count,
+      description: 'Reports the caller may see (its workspace\'s, and every community-visible one) naming an IP of the block, by outcome code; each report once. Outcomes without reports are omitted.',
+    },
+    reports: { ...count, description: 'Those reports in all.' },
+    ratings: ratingCounts,
+    first_seen: { ...nullableDateTime, description: 'Oldest of those reports and ratings.' },
+    last_seen: { ...nullableDateTime, description: 'Newest of those reports and ratings.' },
+    community_signal: object({
+      available: { type: 'boolean', description: 'false when no subnet entity holds the whole block.' },
+      reason: { type: ['string', 'null'], description: 'Why no signal describes the block; null when available.' },
+      subnet: networkSignal('subnet', 'the subnet holding the block'),
+    }, { description: 'Lookup activity on the block\'s subnet across all workspaces.' }),
+  }),
+  ips: object({
+    items: {
+      type: 'array', maxItems: MAX_BLOCK_PAGE, description: 'Reported or rated IPs of the block the caller may see, in address order.',
+      items: object({
+        ip: str, score: score0to100, level: enumOf(RISK_LEVEL_WORDS, `Risk level of the score: ${levelText}.`),
+        reports: { ...count, description: 'Reports the caller may see naming the IP.' },
+        ratings: ratingCounts,
+        first_seen: nullableDateTime, last_seen: nullableDateTime,
+      }),
+    },
+    next_cursor: { type: ['string', 'null'], description: 'Send as cursor for the next page; null on the last page.' },
+  }),
+  publication,
 });
 
 export const rateResponse = object({

@@ -4,13 +4,15 @@ import type { ErrorCode } from '../../errors.ts';
 import { PACKAGE_ROOT } from '../../platform/package-root.ts';
 import { ipQuerySchema, rateInputSchema, reportInputSchema } from '../../domain/memory/schemas.ts';
 import { MAX_BATCH_IPS, scoreBatchInputSchema } from '../../domain/lookups/score-batch.ts';
+import { DEFAULT_BLOCK_PAGE, MAX_BLOCK_PAGE, checkBlockInputSchema } from '../../domain/lookups/block-check.ts';
+import { BLOCK_BOUNDS } from '../../domain/network/block.ts';
 import { reportFilterSchema } from '../../domain/analyst/report-filter.ts';
 import { EXPORT_MAX_ROWS } from './export.ts';
 import { BULK_MAX_BYTES, BULK_MAX_LINES, CSV_COLUMNS } from './bulk/body.ts';
 import { BULK_CHUNK_SIZE } from '../../domain/memory/report-bulk.ts';
 import {
-  bodySchema, bulkLineSchema, bulkReportResponse, dimensionsResponse, errorBody, exportRecord, healthBody, rateResponse, readinessBody, reportResponse,
-  scoreBatchResponse, scoreResponse,
+  bodySchema, bulkLineSchema, bulkReportResponse, checkBlockResponse, dimensionsResponse, errorBody, exportRecord, healthBody, rateResponse, readinessBody,
+  reportResponse, scoreBatchResponse, scoreResponse,
 } from './openapi-schemas.ts';
 import * as example from './openapi-examples.ts';
 import { errorResponses, examples, headers, parameters, rateLimitHeaders, ref, requestIdHeader } from './openapi-parts.ts';
@@ -154,6 +156,22 @@ function paths() {
         ...errorResponses([...JSON_BODY, 'tier_not_eligible', 'quota_exceeded', 'rate_limited', 'quota_unavailable', ...AUTHENTICATED]),
       },
     } },
+    '/risk_api/check_block/': { post: {
+      tags: ['Scoring'], operationId: 'checkBlock', summary: 'Check a CIDR block (metered: one score call)',
+      description: `A CIDR block of IPv4 /${BLOCK_BOUNDS[4]} to /32 or IPv6 /${BLOCK_BOUNDS[6]} to /128 (a larger one is refused with 400 `
+        + 'invalid_request naming the bound; host bits set are cleared, and query.cidr is the block read): the subnet, AS and organisation '
+        + 'holding the whole block with their published summaries (null, with the reason, when the block spans more than one subnet), '
+        + 'the reports the caller may see naming its IPs (its workspace\'s, and every community-visible one) counted by outcome, the '
+        + 'workspace\'s ratings, first and last seen, the community signal of its subnet, and a page of its reported and rated IPs in '
+        + `address order, each with its score from the current publication (limit 1-${MAX_BLOCK_PAGE}, default ${DEFAULT_BLOCK_PAGE}; `
+        + 'send next_cursor as cursor for the next page). Each page counts as ONE call on the daily score quota and the key\'s burst '
+        + 'limit, taken before the block is read; a refused call counts nothing. Needs a tier that includes score.',
+      requestBody: body('CheckBlockRequest', example.checkBlockRequestExample),
+      responses: {
+        200: { description: 'Checked and counted.', headers: { ...requestIdHeader, ...rateLimitHeaders }, content: json('CheckBlockResponse', example.checkBlockExample) },
+        ...errorResponses([...JSON_BODY, 'tier_not_eligible', 'quota_exceeded', 'rate_limited', 'quota_unavailable', ...AUTHENTICATED]),
+      },
+    } },
     '/risk_api/dimensions/': { post: {
       tags: ['Scoring'], operationId: 'dimensions', summary: 'Raw dimensional read of an IP (unmetered)',
       description: 'The IP\'s report hierarchy and, per dimension, the entity with its published summary and the workspace\'s own layer, '
@@ -252,10 +270,10 @@ export function openApiDocument(baseUrl?: string) {
       headers, parameters, examples,
       schemas: {
         Error: errorBody,
-        IpRequest: bodySchema(ipQuerySchema), ScoreBatchRequest: bodySchema(scoreBatchInputSchema), RateRequest: bodySchema(rateInputSchema), ReportRequest: bodySchema(reportInputSchema),
-        BulkReportLine: bulkLineSchema(), ExportRequest: exportRequest(),
-        ScoreResponse: scoreResponse, ScoreBatchResponse: scoreBatchResponse, DimensionsResponse: dimensionsResponse, RateResponse: rateResponse, ReportResponse: reportResponse,
-        BulkReportResponse: bulkReportResponse,
+        IpRequest: bodySchema(ipQuerySchema), ScoreBatchRequest: bodySchema(scoreBatchInputSchema), CheckBlockRequest: bodySchema(checkBlockInputSchema),
+        RateRequest: bodySchema(rateInputSchema), ReportRequest: bodySchema(reportInputSchema), BulkReportLine: bulkLineSchema(), ExportRequest: exportRequest(),
+        ScoreResponse: scoreResponse, ScoreBatchResponse: scoreBatchResponse, CheckBlockResponse: checkBlockResponse, DimensionsResponse: dimensionsResponse,
+        RateResponse: rateResponse, ReportResponse: reportResponse, BulkReportResponse: bulkReportResponse,
         ExportRecord: exportRecord, Health: healthBody, Readiness: readinessBody,
       },
     },

@@ -13,6 +13,8 @@ import { scoreBatchOperation, shapeScoreBatch } from './score-batch.ts';
 import { scoreBatchInputSchema } from '../../domain/lookups/score-batch.ts';
 import { snakeToCamelKeys } from '../../domain/validation.ts';
 import { restInput } from './input.ts';
+import { checkBlockOperation, shapeCheckBlock } from './check-block.ts';
+import { checkBlockInputSchema } from '../../domain/lookups/block-check.ts';
 import { runOperation, type Operation } from './operation.ts';
 import { rateOperation, reportOperation, shapeRate, shapeReport } from './writes.ts';
 import { sendJson } from '../http/send.ts';
@@ -66,6 +68,7 @@ export function createRestRouter(deps: ApiDeps): Handler {
     '/risk_api/report/bulk': { POST: reportBulkRoute(deps) },
     '/risk_api/score': { POST: endpoint(deps, { schema: ipQuerySchema, op: scoreOperation, variables: (input) => ({ ip: input.ip }), shape: shapeScore as never, creates: false }) },
     '/risk_api/score/batch': { POST: endpoint(deps, { schema: scoreBatchInputSchema, op: scoreBatchOperation, variables: (input) => ({ ips: input.ips }), shape: shapeScoreBatch as never, creates: false }) },
+    '/risk_api/check_block': { POST: endpoint(deps, { schema: checkBlockInputSchema, op: checkBlockOperation, variables: (input) => ({ cidr: input.cidr, first: input.limit, after: input.cursor }), shape: shapeCheckBlock as never, creates: false }) },
     '/risk_api/dimensions': { POST: endpoint(deps, { schema: ipQuerySchema, op: dimensionsOperation, variables: (input) => ({ ip: input.ip }), shape: shapeDimensions as never, creates: false }) },
     '/risk_api/export': { GET: (req, res, id) => handleExport(req, res, id, deps), POST: (req, res, id) => handleExport(req, res, id, deps) },
     '/risk_api/openapi.json': {

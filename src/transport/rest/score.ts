@@ -93,7 +93,7 @@ export function scoreItem(s: ScoreFields) {
 }
 
 /** A network's signal in the layout of the IP's own (ok, state, metrics), led by the network's key. */
-function networkSignal(n: NetworkData | null) {
+export function networkSignal(n: NetworkData | null) {
   return n && {
     key: n.key, ok: n.ok, state: { label: n.label, has_spike: n.hasSpike },
     metrics: { lookups_10m: n.lookups10m, requesters_60m: n.requesters60m, spike_windows_7d: n.spikeWindows7d },

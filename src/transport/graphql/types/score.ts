@@ -87,7 +87,7 @@ const CommunityWindow = builder.objectRef<CommunitySignal['recentQueryWindows'][
   }),
 });
 
-const NetworkSignalRef = builder.objectRef<NetworkSignal>('NetworkSignal').implement({
+export const NetworkSignalRef = builder.objectRef<NetworkSignal>('NetworkSignal').implement({
   description: 'Lookup activity on one network of the IP (its subnet or AS) across all workspaces: the same rules and metrics as the IP\'s own signal, without the window list.',
   fields: (t) => ({
     key: t.exposeString('key', { description: 'The network\'s entity key, as in the score\'s dimensions (a CIDR, or AS<n>).' }),

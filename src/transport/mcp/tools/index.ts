@@ -1,6 +1,7 @@
 import { listing, type ToolSpec } from '../tool.ts';
 import { scoreIp } from './score-ip.ts';
 import { scoreIps } from './score-ips.ts';
+import { checkBlock } from './check-block.ts';
 import { rateIp, reportSubject } from './writes.ts';
 import { getDimensions } from './get-dimensions.ts';
 import { exploreSubject } from './explore-subject.ts';
@@ -8,7 +9,7 @@ import { searchReports } from './search-reports.ts';
 import { getQuota } from './get-quota.ts';
 import { reportSubjects } from './report-subjects.ts';
 
-const TOOLS = [scoreIp, scoreIps, rateIp, reportSubject, reportSubjects, getDimensions, exploreSubject, searchReports, getQuota] as unknown as Array<ToolSpec<unknown>>;
+const TOOLS = [scoreIp, scoreIps, checkBlock, rateIp, reportSubject, reportSubjects, getDimensions, exploreSubject, searchReports, getQuota] as unknown as Array<ToolSpec<unknown>>;
 
 export const TOOLS_BY_NAME = new Map(TOOLS.map((t) => [t.name, t]));
 /** The tools/list answer, built once at start (its JSON Schemas are generated from the same zod schemas that validate). */
