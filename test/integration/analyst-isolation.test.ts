@@ -62,7 +62,7 @@ describe(`workspace isolation across the whole graph (${backendName})`, () => {
       reportCountsByOutcome: `(from: "${new Date(Date.now() - day).toISOString()}", to: "${new Date(Date.now() + day).toISOString()}")`,
       ip: '(address: "8.8.8.8")',
       dimensionEntity: '(code: asn, key: "AS15169")',
-      scoreBatch: `(ips: ["${A_IP}"])`,
+      scoreBatch: '(ips: ["8.8.8.8"])',
       block: '(cidr: "8.8.0.0/16")',
       viewer: '',
     });
