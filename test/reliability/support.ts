@@ -36,8 +36,12 @@ export class ServerProcesses {
   private readonly children: ChildProcess[] = [];
   private readonly outputs = new Map<string, () => string>();
 
+  /**
+   * SERVER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") are passed to node before the server, to profile
+   * it in a test (docs/reliability.md); such children are then stopped with SIGTERM, so node writes the profile.
+   */
   start(env: Record<string, string>, listeners = 1): Promise<string> {
-    const child = spawn(process.execPath, [SERVER_ENTRY], {
+    const child = spawn(process.execPath, [...(process.env.SERVER_NODE_ARGS?.split(' ') ?? []), SERVER_ENTRY], {
       env: { PATH: process.env.PATH!, ...env, PORT: '0', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.children.push(child);
@@ -69,7 +73,7 @@ export class ServerProcesses {
     await Promise.all(this.children.splice(0).map((c) => new Promise<void>((resolve) => {
       if (c.exitCode !== null || c.signalCode !== null) return resolve();
       c.once('exit', () => resolve());
-      c.kill('SIGKILL');
+      c.kill(process.env.SERVER_NODE_ARGS ? 'SIGTERM' : 'SIGKILL');
     })));
   }
 }

@@ -1,4 +1,5 @@
 import type { PrismaClient } from '../../generated/prisma/client.ts';
+import { turnOver } from '../../platform/event-loop-turn.ts';
 
 /** A subject co-linked with another through shared reports. */
 export type RelatedSubject = { subjectId: number; roles: string[]; sharedReports: number };
@@ -39,7 +40,10 @@ export async function relatedSubjects(prisma: PrismaClient, workspaceId: number,
   }));
   const wanted = new Set(ids);
   const bySubject = new Map<number, Map<number, { roles: Set<string>; reports: Set<number> }>>();
+  // Tallying is quadratic in a report's links (up to 51 members each): a page of subjects named by hundreds of
+  // long reports is millions of steps, so it gives the event loop its turns (platform/event-loop-turn.ts).
   for (const r of reports) {
+    await turnOver();
     const members = [{ subjectId: r.subjectId, role: 'subject' }, ...r.links];
     for (const self of new Set(members.map((m) => m.subjectId))) {
       if (!wanted.has(self)) continue;
@@ -54,8 +58,13 @@ export async function relatedSubjects(prisma: PrismaClient, workspaceId: number,
       }
     }
   }
-  return subjectIds.map((id) => [...(bySubject.get(id) ?? new Map()).entries()]
-    .map(([subjectId, p]) => ({ subjectId, roles: [...p.roles].sort(), sharedReports: p.reports.size }))
-    .sort((a, b) => b.sharedReports - a.sharedReports || a.subjectId - b.subjectId)
-    .slice(0, RELATED_LIMIT));
+  const answers: RelatedSubject[][] = [];
+  for (const id of subjectIds) {
+    await turnOver();
+    answers.push([...(bySubject.get(id) ?? new Map()).entries()]
+      .map(([subjectId, p]) => ({ subjectId, roles: [...p.roles].sort(), sharedReports: p.reports.size }))
+      .sort((a, b) => b.sharedReports - a.sharedReports || a.subjectId - b.subjectId)
+      .slice(0, RELATED_LIMIT));
+  }
+  return answers;
 }

@@ -31,6 +31,7 @@ export function useQueryLimits(): Plugin {
         if (e instanceof GraphQLError) { setResultAndStopExecution({ errors: [e] }); return; }
         throw e;
       }
+      estimatedCosts.set(args.contextValue as object, cost);
       const extension = { requested: cost, maximum: QUERY_LIMITS.maxCost };
       if (cost > QUERY_LIMITS.maxCost) {
         setResultAndStopExecution({
@@ -48,6 +49,12 @@ export function useQueryLimits(): Plugin {
       };
     },
   };
+}
+
+/** Each execution's estimate, for the ceilings that depend on it (heavy queries take turns: ceilings.ts). */
+const estimatedCosts = new WeakMap<object, number>();
+export function estimatedCostOf(context: object): number {
+  return estimatedCosts.get(context) ?? 0;
 }
 
 /**

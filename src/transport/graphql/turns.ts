@@ -1,5 +1,6 @@
 import { defaultFieldResolver, getNamedType, getNullableType, isLeafType, isListType, isObjectType, type GraphQLSchema } from 'graphql';
 import type { ListSize } from './cost.ts';
+import { turnOver } from '../../platform/event-loop-turn.ts';
 
 /**
  * The executor completes a list's items in one synchronous pass, and a parent list's items each
@@ -8,26 +9,13 @@ import type { ListSize } from './cost.ts';
  * (/healthz stalled for hundreds of milliseconds). Long lists are therefore handed to the executor
  * item by item, each after a check of the current turn: once a turn has run `TURN_MS`, the next
  * item waits for the event loop to go round (setImmediate: after pending I/O), and the rest follow
- * in the next turn, with every other list that ran out of turn. A list's order and contents are
- * unchanged; only when its items complete.
+ * in the next turn, with every other list that ran out of turn (one clock for all long work:
+ * platform/event-loop-turn.ts). A list's order and contents are unchanged; only when its items complete.
  *
  * Batching is kept whole: a request's data loaders (`batchWhenSettled`) dispatch only once none of
  * its lists is waiting for a turn, so the items released over several turns still load in one
  * batch, as in one pass (the query counts of analyst-query-count.test.ts hold).
  */
-const TURN_MS = 10;
-let turnStarted = performance.now();
-/** One wait shared by every list that ran out of turn: they all go on together in the next turn, on one clock. */
-let nextTurn: Promise<void> | null = null;
-
-function turnOver(): Promise<void> | null {
-  if (performance.now() - turnStarted < TURN_MS) return null;
-  return (nextTurn ??= new Promise((resolve) => setImmediate(() => {
-    nextTurn = null;
-    turnStarted = performance.now();
-    resolve();
-  })));
-}
 
 /** A request's lists waiting for a turn, and the loader dispatches held until none is. */
 type RequestTurns = { waiting: number; held: Array<() => void> };
