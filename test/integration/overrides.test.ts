@@ -64,15 +64,17 @@ describe(`workspace override rules (${backendName})`, () => {
   });
 
   it('the most specific rule in force wins: IP, then the longest CIDR, then AS, then country; expired rules never apply', async () => {
-    const ip = '203.0.113.77';
+    const ip = '8.8.8.8'; // a routed address: its AS and country are resolved (a documentation address has only the ip dimension)
     const dims = (await score(ip)).score.dimensions as Array<{ code: string; entity: { key: string } | null }>;
     const asn = dims.find((d) => d.code === 'asn')?.entity?.key;
     const country = dims.find((d) => d.code === 'country')?.entity?.key;
+    expect(asn).toMatch(/^AS\d+$/);
+    expect(country).toMatch(/^[A-Z]{2}$/);
     const rules: Array<{ id: number; target: string }> = [];
-    if (country) rules.push(await created({ target: country, action: 'adjust', points: 5, reason: 'country' }));
-    if (asn) rules.push(await created({ target: asn, action: 'adjust', points: 6, reason: 'asn' }));
-    rules.push(await created({ target: '203.0.112.0/23', action: 'adjust', points: 7, reason: 'wide block' }));
-    rules.push(await created({ target: '203.0.113.0/24', action: 'adjust', points: 8, reason: 'narrow block' }));
+    rules.push(await created({ target: country!, action: 'adjust', points: 5, reason: 'country' }));
+    rules.push(await created({ target: asn!, action: 'adjust', points: 6, reason: 'asn' }));
+    rules.push(await created({ target: '8.8.0.0/16', action: 'adjust', points: 7, reason: 'wide block' }));
+    rules.push(await created({ target: '8.8.8.0/24', action: 'adjust', points: 8, reason: 'narrow block' }));
     rules.push(await created({ target: ip, action: 'allow', reason: 'our office' }));
     for (let i = rules.length - 1; i >= 0; i--) {
       const answer = await score(ip);
