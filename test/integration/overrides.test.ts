@@ -8,16 +8,19 @@ import { GraphQLClient, gql } from 'graphql-request';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { backendName } from '../helpers/backend.ts';
 import { OverrideCache } from '../../src/domain/overrides/rule-cache.ts';
+import { call, mcpClient } from '../helpers/mcp.ts';
 
 describe(`workspace override rules (${backendName})`, () => {
   let s: TestServer;
   let a: Record<string, string>;
   let b: Record<string, string>;
   let gqlA: GraphQLClient;
+  let secretA: string;
   beforeAll(async () => {
     s = await startTestServer({ KEY_CACHE_TTL_MS: '60000' });
     const keyA = await s.createKey('overrides-a', { tier: 'enterprise', name: 'ops key' });
     a = { 'x-api-key': keyA.secret };
+    secretA = keyA.secret;
     b = { 'x-api-key': (await s.createKey('overrides-b', { tier: 'enterprise' })).secret };
     gqlA = new GraphQLClient(`${s.url}/graphql`, { headers: a });
   }, 120_000);
@@ -116,6 +119,19 @@ describe(`workspace override rules (${backendName})`, () => {
     expect(trail.overrideAudit.nodes.find((n) => n.ruleId === made.createOverride.id)).toEqual({ ruleId: made.createOverride.id, action: 'create', surface: 'graphql', before: null, after: { target: ip } });
     const rest = (await s.post('/risk_api/score/batch/', { ips: [ip] }, a)).body;
     expect(rest.results[0].override).toMatchObject({ rule_id: made.createOverride.id, action: 'deny' });
+  });
+
+  it('the MCP tool score_ip carries the override and says so in its text', async () => {
+    const rule = await created({ target: '192.0.2.77', action: 'allow', reason: 'our scanner' });
+    const client = await mcpClient(s.url, secretA);
+    try {
+      const { result, body } = await call(client, 'score_ip', { ip: '192.0.2.77' });
+      expect(body.override).toMatchObject({ rule_id: rule.id, action: 'allow', reason: 'our scanner' });
+      expect(body.score.overall_risk_level).toBe('minimal');
+      expect(JSON.stringify(result.content)).toContain(`rule ${rule.id}`);
+    } finally {
+      await client.close();
+    }
   });
 
   it('every change is in the audit trail with before and after; the export pages with a cursor', async () => {
