@@ -2237,7 +2237,8 @@ export interface operations {
                      *       "publication": {
                      *         "version": 12,
                      *         "published_at": "2026-11-23T10:00:00.000Z"
-                     *       }
+                     *       },
+                     *       "override": null
                      *     }
                      */
                     "application/json": components["schemas"]["ScoreResponse"];
@@ -2645,7 +2646,8 @@ export interface operations {
                      *           "publication": {
                      *             "version": 12,
                      *             "published_at": "2026-11-23T10:00:00.000Z"
-                     *           }
+                     *           },
+                     *           "override": null
                      *         },
                      *         {
                      *           "ip": "not-an-ip",
@@ -2905,7 +2907,8 @@ export interface operations {
                      *           "publication": {
                      *             "version": 12,
                      *             "published_at": "2026-11-23T10:00:00.000Z"
-                     *           }
+                     *           },
+                     *           "override": null
                      *         }
                      *       ]
                      *     }
@@ -4212,6 +4215,7 @@ export interface operations {
                  *       "target": "203.0.113.0/24",
                  *       "action": "deny",
                  *       "reason": "card testing from this block",
+                 *       "note": "ticket 4711",
                  *       "expires_at": "2027-01-31T00:00:00Z"
                  *     }
                  */
@@ -4226,6 +4230,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "endpoint": "overrides_create",
+                     *       "quota": {
+                     *         "counted": false,
+                     *         "reason": "free_endpoint"
+                     *       },
+                     *       "rule": {
+                     *         "id": 12,
+                     *         "target_kind": "cidr",
+                     *         "target": "203.0.113.0/24",
+                     *         "action": "deny",
+                     *         "points": 0,
+                     *         "reason": "card testing from this block",
+                     *         "note": "ticket 4711",
+                     *         "author": {
+                     *           "kind": "api_key",
+                     *           "id": 3,
+                     *           "label": "checkout (rk_adDTKSHH)"
+                     *         },
+                     *         "expires_at": "2027-01-31T00:00:00.000Z",
+                     *         "expired_at": null,
+                     *         "created_at": "2026-11-26T07:00:00.000Z",
+                     *         "active": true
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["OverrideRuleResponse"];
                 };
             };
@@ -4342,6 +4374,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "endpoint": "overrides_list",
+                     *       "quota": {
+                     *         "counted": false,
+                     *         "reason": "free_endpoint"
+                     *       },
+                     *       "rules": [
+                     *         {
+                     *           "id": 12,
+                     *           "target_kind": "cidr",
+                     *           "target": "203.0.113.0/24",
+                     *           "action": "deny",
+                     *           "points": 0,
+                     *           "reason": "card testing from this block",
+                     *           "note": "ticket 4711",
+                     *           "author": {
+                     *             "kind": "api_key",
+                     *             "id": 3,
+                     *             "label": "checkout (rk_adDTKSHH)"
+                     *           },
+                     *           "expires_at": "2027-01-31T00:00:00.000Z",
+                     *           "expired_at": null,
+                     *           "created_at": "2026-11-26T07:00:00.000Z",
+                     *           "active": true
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["OverrideListResponse"];
                 };
             };
@@ -4447,6 +4510,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "endpoint": "overrides_expire",
+                     *       "quota": {
+                     *         "counted": false,
+                     *         "reason": "free_endpoint"
+                     *       },
+                     *       "rule": {
+                     *         "id": 12,
+                     *         "target_kind": "cidr",
+                     *         "target": "203.0.113.0/24",
+                     *         "action": "deny",
+                     *         "points": 0,
+                     *         "reason": "card testing from this block",
+                     *         "note": "ticket 4711",
+                     *         "author": {
+                     *           "kind": "api_key",
+                     *           "id": 3,
+                     *           "label": "checkout (rk_adDTKSHH)"
+                     *         },
+                     *         "expires_at": "2027-01-31T00:00:00.000Z",
+                     *         "expired_at": "2026-11-26T08:00:00.000Z",
+                     *         "created_at": "2026-11-26T07:00:00.000Z",
+                     *         "active": false
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["OverrideRuleResponse"];
                 };
             };
@@ -4575,6 +4666,54 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": 31,
+                     *       "rule_id": 12,
+                     *       "action": "expire",
+                     *       "surface": "rest",
+                     *       "actor": {
+                     *         "kind": "api_key",
+                     *         "id": 3,
+                     *         "label": "checkout (rk_adDTKSHH)"
+                     *       },
+                     *       "before": {
+                     *         "id": 12,
+                     *         "target_kind": "cidr",
+                     *         "target": "203.0.113.0/24",
+                     *         "action": "deny",
+                     *         "points": 0,
+                     *         "reason": "card testing from this block",
+                     *         "note": "ticket 4711",
+                     *         "author": {
+                     *           "kind": "api_key",
+                     *           "id": 3,
+                     *           "label": "checkout (rk_adDTKSHH)"
+                     *         },
+                     *         "expires_at": "2027-01-31T00:00:00.000Z",
+                     *         "expired_at": null,
+                     *         "created_at": "2026-11-26T07:00:00.000Z"
+                     *       },
+                     *       "after": {
+                     *         "id": 12,
+                     *         "target_kind": "cidr",
+                     *         "target": "203.0.113.0/24",
+                     *         "action": "deny",
+                     *         "points": 0,
+                     *         "reason": "card testing from this block",
+                     *         "note": "ticket 4711",
+                     *         "author": {
+                     *           "kind": "api_key",
+                     *           "id": 3,
+                     *           "label": "checkout (rk_adDTKSHH)"
+                     *         },
+                     *         "expires_at": "2027-01-31T00:00:00.000Z",
+                     *         "expired_at": "2026-11-26T08:00:00.000Z",
+                     *         "created_at": "2026-11-26T07:00:00.000Z"
+                     *       },
+                     *       "created_at": "2026-11-26T08:00:00.000Z"
+                     *     }
+                     */
                     "application/x-ndjson": components["schemas"]["OverrideAuditRecord"];
                 };
             };

@@ -21,7 +21,17 @@ export const OVERRIDE_LIMITS = {
 
 export const OVERRIDE_ACTIONS = ['allow', 'deny', 'adjust'] as const;
 export type OverrideAction = (typeof OVERRIDE_ACTIONS)[number];
+export const OVERRIDE_ACTION_MEANINGS: ReadonlyArray<{ code: OverrideAction; meaning: string }> = [
+  { code: 'allow', meaning: 'The score answers level minimal (the overall score pulled down to at most the top of that band).' },
+  { code: 'deny', meaning: 'The score answers level critical (the overall score raised to at least the bottom of that band).' },
+  { code: 'adjust', meaning: 'The rule\'s points are added to the overall score, clamped to 0-100; the level follows the score.' },
+];
 export const RULE_STATES = ['active', 'inactive', 'all'] as const;
+export const RULE_STATE_MEANINGS: ReadonlyArray<{ code: RuleState; meaning: string }> = [
+  { code: 'active', meaning: 'Rules in force now.' },
+  { code: 'inactive', meaning: 'Rules expired by someone or past their own expiry.' },
+  { code: 'all', meaning: 'Every rule.' },
+];
 export type RuleState = (typeof RULE_STATES)[number];
 
 export type CreateOverrideInput = { target: Target; action: OverrideAction; points: number; reason: string; note: string; expiresAt: Date | null };

@@ -9,6 +9,12 @@ import { networkOf } from '../network/cidr.ts';
  */
 export type TargetKind = 'ip' | 'cidr' | 'asn' | 'country';
 export const TARGET_KINDS: readonly TargetKind[] = ['ip', 'cidr', 'asn', 'country'];
+export const TARGET_KIND_MEANINGS: ReadonlyArray<{ code: TargetKind; meaning: string }> = [
+  { code: 'ip', meaning: 'One address.' },
+  { code: 'cidr', meaning: 'A CIDR block: every address in it.' },
+  { code: 'asn', meaning: 'An autonomous system (AS<n>): every address it announces.' },
+  { code: 'country', meaning: 'A country (ISO 3166-1 alpha-2): every address located in it.' },
+];
 
 export type Target = { kind: TargetKind; key: string; version?: 4 | 6; prefix?: number };
 export type TargetParse = { ok: true; target: Target } | { ok: false; reason: string };

@@ -126,6 +126,9 @@ function bulkOperation() {
   } };
 }
 
+/** A body whose every field is optional: its `required` list is empty rather than absent (zod leaves it out). */
+const optionalOnly = <S extends object>(schema: S) => ({ required: [], ...schema });
+
 /** The POST /risk_api/overrides/ family: free, bounded, every change in the audit trail (docs/api.md, overrides). */
 function overridePaths() {
   const op = (operationId: string, summary: string, description: string, request: string, requestExample: unknown, ok: Record<string, unknown>, codes: ErrorCode[], when: Partial<Record<ErrorCode, string>> = {}) => ({ post: {
@@ -139,18 +142,18 @@ function overridePaths() {
       + 'expiry. The most specific rule in force applies (IP, then CIDR by longest prefix, then AS, then country). It applies to the '
       + 'workspace\'s score answers at once in this process and within a second in every other. The author is the calling key. '
       + `At most ${OVERRIDE_LIMITS.activeRules} rules in force per workspace, one per target. Recorded in the audit trail. Never counted.`,
-      'CreateOverrideRequest', { target: '203.0.113.0/24', action: 'deny', reason: 'card testing from this block', expires_at: '2027-01-31T00:00:00Z' },
-      { 201: { description: 'Created.', headers: requestIdHeader, content: json('OverrideRuleResponse') } },
+      'CreateOverrideRequest', example.createOverrideRequestExample,
+      { 201: { description: 'Created.', headers: requestIdHeader, content: json('OverrideRuleResponse', example.overrideRuleExample) } },
       ['override_exists', 'override_limit_reached'],
       { override_exists: 'the target already has a rule in force (expire it first)', override_limit_reached: `the workspace has ${OVERRIDE_LIMITS.activeRules} rules in force` }),
     '/risk_api/overrides/list/': op('listOverrides', 'List override rules (free)',
       `The workspace's rules, oldest first: active (default), inactive or all; limit 1-${OVERRIDE_LIMITS.listPage} (default ${OVERRIDE_LIMITS.defaultListPage}), next_cursor as cursor for the next page. Never counted.`,
       'ListOverridesRequest', { state: 'active', limit: 50 },
-      { 200: { description: 'One page of rules.', headers: requestIdHeader, content: json('OverrideListResponse') } }, []),
+      { 200: { description: 'One page of rules.', headers: requestIdHeader, content: json('OverrideListResponse', example.overrideListExample) } }, []),
     '/risk_api/overrides/expire/': op('expireOverride', 'Expire an override rule (free)',
       'Ends a rule in force now; it stays listed (inactive) and in the audit trail. A rule of another workspace is not found. Never counted.',
       'ExpireOverrideRequest', { id: 12 },
-      { 200: { description: 'Expired.', headers: requestIdHeader, content: json('OverrideRuleResponse') } },
+      { 200: { description: 'Expired.', headers: requestIdHeader, content: json('OverrideRuleResponse', example.expiredRuleExample) } },
       ['not_found', 'override_not_active'],
       { not_found: 'no rule with this id in the workspace', override_not_active: 'the rule was already expired or is past its expiry' }),
     '/risk_api/overrides/audit/': { post: {
@@ -163,7 +166,7 @@ function overridePaths() {
         200: {
           description: 'The entries, one per line.',
           headers: { ...requestIdHeader, 'Content-Disposition': ref('headers', 'ContentDisposition'), 'Cache-Control': ref('headers', 'CacheControl'), 'X-Next-Cursor': ref('headers', 'NextCursor') },
-          content: { 'application/x-ndjson': { schema: ref('schemas', 'OverrideAuditRecord') } },
+          content: { 'application/x-ndjson': { schema: ref('schemas', 'OverrideAuditRecord'), example: example.overrideAuditExample } },
         },
         ...errorResponses([...JSON_BODY, ...AUTHENTICATED]),
       },
@@ -323,8 +326,8 @@ export function openApiDocument(baseUrl?: string) {
         RateRequest: bodySchema(rateInputSchema), ReportRequest: bodySchema(reportInputSchema), BulkReportLine: bulkLineSchema(), ExportRequest: exportRequest(),
         ScoreResponse: scoreResponse, ScoreBatchResponse: scoreBatchResponse, CheckBlockResponse: checkBlockResponse, DimensionsResponse: dimensionsResponse,
         RateResponse: rateResponse, ReportResponse: reportResponse, BulkReportResponse: bulkReportResponse,
-        CreateOverrideRequest: bodySchema(createOverrideSchema), ListOverridesRequest: bodySchema(listOverridesSchema),
-        ExpireOverrideRequest: bodySchema(expireOverrideSchema), OverrideAuditRequest: bodySchema(overrideAuditSchema),
+        CreateOverrideRequest: bodySchema(createOverrideSchema), ListOverridesRequest: optionalOnly(bodySchema(listOverridesSchema)),
+        ExpireOverrideRequest: bodySchema(expireOverrideSchema), OverrideAuditRequest: optionalOnly(bodySchema(overrideAuditSchema)),
         OverrideRuleResponse: overrideRuleResponse, OverrideListResponse: overrideListResponse, OverrideAuditRecord: overrideAuditRecord,
         ExportRecord: exportRecord, Health: healthBody, Readiness: readinessBody,
       },

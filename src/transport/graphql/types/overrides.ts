@@ -8,16 +8,18 @@ import type { AppliedOverride } from '../../../domain/overrides/apply.ts';
 import { createOverride, expireOverride, type Actor, type ruleRecord } from '../../../domain/overrides/changes.ts';
 import { listOverrides, overrideAudit, type Page } from '../../../domain/overrides/reads.ts';
 import {
-  OVERRIDE_ACTIONS, OVERRIDE_LIMITS, RULE_STATES, auditPageSchema, createOverrideSchema, expireOverrideSchema, listOverridesSchema,
+  OVERRIDE_ACTION_MEANINGS, OVERRIDE_LIMITS, RULE_STATE_MEANINGS, auditPageSchema, createOverrideSchema, expireOverrideSchema, listOverridesSchema,
 } from '../../../domain/overrides/schemas.ts';
-import { TARGET_KINDS } from '../../../domain/overrides/target.ts';
+import { TARGET_KIND_MEANINGS } from '../../../domain/overrides/target.ts';
+import { enumValues } from '../enum-values.ts';
 
-const plainEnum = <const V extends string>(name: string, description: string, values: readonly V[]) =>
-  builder.enumType(name, { description, values: Object.fromEntries(values.map((v) => [v, { value: v }])) as Record<V, { value: V }> });
-
-export const OverrideActionEnum = plainEnum('OverrideAction', 'allow: level minimal; deny: level critical; adjust: points added to the score.', OVERRIDE_ACTIONS);
-export const OverrideTargetKindEnum = plainEnum('OverrideTargetKind', 'What an override rule covers: one IP, a CIDR block, an autonomous system or a country.', TARGET_KINDS);
-const RuleStateEnum = plainEnum('OverrideRuleState', 'active: rules in force; inactive: expired or past their expiry; all.', RULE_STATES);
+export const OverrideActionEnum = builder.enumType('OverrideAction', {
+  description: 'What an override rule does to the overall score of the IPs it covers.', values: enumValues(OVERRIDE_ACTION_MEANINGS),
+});
+export const OverrideTargetKindEnum = builder.enumType('OverrideTargetKind', {
+  description: 'What an override rule covers.', values: enumValues(TARGET_KIND_MEANINGS),
+});
+const RuleStateEnum = builder.enumType('OverrideRuleState', { description: 'Which rules a list holds.', values: enumValues(RULE_STATE_MEANINGS) });
 
 /** The rule applied to a score answer: the overall score and level changed, the dimensions as published. */
 export const ScoreOverrideRef = builder.objectRef<AppliedOverride>('ScoreOverride').implement({
@@ -95,7 +97,7 @@ const AuditEntryRef = builder.objectRef<OverrideAudit>('OverrideAuditEntry').imp
   }),
 });
 
-const listSize = { max: OVERRIDE_LIMITS.listPage, sizeArg: 'first' } satisfies ListSize;
+const listSize = { max: OVERRIDE_LIMITS.listPage } satisfies ListSize; // the page size is the parent field's `first`
 const RulePageRef = builder.objectRef<Page<OverrideRule>>('OverrideRulePage').implement({
   description: 'One page of rules, oldest first.',
   fields: (t) => ({
