@@ -9,8 +9,10 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { backendName } from '../helpers/backend.ts';
 import { OverrideCache } from '../../src/domain/overrides/rule-cache.ts';
 import { call, mcpClient } from '../helpers/mcp.ts';
+import { installStatementCounter } from '../helpers/statement-count.ts';
 
 describe(`workspace override rules (${backendName})`, () => {
+  const counter = installStatementCounter(); // before the server opens its database
   let s: TestServer;
   let a: Record<string, string>;
   let b: Record<string, string>;
@@ -18,13 +20,17 @@ describe(`workspace override rules (${backendName})`, () => {
   let secretA: string;
   beforeAll(async () => {
     s = await startTestServer({ KEY_CACHE_TTL_MS: '60000' });
+    counter.watch(s.app.server);
     const keyA = await s.createKey('overrides-a', { tier: 'enterprise', name: 'ops key' });
     a = { 'x-api-key': keyA.secret };
     secretA = keyA.secret;
     b = { 'x-api-key': (await s.createKey('overrides-b', { tier: 'enterprise' })).secret };
     gqlA = new GraphQLClient(`${s.url}/graphql`, { headers: a });
   }, 120_000);
-  afterAll(async () => { await s?.close(); });
+  afterAll(async () => {
+    await s?.close();
+    counter.restore();
+  });
 
   const score = async (ip: string, headers = a) => {
     const r = await s.post('/risk_api/score/', { ip }, headers);
@@ -200,6 +206,26 @@ describe(`workspace override rules (${backendName})`, () => {
     expect(listB.rules).toEqual([]);
     expect((await audit(b)).lines).toEqual([]);
     expect((await score('198.51.100.200')).override?.rule_id).toBe(rule.id);
+  });
+
+  it('applies rules of every kind with no database statement on the score path (REST, batch, GraphQL)', async () => {
+    const made = [
+      await created({ target: '9.9.9.9', action: 'deny', reason: 'no-query ip' }),
+      await created({ target: '9.9.8.0/24', action: 'adjust', points: 20, reason: 'no-query block' }),
+      await created({ target: '2001:db8:77::/48', action: 'allow', reason: 'no-query v6' }),
+    ];
+    await score('192.0.2.200'); // the key is verified (and cached) by a first call
+    const answers: any[] = [];
+    const statements = await counter.record(async () => {
+      answers.push(await score('9.9.9.9'), await score('9.9.8.1'), await score('2001:db8:77::1'));
+      answers.push((await s.post('/risk_api/score/batch/', { ips: ['9.9.9.9', '9.9.8.1'] }, a)).body);
+      answers.push(await gqlA.request<any>(gql`{ score(ip: "9.9.9.9") { override { ruleId } } }`));
+    });
+    expect(statements, 'statements sent while answering score').toEqual([]);
+    expect(answers.slice(0, 3).map((x) => x.override.rule_id)).toEqual(made.map((r) => r.id));
+    expect(answers[3].results.map((r: any) => r.override.rule_id)).toEqual([made[0]!.id, made[1]!.id]);
+    expect(answers[4].score.override.ruleId).toBe(made[0]!.id);
+    expect(await counter.record(() => expire(made[0]!.id))).not.toEqual([]); // the counter does see a request's statements
   });
 
   it('another process learns the rules by following the table, with no query on the score path', async () => {
