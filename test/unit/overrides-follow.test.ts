@@ -36,9 +36,9 @@ describe(`OverrideCache following the table (${backendName})`, () => {
     const wrote = new Promise<void>((resolve) => { written = resolve; });
     // the first transaction takes its id with its write, then stays open
     const early = t.prisma.$transaction(async (tx) => {
-      const [{ xid }] = await tx.$queryRaw<Array<{ xid: bigint }>>`SELECT pg_current_xact_id()::text::bigint AS xid`;
+      const [row] = await tx.$queryRaw<Array<{ xid: bigint }>>`SELECT pg_current_xact_id()::text::bigint AS xid`;
       await tx.overrideRule.create({ data: {
-        workspaceId: ws1, targetKind: 'ip', target: '192.0.2.61', action: 'deny', reason: 'early', authorKind: 'api_key', authorId: 1, authorLabel: 'test', writtenXid: BigInt(xid),
+        workspaceId: ws1, targetKind: 'ip', target: '192.0.2.61', action: 'deny', reason: 'early', authorKind: 'api_key', authorId: 1, authorLabel: 'test', writtenXid: BigInt(row!.xid),
       } });
       written();
       await held;
@@ -65,5 +65,15 @@ describe(`OverrideCache following the table (${backendName})`, () => {
     await copy.catchUp();
     expect(copy.find(ws1, at(rules[0]!.target))).toBeNull();
     expect(copy.find(ws1, at(rules[1]!.target))?.id).toBe(rules[1]!.id);
+  });
+
+  it('reads a rule\'s own expiry as a time, so it stops applying when it passes without any change', async () => {
+    const expiresAt = new Date(Date.now() + 3_600_000);
+    const rule = await createOverride(deps(), ws2, createOverrideSchema.parse({ target: 'AS64512', action: 'deny', reason: 'timed', expiresAt: expiresAt.toISOString() }), actor, 'rest');
+    const copy = new OverrideCache(t.prisma);
+    await copy.catchUp();
+    const h: Hierarchy = { ...at('203.0.113.1'), dimensions: [{ code: 'asn', reason: null, entity: { code: 'asn', key: 'AS64512', name: 'AS64512', size: 1 } }] };
+    expect(copy.find(ws2, h, expiresAt.getTime() - 1)?.id).toBe(rule.id);
+    expect(copy.find(ws2, h, expiresAt.getTime())).toBeNull();
   });
 });
