@@ -29,11 +29,6 @@ export class OverrideCache {
     return this.byWorkspace.get(workspaceId)?.find(h, nowMs) ?? null;
   }
 
-  /** Rules held for a workspace, expired ones left out (for tests and the state gauges). */
-  heldCount(workspaceId: number): number {
-    return this.byWorkspace.get(workspaceId)?.size ?? 0;
-  }
-
   /** A rule row a committed change of this process returned. */
   apply(rule: HeldRule): void {
     let rules = this.byWorkspace.get(rule.workspaceId);

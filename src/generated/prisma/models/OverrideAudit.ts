@@ -739,7 +739,7 @@ export type $OverrideAuditPayload<ExtArgs extends runtime.Types.Extensions.Inter
     workspaceId: number
     ruleId: number
     /**
-     * create, expire or update.
+     * create or expire.
      */
     action: string
     /**
