@@ -196,6 +196,15 @@ describe(`workspace override rules (${backendName})`, () => {
     expect((await expire(dup.id)).status).toBe(200);
   });
 
+  it('concurrent creates on one target: one rule, the rest override_exists, one audit entry', async () => {
+    const auditBefore = await s.app.db.prisma.overrideAudit.count();
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => create({ target: '198.51.100.77', action: 'deny', reason: `race ${i}` })));
+    expect(answers.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409, 409]);
+    expect(answers.filter((r) => r.status === 409).every((r) => r.body.error === 'override_exists')).toBe(true);
+    expect(await s.app.db.prisma.overrideRule.count({ where: { target: '198.51.100.77' } })).toBe(1);
+    expect(await s.app.db.prisma.overrideAudit.count()).toBe(auditBefore + 1);
+  });
+
   it('another workspace neither sees nor changes the rules, and its scores are not overridden', async () => {
     const rule = await created({ target: '198.51.100.200', action: 'deny', reason: 'only for A' });
     expect((await score('198.51.100.200', b)).override).toBeNull();

@@ -26,10 +26,14 @@ const held = (r: OverrideRule): HeldRule => ({
   points: r.points, reason: r.reason, expiresAt: r.expiresAt, expiredAt: r.expiredAt, revision: r.revision,
 });
 
-/** Changes of one workspace's rules take turns (its row locked): the cap and "one rule per target" hold under concurrency. */
+/**
+ * Changes of one workspace's rules take turns (its row locked): the cap and "one rule per target" hold under
+ * concurrency. FOR NO KEY UPDATE, not FOR UPDATE: the workspace's reports and ratings check their foreign key with
+ * FOR KEY SHARE, which this lock lets through, so a rule change never stalls the write path.
+ */
 async function lockWorkspace(tx: Tx, workspaceId: number): Promise<bigint> {
   const [row] = await tx.$queryRaw<Array<{ xid: bigint }>>`
-    SELECT pg_current_xact_id()::text::bigint AS xid FROM "Workspace" WHERE "id" = ${workspaceId} FOR UPDATE`;
+    SELECT pg_current_xact_id()::text::bigint AS xid FROM "Workspace" WHERE "id" = ${workspaceId} FOR NO KEY UPDATE`;
   if (!row) throw new AppError('not_found', 'The workspace no longer exists.');
   return BigInt(row.xid);
 }
