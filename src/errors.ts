@@ -39,7 +39,7 @@ export const ERRORS = {
   override_exists: { status: 409 },
   /** An override rule past the workspace's cap of rules in force. */
   override_limit_reached: { status: 409 },
-  /** Expiring an override rule that is no longer in force. */
+  /** Updating or expiring an override rule that is no longer in force. */
   override_not_active: { status: 409 },
   service_unavailable: { status: 503 },
   /** A GraphQL query stopped at its time ceiling (src/transport/graphql/ceilings.ts). */

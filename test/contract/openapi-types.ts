@@ -211,6 +211,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/risk_api/overrides/update/": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your own id for this request (a proxy's or tracer's): kept and echoed when it is 1-128 characters of letters, digits and `.:_+/=-`. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change a rule's reason, note or expiry (free)
+         * @description Changes what a rule in force says (reason, note) and until when (expires_at; null removes the expiry), never what it does: another target, action or points is a new rule. At least one field. Recorded in the audit trail with the rule before and after. Never counted.
+         */
+        post: operations["updateOverride"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/risk_api/overrides/expire/": {
         parameters: {
             query?: never;
@@ -248,7 +271,7 @@ export interface paths {
         put?: never;
         /**
          * Export the override audit trail as NDJSON (free)
-         * @description Every change of the workspace's rules (create, expire), oldest first, one OverrideAuditRecord per line: who, when, from which surface, the rule before and after. At most limit entries (1-10000, default 10000); X-Next-Cursor, when present, is the cursor of the next request. The trail is append-only. Never counted.
+         * @description Every change of the workspace's rules (create, update, expire), oldest first, one OverrideAuditRecord per line: who, when, from which surface, the rule before and after. At most limit entries (1-10000, default 10000); X-Next-Cursor, when present, is the cursor of the next request. The trail is append-only. Never counted.
          */
         post: operations["exportOverrideAudit"];
         delete?: never;
@@ -1636,8 +1659,18 @@ export interface components {
             cursor?: string | null;
         };
         ExpireOverrideRequest: {
-            /** @description The id of the rule to expire. */
+            /** @description The rule's id. */
             id: number;
+        };
+        UpdateOverrideRequest: {
+            /** @description The rule's id. */
+            id: number;
+            /** @description Why the rule exists, shown in every score it changes (1 to 500 characters). */
+            reason?: string;
+            /** @description New internal note (at most 1000 characters). */
+            note?: string;
+            /** @description New expiry (ISO 8601, in the future); null removes it. */
+            expires_at?: string | null;
         };
         OverrideAuditRequest: {
             /**
@@ -1652,7 +1685,7 @@ export interface components {
             /** @constant */
             ok: true;
             /** @enum {string} */
-            endpoint: "overrides_create" | "overrides_expire";
+            endpoint: "overrides_create" | "overrides_update" | "overrides_expire";
             /** @description Free endpoint: never counted against the score quota. */
             quota: {
                 /** @constant */
@@ -1765,7 +1798,7 @@ export interface components {
              * @description The change.
              * @enum {string}
              */
-            action: "create" | "expire";
+            action: "create" | "update" | "expire";
             /**
              * @description Where it came from.
              * @enum {string}
@@ -4433,6 +4466,161 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over MAX_BODY_BYTES. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: Content-Type is not application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: unexpected; logged under request_id. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`: the database dropped the connection; retry writes with the same Idempotency-Key; `service_unavailable`: the server is shutting down. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenKnown"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateOverride: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your own id for this request (a proxy's or tracer's): kept and echoed when it is 1-128 characters of letters, digits and `.:_+/=-`. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": 12,
+                 *       "reason": "card testing from this block (confirmed)",
+                 *       "expires_at": null
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateOverrideRequest"];
+            };
+        };
+        responses: {
+            /** @description Changed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "endpoint": "overrides_update",
+                     *       "quota": {
+                     *         "counted": false,
+                     *         "reason": "free_endpoint"
+                     *       },
+                     *       "rule": {
+                     *         "id": 12,
+                     *         "target_kind": "cidr",
+                     *         "target": "203.0.113.0/24",
+                     *         "action": "deny",
+                     *         "points": 0,
+                     *         "reason": "card testing from this block (confirmed)",
+                     *         "note": "ticket 4711",
+                     *         "author": {
+                     *           "kind": "api_key",
+                     *           "id": 3,
+                     *           "label": "checkout (rk_adDTKSHH)"
+                     *         },
+                     *         "expires_at": null,
+                     *         "expired_at": null,
+                     *         "created_at": "2026-11-26T07:00:00.000Z",
+                     *         "active": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OverrideRuleResponse"];
+                };
+            };
+            /** @description `invalid_json`: the body is not JSON; `invalid_request`: a field, parameter or header is invalid (details names each); `conflicting_api_keys`: X-API-Key and Authorization: Bearer carry different keys. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no key in X-API-Key or Authorization: Bearer; `invalid_api_key`: an unknown, malformed or revoked key, or an Authorization header that is not Bearer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no rule with this id in the workspace. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `method_not_allowed`: another method than the path answers (see Allow). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `override_not_active`: the rule was expired or is past its expiry. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {

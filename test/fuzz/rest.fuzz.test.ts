@@ -325,15 +325,23 @@ describe(`REST fuzz (${backendName}), ${FUZZ_RUNS} cases per endpoint`, () => {
     }), fuzzParameters());
   }, fuzzTimeout(40));
 
-  it('POST /risk_api/overrides/list/, expire/ and audit/: an answer or a coded error; only a served expiry writes (one audit entry)', async () => {
+  it('POST /risk_api/overrides/list/, update/, expire/ and audit/: an answer or a coded error; only a served change writes (one audit entry)', async () => {
     const limit = fc.integer({ min: -1, max: 10_001 });
     const cursor = fc.oneof(fc.constantFrom('1', '3', '0', '01', 'abc'), oddString(2));
     const paths = [
       ['/risk_api/overrides/list/', 'overrides_list', mutatedObject({ state: fc.constantFrom('active', 'inactive', 'all', 'none'), limit: fc.integer({ min: 0, max: 101 }), cursor })],
       ['/risk_api/overrides/expire/', 'overrides_expire', mutatedObject({ id: fc.oneof(fc.integer({ min: -2, max: 60 }), fc.constant(2 ** 31)) })],
+      ['/risk_api/overrides/update/', 'overrides_update', fc.oneof(
+        // mostly accepted bodies (so the change and its audit entry are reached), then anything
+        fc.record({ id: fc.integer({ min: 1, max: 60 }), note: fc.constantFrom('fuzz note', ''), expires_at: fc.constantFrom(null, '2099-01-01T00:00:00Z') }),
+        mutatedObject({
+          id: fc.oneof(fc.integer({ min: -2, max: 60 }), fc.constant(2 ** 31)), reason: fc.oneof(oddString(3), fc.constantFrom('', ' ', 'x'.repeat(501))),
+          note: oddString(3), expires_at: fc.constantFrom(null, '2099-01-01T00:00:00Z', '2020-01-01T00:00:00Z', 'soon'),
+        }),
+      )],
       ['/risk_api/overrides/audit/', null, mutatedObject({ limit, cursor })],
     ] as const;
-    const chosen = fc.constantFrom(0, 1, 2).chain((which) => request(bodies(paths[which]![2])).map((c) => ({ which, c })));
+    const chosen = fc.constantFrom(0, 1, 2, 3).chain((which) => request(bodies(paths[which]![2])).map((c) => ({ which, c })));
     await fc.assert(fc.asyncProperty(chosen, async ({ which, c }) => {
       const [path, endpoint] = paths[which]!;
       const before = await overrideCounts();
@@ -346,7 +354,8 @@ describe(`REST fuzz (${backendName}), ${FUZZ_RUNS} cases per endpoint`, () => {
       } else label = assertCodedRestError(a, show(c));
       tally.add(`POST ${path}`, a.status, label);
       const after = await overrideCounts();
-      expect(after, show(c)).toEqual(endpoint === 'overrides_expire' && a.status === 200 ? { rules: before.rules, audit: before.audit + 1 } : before);
+      const changed = (endpoint === 'overrides_expire' || endpoint === 'overrides_update') && a.status === 200;
+      expect(after, show(c)).toEqual(changed ? { rules: before.rules, audit: before.audit + 1 } : before);
     }), fuzzParameters());
   }, fuzzTimeout(40));
 

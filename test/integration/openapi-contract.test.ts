@@ -118,6 +118,7 @@ describe(`openapi.json against live answers (${backendName})`, () => {
     expect((await call('/risk_api/score/', { body: { ip: '9.9.9.10' } })).json().override).toMatchObject({ rule_id: rule.json().rule.id, action: 'deny' });
     expect((await call('/risk_api/score/batch/', { body: { ips: ['9.9.9.10'] } })).json().results[0].override).toMatchObject({ action: 'deny' });
     expect((await call('/risk_api/overrides/list/', { body: { state: 'all', limit: 1 } })).json().rules).toHaveLength(1);
+    expect((await call('/risk_api/overrides/update/', { body: { id: rule.json().rule.id, reason: 'contract, confirmed', expires_at: null } })).json().rule.expires_at).toBeNull();
     expect((await call('/risk_api/overrides/expire/', { body: { id: rule.json().rule.id } })).json().rule.active).toBe(false);
     const trail = await call('/risk_api/overrides/audit/', { body: { limit: 1 } });
     expect([trail.status, trail.headers.get('x-next-cursor')]).toEqual([200, expect.any(String)]);
@@ -128,7 +129,7 @@ describe(`openapi.json against live answers (${backendName})`, () => {
   it('answers every client error as documented', async () => {
     const routes = [['/risk_api/score/', { ip: '9.9.9.9' }], ['/risk_api/score/batch/', { ips: ['9.9.9.9'] }], ['/risk_api/check_block/', { cidr: '9.9.9.0/24' }], ['/risk_api/dimensions/', { ip: '9.9.9.9' }], ['/risk_api/rate/', { ip: '9.9.9.9', rating: 1 }],
       ['/risk_api/report/', { kind: 'ipaddress', key: '9.9.9.9', outcome_code: 'spam' }], ['/risk_api/export/', {}],
-      ['/risk_api/overrides/', { target: '9.9.9.11', action: 'deny', reason: 'x' }], ['/risk_api/overrides/list/', {}], ['/risk_api/overrides/expire/', { id: 1 }],
+      ['/risk_api/overrides/', { target: '9.9.9.11', action: 'deny', reason: 'x' }], ['/risk_api/overrides/list/', {}], ['/risk_api/overrides/expire/', { id: 1 }], ['/risk_api/overrides/update/', { id: 1, reason: 'x' }],
       ['/risk_api/overrides/audit/', {}]] as const;
     for (const [path, body] of routes) {
       expect((await call(path, { raw: '{"ip": ' })).status).toBe(400);
@@ -170,6 +171,8 @@ describe(`openapi.json against live answers (${backendName})`, () => {
     expect((await call('/risk_api/overrides/expire/', { key: keys.block, body: { id: 2_000_000_000 } })).json()).toMatchObject({ error: 'not_found' });
     expect((await call('/risk_api/overrides/expire/', { key: keys.block, body: { id: first.json().rule.id } })).status).toBe(200);
     expect((await call('/risk_api/overrides/expire/', { key: keys.block, body: { id: first.json().rule.id } })).json()).toMatchObject({ error: 'override_not_active' });
+    expect((await call('/risk_api/overrides/update/', { key: keys.block, body: { id: first.json().rule.id, note: 'late' } })).json()).toMatchObject({ error: 'override_not_active' });
+    expect((await call('/risk_api/overrides/update/', { key: keys.block, body: { id: 2_000_000_000, note: 'none' } })).json()).toMatchObject({ error: 'not_found' });
     const workspace = await s.app.db.prisma.workspace.findUniqueOrThrow({ where: { name: 'contract-block' } });
     await s.app.db.prisma.overrideRule.createMany({ data: Array.from({ length: OVERRIDE_LIMITS.activeRules }, (_, i) => ({
       workspaceId: workspace.id, targetKind: 'ip', target: `10.${i >> 8}.${i & 255}.1`, action: 'deny', reason: 'cap', authorKind: 'api_key', authorId: 1, authorLabel: 'seed', writtenXid: 0n,
@@ -194,7 +197,7 @@ describe(`openapi.json against live answers (${backendName})`, () => {
   it('answers faults with 500 and 503 as documented', async () => {
     const routes = [['POST', '/risk_api/score/'], ['POST', '/risk_api/score/batch/'], ['POST', '/risk_api/check_block/'], ['POST', '/risk_api/dimensions/'],
       ['POST', '/risk_api/rate/'], ['POST', '/risk_api/report/'], ['GET', '/risk_api/export/'], ['POST', '/risk_api/export/'], ['POST', '/risk_api/report/bulk/'],
-      ['POST', '/risk_api/overrides/'], ['POST', '/risk_api/overrides/list/'], ['POST', '/risk_api/overrides/expire/'], ['POST', '/risk_api/overrides/audit/']] as const;
+      ['POST', '/risk_api/overrides/'], ['POST', '/risk_api/overrides/list/'], ['POST', '/risk_api/overrides/expire/'], ['POST', '/risk_api/overrides/update/'], ['POST', '/risk_api/overrides/audit/']] as const;
     const verifier = s.app.verifier;
     await patched(verifier, 'verify', async () => { throw new Error('injected bug'); }, async () => {
       for (const [method, path] of routes) expect((await call(path, { method, body: method === 'POST' ? {} : undefined })).status).toBe(500);

@@ -157,6 +157,34 @@ describe(`workspace override rules (${backendName})`, () => {
     await expect(s.app.db.prisma.overrideAudit.updateMany({ where: { ruleId: rule.id }, data: { action: 'update' } })).rejects.toThrow();
   });
 
+  it('updates a rule\'s reason, note and expiry (never what it does), recorded with before and after', async () => {
+    const rule = await created({ target: '198.51.100.60', action: 'deny', reason: 'first reason', expires_at: new Date(Date.now() + 86_400_000).toISOString() });
+    const update = (body: object, headers = a) => s.post('/risk_api/overrides/update/', { id: rule.id, ...body }, headers);
+    const changed = await update({ reason: 'second reason', note: 'seen again', expires_at: null });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    expect(changed.body.rule).toMatchObject({ id: rule.id, reason: 'second reason', note: 'seen again', expires_at: null, action: 'deny', active: true });
+    expect((await score('198.51.100.60')).override).toMatchObject({ rule_id: rule.id, reason: 'second reason', expires_at: null });
+    const { lines } = await audit();
+    const entry = lines.find((l) => l.rule_id === rule.id && l.action === 'update');
+    expect(entry.before).toMatchObject({ reason: 'first reason', note: '', expires_at: expect.any(String) });
+    expect(entry.after).toMatchObject({ reason: 'second reason', note: 'seen again', expires_at: null });
+    const gqlChanged = await gqlA.request<{ updateOverride: { reason: string; expiresAt: string | null } }>(gql`
+      mutation($id: Int!) { updateOverride(input: { id: $id, reason: "third reason", note: null }) { reason note expiresAt } }`, { id: rule.id });
+    expect(gqlChanged.updateOverride).toEqual({ reason: 'third reason', note: 'seen again', expiresAt: null });
+    // refusals change nothing: no field, what the rule does, another workspace's rule, a rule no longer in force
+    const auditBefore = await s.app.db.prisma.overrideAudit.count();
+    expect((await update({})).body.error).toBe('invalid_request');
+    expect((await update({ action: 'allow' })).body.error).toBe('invalid_request');
+    expect((await update({ reason: ' ' })).body.error).toBe('invalid_request');
+    expect((await update({ reason: 'b was here' }, b)).body.error).toBe('not_found');
+    expect((await expire(rule.id)).status).toBe(200);
+    const afterExpiry = await s.app.db.prisma.overrideAudit.count();
+    expect(afterExpiry).toBe(auditBefore + 1);
+    expect((await update({ reason: 'too late' })).body.error).toBe('override_not_active');
+    expect(await s.app.db.prisma.overrideAudit.count()).toBe(afterExpiry);
+    expect((await s.app.db.prisma.overrideRule.findUniqueOrThrow({ where: { id: rule.id } })).reason).toBe('third reason');
+  });
+
   it('refuses invalid inputs with coded errors, changing nothing', async () => {
     const countBefore = await s.app.db.prisma.overrideRule.count();
     const auditBefore = await s.app.db.prisma.overrideAudit.count();

@@ -178,6 +178,13 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
         expect(a.body.data.createOverride.id).not.toBe(aRuleId);
       },
     },
+    updateOverride: {
+      get query() { return `mutation { updateOverride(input: { id: ${aRuleId}, reason: "b was here" }) { id reason note } }`; },
+      refused: 'not_found',
+      async check() {
+        expect((await s.app.db.prisma.overrideRule.findUniqueOrThrow({ where: { id: aRuleId } })).reason).toContain(SECRET);
+      },
+    },
     expireOverride: {
       get query() { return expireQuery(); }, // A's rule id is known once beforeAll ran
       refused: 'not_found',
@@ -345,6 +352,10 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
     },
     'POST /risk_api/overrides/expire': {
       call: (h) => call(`${s.url}/risk_api/overrides/expire/`, 'POST', h, { id: aRuleId }),
+      isolated(a) { expect([a.status, a.body.error], a.text).toEqual([404, 'not_found']); },
+    },
+    'POST /risk_api/overrides/update': {
+      call: (h) => call(`${s.url}/risk_api/overrides/update/`, 'POST', h, { id: aRuleId, note: 'b was here' }),
       isolated(a) { expect([a.status, a.body.error], a.text).toEqual([404, 'not_found']); },
     },
     'POST /risk_api/overrides/audit': {

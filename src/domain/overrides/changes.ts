@@ -2,7 +2,7 @@ import type { PrismaClient, OverrideRule } from '../../generated/prisma/client.t
 import { AppError } from '../../errors.ts';
 import type { OverrideCache } from './rule-cache.ts';
 import { inForce, type HeldRule } from './rule-index.ts';
-import { OVERRIDE_LIMITS, type CreateOverrideInput } from './schemas.ts';
+import { OVERRIDE_LIMITS, type CreateOverrideInput, type UpdateOverrideInput } from './schemas.ts';
 
 /** Who made a change, as the caller was verified (an API key, or a signed-in account in the control plane). */
 export type Actor = { kind: 'api_key' | 'account'; id: number; label: string };
@@ -72,24 +72,43 @@ export async function createOverride(deps: OverrideDeps, workspaceId: number, in
   return rule;
 }
 
-/** Ends a rule in force now, with its audit row; a rule of another workspace is not found, as one that never existed. */
+/** A rule of the workspace that is in force now, locked for the change; not found for another workspace's, as for one that never existed. */
+async function ruleInForce(tx: Tx, workspaceId: number, id: number): Promise<OverrideRule> {
+  const rule = await tx.overrideRule.findFirst({ where: { id, workspaceId } });
+  if (!rule) throw new AppError('not_found', `No override rule ${id} in this workspace.`, [{ field: 'id', message: 'no such rule' }]);
+  if (!inForce(held(rule), Date.now())) {
+    throw new AppError('override_not_active', `Rule ${id} is no longer in force (${rule.expiredAt ? 'expired' : 'past its expiry'}).`, [{ field: 'id', message: 'not in force' }]);
+  }
+  return rule;
+}
+
+/** Ends a rule in force now, with its audit row. */
 export async function expireOverride(deps: OverrideDeps, workspaceId: number, id: number, actor: Actor, surface: ChangeSurface): Promise<OverrideRule> {
+  return change(deps, workspaceId, id, actor, surface, 'expire', () => ({ expiredAt: new Date() }));
+}
+
+/** Changes a rule's reason, note or expiry (never what it does), with its audit row. */
+export async function updateOverride(deps: OverrideDeps, workspaceId: number, input: UpdateOverrideInput, actor: Actor, surface: ChangeSurface): Promise<OverrideRule> {
+  const { id, ...fields } = input;
+  return change(deps, workspaceId, id, actor, surface, 'update', () => fields);
+}
+
+async function change(
+  deps: OverrideDeps, workspaceId: number, id: number, actor: Actor, surface: ChangeSurface, action: 'expire' | 'update',
+  data: () => { expiredAt?: Date; reason?: string; note?: string; expiresAt?: Date | null },
+): Promise<OverrideRule> {
   const rule = await deps.prisma.$transaction(async (tx) => {
     const xid = await lockWorkspace(tx, workspaceId);
-    const before = await tx.overrideRule.findFirst({ where: { id, workspaceId } });
-    if (!before) throw new AppError('not_found', `No override rule ${id} in this workspace.`, [{ field: 'id', message: 'no such rule' }]);
-    if (!inForce(held(before), Date.now())) {
-      throw new AppError('override_not_active', `Rule ${id} is no longer in force (${before.expiredAt ? 'expired' : 'past its expiry'}).`, [{ field: 'id', message: 'not in force' }]);
-    }
-    const after = await tx.overrideRule.update({ where: { id }, data: { expiredAt: new Date(), revision: { increment: 1 }, writtenXid: xid } });
-    await audit(tx, after, 'expire', surface, actor, before);
+    const before = await ruleInForce(tx, workspaceId, id);
+    const after = await tx.overrideRule.update({ where: { id }, data: { ...data(), revision: { increment: 1 }, writtenXid: xid } });
+    await audit(tx, after, action, surface, actor, before);
     return after;
   });
   deps.overrides.apply(held(rule));
   return rule;
 }
 
-async function audit(tx: Tx, after: OverrideRule, action: 'create' | 'expire', surface: ChangeSurface, actor: Actor, before: OverrideRule | null) {
+async function audit(tx: Tx, after: OverrideRule, action: 'create' | 'expire' | 'update', surface: ChangeSurface, actor: Actor, before: OverrideRule | null) {
   await tx.overrideAudit.create({ data: {
     workspaceId: after.workspaceId, ruleId: after.id, action, surface, actorKind: actor.kind, actorId: actor.id, actorLabel: actor.label,
     before: before ? ruleRecord(before) : undefined, after: ruleRecord(after),

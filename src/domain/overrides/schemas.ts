@@ -55,6 +55,11 @@ const expiryField = z.string({ error: typeError('an ISO 8601 timestamp') }).tran
   return z.NEVER;
 });
 
+const reasonField = text(OVERRIDE_LIMITS.reason).refine((v) => v.trim().length > 0, 'must not be empty').transform((v) => v.trim())
+  .meta({ description: `Why the rule exists, shown in every score it changes (1 to ${OVERRIDE_LIMITS.reason} characters).` });
+const ruleId = z.number({ error: typeError('an integer') }).int('must be an integer').min(1, 'must be a rule id').max(2_147_483_647, 'must be a rule id')
+  .meta({ description: 'The rule\'s id.' });
+
 const pageSize = (max: number, fallback: number) => withDefault(
   z.number({ error: typeError('an integer') }).int('must be an integer').min(1, `must be 1 to ${max}`).max(max, `must be 1 to ${max}`),
   fallback, `Items per page, 1 to ${max} (default ${fallback}).`);
@@ -73,8 +78,7 @@ export const createOverrideSchema = z.strictObject({
   points: z.number({ error: typeError('an integer') }).int('must be an integer')
     .min(-OVERRIDE_LIMITS.points, `must be -${OVERRIDE_LIMITS.points} to ${OVERRIDE_LIMITS.points}`).max(OVERRIDE_LIMITS.points, `must be -${OVERRIDE_LIMITS.points} to ${OVERRIDE_LIMITS.points}`)
     .nullable().optional().meta({ description: `adjust only: points added to the score, -${OVERRIDE_LIMITS.points} to ${OVERRIDE_LIMITS.points}, not 0.` }),
-  reason: text(OVERRIDE_LIMITS.reason).refine((v) => v.trim().length > 0, 'must not be empty').transform((v) => v.trim())
-    .meta({ description: `Why the rule exists, shown in every score it changes (1 to ${OVERRIDE_LIMITS.reason} characters).` }),
+  reason: reasonField,
   note: withDefault(text(OVERRIDE_LIMITS.note, true), '', `Internal note, not shown in score answers (at most ${OVERRIDE_LIMITS.note} characters).`),
   expiresAt: expiryField.nullable().optional().meta({ description: `When the rule stops applying (ISO 8601, in the future, at most ${OVERRIDE_LIMITS.expiryDays} days ahead); absent: until expired.` }),
 }, { error: typeError('a JSON object') }).transform((body, ctx): CreateOverrideInput => {
@@ -90,9 +94,28 @@ export const createOverrideSchema = z.strictObject({
   return { target: body.target, action: body.action, points: points ?? 0, reason: body.reason, note: body.note, expiresAt: body.expiresAt ?? null };
 });
 
+export type UpdateOverrideInput = { id: number; reason?: string; note?: string; expiresAt?: Date | null };
+
+/**
+ * The body of updateOverride: what a rule says and until when, never what it does (target, action, points: a
+ * different decision is a new rule, so each decision keeps its own history). At least one field; `expires_at: null`
+ * removes the expiry.
+ */
+export const updateOverrideSchema = z.strictObject({
+  id: ruleId,
+  reason: reasonField.optional(),
+  note: text(OVERRIDE_LIMITS.note, true).optional().meta({ description: `New internal note (at most ${OVERRIDE_LIMITS.note} characters).` }),
+  expiresAt: expiryField.nullable().optional().meta({ description: 'New expiry (ISO 8601, in the future); null removes it.' }),
+}, { error: typeError('a JSON object') }).transform((body, ctx): UpdateOverrideInput => {
+  if (body.reason === undefined && body.note === undefined && body.expiresAt === undefined) {
+    ctx.addIssue({ code: 'custom', path: [], message: 'must change at least one of reason, note, expires_at', input: body });
+    return z.NEVER;
+  }
+  return body as UpdateOverrideInput;
+});
+
 export const expireOverrideSchema = z.strictObject({
-  id: z.number({ error: typeError('an integer') }).int('must be an integer').min(1, 'must be a rule id').max(2_147_483_647, 'must be a rule id')
-    .meta({ description: 'The id of the rule to expire.' }),
+  id: ruleId,
 }, { error: typeError('a JSON object') });
 
 export const auditPageSchema = z.strictObject({

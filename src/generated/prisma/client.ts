@@ -171,6 +171,6 @@ export type SubjectMemory = Prisma.SubjectMemoryModel
 export type OverrideRule = Prisma.OverrideRuleModel
 /**
  * Model OverrideAudit
- * Append-only: one row per change of an override rule (create, expire), with the rule before and after.
+ * Append-only: one row per change of an override rule (create, update, expire), with the rule before and after.
  */
 export type OverrideAudit = Prisma.OverrideAuditModel

@@ -207,6 +207,11 @@ export const expiredRuleExample = {
   ok: true, endpoint: 'overrides_expire', quota: { counted: false, reason: 'free_endpoint' },
   rule: { ...ruleExample, expired_at: '2026-11-26T08:00:00.000Z', active: false },
 };
+export const updateOverrideRequestExample = { id: 12, reason: 'card testing from this block (confirmed)', expires_at: null };
+export const updatedRuleExample = {
+  ok: true, endpoint: 'overrides_update', quota: { counted: false, reason: 'free_endpoint' },
+  rule: { ...ruleExample, reason: 'card testing from this block (confirmed)', expires_at: null },
+};
 export const overrideListExample = { ok: true, endpoint: 'overrides_list', quota: { counted: false, reason: 'free_endpoint' }, rules: [ruleExample], next_cursor: null };
 const { active: _active, ...recorded } = ruleExample;
 export const overrideAuditExample = {

@@ -9,7 +9,7 @@ const rule = object({
   created_at: dateTime, active: { type: 'boolean', description: 'In force now.' },
 });
 
-export const overrideRuleResponse = object({ ok: { const: true }, endpoint: enumOf(['overrides_create', 'overrides_expire']), quota: freeQuota, rule });
+export const overrideRuleResponse = object({ ok: { const: true }, endpoint: enumOf(['overrides_create', 'overrides_update', 'overrides_expire']), quota: freeQuota, rule });
 
 export const overrideListResponse = object({
   ok: { const: true }, endpoint: { const: 'overrides_list' }, quota: freeQuota,
@@ -25,7 +25,7 @@ const recorded = { ...object({
 export const overrideAuditRecord = object({
   id: { ...count, description: 'Entry id, increasing in the order written.' },
   rule_id: count,
-  action: enumOf(['create', 'expire'], 'The change.'),
+  action: enumOf(['create', 'update', 'expire'], 'The change.'),
   surface: enumOf(['rest', 'graphql', 'mcp', 'control_plane'], 'Where it came from.'),
   actor: person,
   before: { ...recorded, description: 'The rule before the change; null for create.' },

@@ -16,7 +16,7 @@ import {
 } from './openapi-schemas.ts';
 import * as example from './openapi-examples.ts';
 import { overrideAuditRecord, overrideListResponse, overrideRuleResponse } from './openapi-overrides.ts';
-import { OVERRIDE_LIMITS, createOverrideSchema, expireOverrideSchema, listOverridesSchema, overrideAuditSchema } from '../../domain/overrides/schemas.ts';
+import { OVERRIDE_LIMITS, createOverrideSchema, expireOverrideSchema, listOverridesSchema, overrideAuditSchema, updateOverrideSchema } from '../../domain/overrides/schemas.ts';
 import { errorResponses, examples, headers, parameters, rateLimitHeaders, ref, requestIdHeader } from './openapi-parts.ts';
 
 /**
@@ -150,6 +150,13 @@ function overridePaths() {
       `The workspace's rules, oldest first: active (default), inactive or all; limit 1-${OVERRIDE_LIMITS.listPage} (default ${OVERRIDE_LIMITS.defaultListPage}), next_cursor as cursor for the next page. Never counted.`,
       'ListOverridesRequest', { state: 'active', limit: 50 },
       { 200: { description: 'One page of rules.', headers: requestIdHeader, content: json('OverrideListResponse', example.overrideListExample) } }, []),
+    '/risk_api/overrides/update/': op('updateOverride', 'Change a rule\'s reason, note or expiry (free)',
+      'Changes what a rule in force says (reason, note) and until when (expires_at; null removes the expiry), never what it does: '
+      + 'another target, action or points is a new rule. At least one field. Recorded in the audit trail with the rule before and after. Never counted.',
+      'UpdateOverrideRequest', example.updateOverrideRequestExample,
+      { 200: { description: 'Changed.', headers: requestIdHeader, content: json('OverrideRuleResponse', example.updatedRuleExample) } },
+      ['not_found', 'override_not_active'],
+      { not_found: 'no rule with this id in the workspace', override_not_active: 'the rule was expired or is past its expiry' }),
     '/risk_api/overrides/expire/': op('expireOverride', 'Expire an override rule (free)',
       'Ends a rule in force now; it stays listed (inactive) and in the audit trail. A rule of another workspace is not found. Never counted.',
       'ExpireOverrideRequest', { id: 12 },
@@ -158,7 +165,7 @@ function overridePaths() {
       { not_found: 'no rule with this id in the workspace', override_not_active: 'the rule was already expired or is past its expiry' }),
     '/risk_api/overrides/audit/': { post: {
       tags: ['Overrides'], operationId: 'exportOverrideAudit', summary: 'Export the override audit trail as NDJSON (free)',
-      description: 'Every change of the workspace\'s rules (create, expire), oldest first, one OverrideAuditRecord per line: who, when, '
+      description: 'Every change of the workspace\'s rules (create, update, expire), oldest first, one OverrideAuditRecord per line: who, when, '
         + `from which surface, the rule before and after. At most limit entries (1-${OVERRIDE_LIMITS.exportRows}, default ${OVERRIDE_LIMITS.exportRows}); `
         + 'X-Next-Cursor, when present, is the cursor of the next request. The trail is append-only. Never counted.',
       requestBody: body('OverrideAuditRequest', { limit: 1000 }),
@@ -327,7 +334,7 @@ export function openApiDocument(baseUrl?: string) {
         ScoreResponse: scoreResponse, ScoreBatchResponse: scoreBatchResponse, CheckBlockResponse: checkBlockResponse, DimensionsResponse: dimensionsResponse,
         RateResponse: rateResponse, ReportResponse: reportResponse, BulkReportResponse: bulkReportResponse,
         CreateOverrideRequest: bodySchema(createOverrideSchema), ListOverridesRequest: optionalOnly(bodySchema(listOverridesSchema)),
-        ExpireOverrideRequest: bodySchema(expireOverrideSchema), OverrideAuditRequest: optionalOnly(bodySchema(overrideAuditSchema)),
+        ExpireOverrideRequest: bodySchema(expireOverrideSchema), UpdateOverrideRequest: bodySchema(updateOverrideSchema), OverrideAuditRequest: optionalOnly(bodySchema(overrideAuditSchema)),
         OverrideRuleResponse: overrideRuleResponse, OverrideListResponse: overrideListResponse, OverrideAuditRecord: overrideAuditRecord,
         ExportRecord: exportRecord, Health: healthBody, Readiness: readinessBody,
       },

@@ -10,7 +10,7 @@ import type { ApiDeps } from '../http/request-context.ts';
 import type { OverrideAudit } from '../../generated/prisma/client.ts';
 
 /**
- * The POST /risk_api/overrides/ family: create, list and expire run the GraphQL fields as fixed operations (one
+ * The POST /risk_api/overrides/ family: create, list, update and expire run the GraphQL fields as fixed operations (one
  * resolver per rule, one validation); the audit export streams NDJSON directly, as /risk_api/export/ does.
  */
 const RULE_FIELDS = 'id targetKind target action points reason note author { kind id label } expiresAt expiredAt createdAt active';
@@ -20,6 +20,8 @@ export const createOverrideOperation = defineOperation('overrides_create', /* Gr
   mutation CreateOverride($input: CreateOverrideInput!) { createOverride(input: $input) { ${RULE_FIELDS} } }`);
 export const expireOverrideOperation = defineOperation('overrides_expire', /* GraphQL */ `
   mutation ExpireOverride($id: Int!) { expireOverride(id: $id) { ${RULE_FIELDS} } }`);
+export const updateOverrideOperation = defineOperation('overrides_update', /* GraphQL */ `
+  mutation UpdateOverride($input: UpdateOverrideInput!) { updateOverride(input: $input) { ${RULE_FIELDS} } }`);
 export const listOverridesOperation = defineOperation('overrides_list', /* GraphQL */ `
   query ListOverrides($state: OverrideRuleState, $first: Int, $after: String) {
     overrides(state: $state, first: $first, after: $after) { nodes { ${RULE_FIELDS} } nextCursor }
@@ -44,6 +46,10 @@ export function shapeCreateOverride(data: { createOverride: RuleData }) {
 
 export function shapeExpireOverride(data: { expireOverride: RuleData }) {
   return { body: { ok: true, endpoint: 'overrides_expire', quota: FREE, rule: wireRule(data.expireOverride) }, replayed: false };
+}
+
+export function shapeUpdateOverride(data: { updateOverride: RuleData }) {
+  return { body: { ok: true, endpoint: 'overrides_update', quota: FREE, rule: wireRule(data.updateOverride) }, replayed: false };
 }
 
 export function shapeListOverrides(data: { overrides: { nodes: RuleData[]; nextCursor: string | null } }) {

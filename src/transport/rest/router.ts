@@ -23,9 +23,10 @@ import { openApiDocument } from './openapi.ts';
 import { handleExport } from './export.ts';
 import { reportBulkRoute } from './bulk/route.ts';
 import type { z } from 'zod';
-import { createOverrideSchema, expireOverrideSchema, listOverridesSchema } from '../../domain/overrides/schemas.ts';
+import { createOverrideSchema, expireOverrideSchema, listOverridesSchema, updateOverrideSchema } from '../../domain/overrides/schemas.ts';
 import {
   createOverrideOperation, expireOverrideOperation, handleOverrideAudit, listOverridesOperation, shapeCreateOverride, shapeExpireOverride, shapeListOverrides,
+  shapeUpdateOverride, updateOverrideOperation,
 } from './overrides.ts';
 
 type Method = (req: IncomingMessage, res: ServerResponse, requestId: string) => Promise<void>;
@@ -78,6 +79,7 @@ export function createRestRouter(deps: ApiDeps): Handler {
     '/risk_api/dimensions': { POST: endpoint(deps, { schema: ipQuerySchema, op: dimensionsOperation, variables: (input) => ({ ip: input.ip }), shape: shapeDimensions as never, creates: false }) },
     '/risk_api/overrides': { POST: endpoint(deps, { schema: createOverrideSchema, op: createOverrideOperation, variables: (input) => ({ input }), shape: shapeCreateOverride as never, creates: false, status: 201 }) },
     '/risk_api/overrides/list': { POST: endpoint(deps, { schema: listOverridesSchema, op: listOverridesOperation, variables: (input) => ({ state: input.state, first: input.limit, after: input.cursor }), shape: shapeListOverrides as never, creates: false }) },
+    '/risk_api/overrides/update': { POST: endpoint(deps, { schema: updateOverrideSchema, op: updateOverrideOperation, variables: (input) => ({ input }), shape: shapeUpdateOverride as never, creates: false }) },
     '/risk_api/overrides/expire': { POST: endpoint(deps, { schema: expireOverrideSchema, op: expireOverrideOperation, variables: (input) => ({ id: input.id }), shape: shapeExpireOverride as never, creates: false }) },
     '/risk_api/overrides/audit': { POST: (req, res, id) => handleOverrideAudit(req, res, id, deps) },
     '/risk_api/export': { GET: (req, res, id) => handleExport(req, res, id, deps), POST: (req, res, id) => handleExport(req, res, id, deps) },

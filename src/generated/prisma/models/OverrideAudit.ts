@@ -14,7 +14,7 @@ import type * as Prisma from "../internal/prismaNamespace.ts"
 
 /**
  * Model OverrideAudit
- * Append-only: one row per change of an override rule (create, expire), with the rule before and after.
+ * Append-only: one row per change of an override rule (create, update, expire), with the rule before and after.
  */
 export type OverrideAuditModel = runtime.Types.Result.DefaultSelection<Prisma.$OverrideAuditPayload>
 
@@ -739,7 +739,7 @@ export type $OverrideAuditPayload<ExtArgs extends runtime.Types.Extensions.Inter
     workspaceId: number
     ruleId: number
     /**
-     * create or expire.
+     * create, update or expire.
      */
     action: string
     /**

@@ -5,10 +5,10 @@ import { parseInput, withoutNulls } from './writes.ts';
 import type { OverrideRule, OverrideAudit } from '../../../generated/prisma/client.ts';
 import { RiskLevelEnum } from './vocabularies.ts';
 import type { AppliedOverride } from '../../../domain/overrides/apply.ts';
-import { createOverride, expireOverride, type Actor, type ruleRecord } from '../../../domain/overrides/changes.ts';
+import { createOverride, expireOverride, updateOverride, type Actor, type ruleRecord } from '../../../domain/overrides/changes.ts';
 import { listOverrides, overrideAudit, type Page } from '../../../domain/overrides/reads.ts';
 import {
-  OVERRIDE_ACTION_MEANINGS, OVERRIDE_LIMITS, RULE_STATE_MEANINGS, auditPageSchema, createOverrideSchema, expireOverrideSchema, listOverridesSchema,
+  OVERRIDE_ACTION_MEANINGS, OVERRIDE_LIMITS, RULE_STATE_MEANINGS, auditPageSchema, createOverrideSchema, expireOverrideSchema, listOverridesSchema, updateOverrideSchema,
 } from '../../../domain/overrides/schemas.ts';
 import { TARGET_KIND_MEANINGS } from '../../../domain/overrides/target.ts';
 import { enumValues } from '../enum-values.ts';
@@ -88,7 +88,7 @@ const AuditEntryRef = builder.objectRef<OverrideAudit>('OverrideAuditEntry').imp
   fields: (t) => ({
     id: t.exposeInt('id', { description: 'Entry id (increasing, in the order written).' }),
     ruleId: t.exposeInt('ruleId', { description: 'The rule changed.' }),
-    action: t.exposeString('action', { description: 'create or expire.' }),
+    action: t.exposeString('action', { description: 'create, update or expire.' }),
     surface: t.exposeString('surface', { description: 'Where the change came from: rest, graphql, mcp or control_plane.' }),
     actor: t.field({ type: AuthorRef, description: 'Who made the change.', resolve: (a) => ({ kind: a.actorKind, id: a.actorId, label: a.actorLabel }) }),
     before: t.field({ type: RuleRecordRef, nullable: true, description: 'The rule before; null for create.', resolve: (a) => a.before as RuleRecord | null }),
@@ -137,6 +137,29 @@ builder.mutationField('createOverride', (t) => t.field({
   args: { input: t.arg({ type: CreateOverrideInput, required: true, description: 'The rule.' }) },
   resolve: (_root, args, ctx) => createOverride(ctx.services, viewerOf(ctx).workspaceId,
     inputOf(ctx, () => parseInput(createOverrideSchema, withoutNulls(args.input))), keyActor(ctx), ctx.via),
+}));
+
+const UpdateOverrideInput = builder.inputType('UpdateOverrideInput', {
+  description: 'What a rule says and until when; what it does (target, action, points) is never changed: that is a new rule.',
+  fields: (t) => ({
+    id: t.int({ required: true, description: 'The rule\'s id.' }),
+    reason: t.string({ description: `New reason (1 to ${OVERRIDE_LIMITS.reason} characters); absent or null: unchanged.` }),
+    note: t.string({ description: `New internal note (at most ${OVERRIDE_LIMITS.note} characters); absent or null: unchanged.` }),
+    expiresAt: t.string({ description: 'New expiry, an ISO 8601 time in the future; null removes the expiry; absent: unchanged.' }),
+  }),
+});
+
+/** GraphQL's update input as the schema reads it: null reason or note is "unchanged", a null expiresAt removes the expiry. */
+function updateInputOf(input: { id: number; reason?: string | null | undefined; note?: string | null | undefined; expiresAt?: string | null | undefined }) {
+  const { expiresAt, ...rest } = input;
+  return parseInput(updateOverrideSchema, { ...withoutNulls(rest), ...(expiresAt === undefined ? {} : { expiresAt }) });
+}
+
+builder.mutationField('updateOverride', (t) => t.field({
+  type: OverrideRuleRef,
+  description: 'Change the reason, note or expiry of an override rule in force (free). Recorded in the audit trail.',
+  args: { input: t.arg({ type: UpdateOverrideInput, required: true, description: 'The rule and what changes.' }) },
+  resolve: (_root, args, ctx) => updateOverride(ctx.services, viewerOf(ctx).workspaceId, inputOf(ctx, () => updateInputOf(args.input)), keyActor(ctx), ctx.via),
 }));
 
 builder.mutationField('expireOverride', (t) => t.field({
