@@ -135,6 +135,9 @@ describe(`workspace override rules (${backendName})`, () => {
       expect(body.override).toMatchObject({ rule_id: rule.id, action: 'allow', reason: 'our scanner' });
       expect(body.score.overall_risk_level).toBe('minimal');
       expect(JSON.stringify(result.content)).toContain(`rule ${rule.id}`);
+      const batch = await call(client, 'score_ips', { ips: ['192.0.2.77', '192.0.2.78'] });
+      expect(batch.body.results.map((r: any) => r.override?.rule_id ?? null)).toEqual([rule.id, null]);
+      expect(JSON.stringify(batch.result.content)).toContain(`your rule ${rule.id} (allow)`);
     } finally {
       await client.close();
     }
