@@ -216,6 +216,11 @@ describe(`workspace override rules (${backendName})`, () => {
       if (field) expect(r.body.details.map((d: { field: string }) => d.field), JSON.stringify(body)).toContain(field);
     }
     expect((await s.post('/risk_api/overrides/expire/', { id: 'one' }, a)).body.error).toBe('invalid_request');
+    // GraphQL judges by the same schema: the same codes and field names (camelCase there)
+    const refused = await fetch(`${s.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...a }, body: JSON.stringify({
+      query: 'mutation { createOverride(input: { target: "10.0.0.1/24", action: adjust, reason: "x" }) { id } }' }) }).then((r) => r.json());
+    expect(refused.errors[0].extensions.code).toBe('invalid_request');
+    expect(refused.errors[0].extensions.details.map((d: { field: string }) => d.field).sort()).toEqual(['target']);
     expect((await s.post('/risk_api/overrides/list/', { limit: 101 }, a)).body.error).toBe('invalid_request');
     expect((await s.post('/risk_api/overrides/list/', { cursor: 'abc' }, a)).body.error).toBe('invalid_request');
     const dup = await created({ target: '10.9.9.9', action: 'deny', reason: 'x' });
