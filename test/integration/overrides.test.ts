@@ -156,6 +156,20 @@ describe(`workspace override rules (${backendName})`, () => {
     expect(first.lines).toHaveLength(1);
     const second = await audit(a, { limit: 1, cursor: first.next });
     expect(second.lines[0].id).toBeGreaterThan(first.lines[0].id);
+    // beyond one read's batch: every entry once, in order, the cursor continuing after the last one sent
+    const workspaceId = (await s.app.db.prisma.workspace.findUniqueOrThrow({ where: { name: 'overrides-a' } })).id;
+    await s.app.db.prisma.overrideAudit.createMany({ data: Array.from({ length: 1200 }, () => ({
+      workspaceId, ruleId: rule.id, action: 'update', surface: 'rest', actorKind: 'api_key', actorId: 1, actorLabel: 'bulk',
+    })) });
+    const total = await s.app.db.prisma.overrideAudit.count({ where: { workspaceId } });
+    const pageA = await audit(a, { limit: 1100 });
+    expect(pageA.lines).toHaveLength(1100);
+    expect(pageA.next).toBe(String(pageA.lines.at(-1).id));
+    const pageB = await audit(a, { cursor: pageA.next });
+    expect([pageB.lines.length, pageB.next]).toEqual([total - 1100, null]);
+    const ids = [...pageA.lines, ...pageB.lines].map((l) => l.id);
+    expect(ids).toEqual([...ids].sort((x, y) => x - y));
+    expect(new Set(ids).size).toBe(total);
     // append-only: the database refuses to change an entry
     await expect(s.app.db.prisma.overrideAudit.updateMany({ where: { ruleId: rule.id }, data: { action: 'update' } })).rejects.toThrow();
   });
