@@ -136,6 +136,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       for (const t of timers) clearInterval(t);
       publications.stop();
       services.ipMemory.stop();
+      services.overrides.stop();
       stopPublishing();
       await stopFeeds(); // a download in progress is cancelled and recorded before the database closes
       await http.drain();

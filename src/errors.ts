@@ -35,6 +35,12 @@ export const ERRORS = {
   rate_limited: { status: 429 },
   quota_exceeded: { status: 429 },
   idempotency_in_progress: { status: 409 },
+  /** An override rule on a target that already has one in force: expire that one first. */
+  override_exists: { status: 409 },
+  /** An override rule past the workspace's cap of rules in force. */
+  override_limit_reached: { status: 409 },
+  /** Updating or expiring an override rule that is no longer in force. */
+  override_not_active: { status: 409 },
   service_unavailable: { status: 503 },
   /** A GraphQL query stopped at its time ceiling (src/transport/graphql/ceilings.ts). */
   query_timeout: { status: 503 },

@@ -10,6 +10,7 @@ import { TierCatalog } from './metering/tiers.ts';
 import { ScoreMeter } from './metering/meter.ts';
 import { CommunitySignals } from './community/signal.ts';
 import { IpMemoryCache, IP_MEMORY_FOLLOW_MS } from './memory/ip-memory.ts';
+import { OverrideCache, OVERRIDE_FOLLOW_MS } from './overrides/rule-cache.ts';
 
 /** The long-lived parts every resolver may use; built once by createApp. */
 export type Services = ScoreDeps & {
@@ -45,8 +46,10 @@ export async function createServices(parts: Parts): Promise<Services> {
       onReadError: (e) => log.warn('community signal not read; answered ok: false', { err: e }),
     }),
     ipMemory: new IpMemoryCache(prisma),
+    overrides: new OverrideCache(prisma),
   };
-  await services.ipMemory.catchUp();
+  await Promise.all([services.ipMemory.catchUp(), services.overrides.catchUp()]);
+  services.overrides.follow(OVERRIDE_FOLLOW_MS, (e) => log.warn('override rules catch-up failed', { err: e }));
   services.ipMemory.follow(IP_MEMORY_FOLLOW_MS, (e) => log.warn('ip memory catch-up failed', { err: e }));
   return services;
 }

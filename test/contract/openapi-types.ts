@@ -165,6 +165,121 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/risk_api/overrides/": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your own id for this request (a proxy's or tracer's): kept and echoed when it is 1-128 characters of letters, digits and `.:_+/=-`. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an override rule (free)
+         * @description A rule of the workspace on an IP, a CIDR block, an AS or a country: allow (its scores answer level minimal), deny (critical) or adjust (points added, clamped to 0-100), with a reason shown in every score it changes, an optional note and an optional expiry. The most specific rule in force applies (IP, then CIDR by longest prefix, then AS, then country). It applies to the workspace's score answers at once in this process and within a second in every other. The author is the calling key. At most 10000 rules in force per workspace, one per target. Recorded in the audit trail. Never counted.
+         */
+        post: operations["createOverride"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/risk_api/overrides/list/": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your own id for this request (a proxy's or tracer's): kept and echoed when it is 1-128 characters of letters, digits and `.:_+/=-`. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List override rules (free)
+         * @description The workspace's rules, oldest first: active (default), inactive or all; limit 1-100 (default 50), next_cursor as cursor for the next page. Never counted.
+         */
+        post: operations["listOverrides"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/risk_api/overrides/update/": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your own id for this request (a proxy's or tracer's): kept and echoed when it is 1-128 characters of letters, digits and `.:_+/=-`. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change a rule's reason, note or expiry (free)
+         * @description Changes what a rule in force says (reason, note) and until when (expires_at; null removes the expiry), never what it does: another target, action or points is a new rule. At least one field. Recorded in the audit trail with the rule before and after. Never counted.
+         */
+        post: operations["updateOverride"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/risk_api/overrides/expire/": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your own id for this request (a proxy's or tracer's): kept and echoed when it is 1-128 characters of letters, digits and `.:_+/=-`. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Expire an override rule (free)
+         * @description Ends a rule in force now; it stays listed (inactive) and in the audit trail. A rule of another workspace is not found. Never counted.
+         */
+        post: operations["expireOverride"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/risk_api/overrides/audit/": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your own id for this request (a proxy's or tracer's): kept and echoed when it is 1-128 characters of letters, digits and `.:_+/=-`. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export the override audit trail as NDJSON (free)
+         * @description Every change of the workspace's rules (create, update, expire), oldest first, one OverrideAuditRecord per line: who, when, from which surface, the rule before and after. At most limit entries (1-10000, default 10000); X-Next-Cursor, when present, is the cursor of the next request. The trail is append-only. Never counted.
+         */
+        post: operations["exportOverrideAudit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/risk_api/export/": {
         parameters: {
             query?: never;
@@ -295,7 +410,7 @@ export interface components {
              * @description Stable machine-readable code (docs/api.md, status codes and errors).
              * @enum {string}
              */
-            error: "missing_api_key" | "invalid_api_key" | "conflicting_api_keys" | "api_key_not_accepted" | "unauthenticated" | "invalid_json" | "invalid_request" | "query_too_complex" | "invalid_signature" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "not_acceptable" | "not_found" | "tier_not_eligible" | "email_unverified" | "origin_not_allowed" | "metrics_loopback_only" | "metrics_token_invalid" | "csrf_token_invalid" | "idempotency_key_reused" | "rate_limited" | "quota_exceeded" | "idempotency_in_progress" | "service_unavailable" | "query_timeout" | "response_too_large" | "quota_unavailable" | "database_unavailable" | "internal_error";
+            error: "missing_api_key" | "invalid_api_key" | "conflicting_api_keys" | "api_key_not_accepted" | "unauthenticated" | "invalid_json" | "invalid_request" | "query_too_complex" | "invalid_signature" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "not_acceptable" | "not_found" | "tier_not_eligible" | "email_unverified" | "origin_not_allowed" | "metrics_loopback_only" | "metrics_token_invalid" | "csrf_token_invalid" | "idempotency_key_reused" | "rate_limited" | "quota_exceeded" | "idempotency_in_progress" | "override_exists" | "override_limit_reached" | "override_not_active" | "service_unavailable" | "query_timeout" | "response_too_large" | "quota_unavailable" | "database_unavailable" | "internal_error";
             /** @description What went wrong and what to do, in English. */
             message: string;
             /** @description Validation errors: one entry per offending field, named as on the wire (e.g. related_subjects[2].key). */
@@ -642,7 +757,7 @@ export interface components {
                      */
                     level: "minimal" | "low" | "medium" | "high" | "critical" | null;
                     weight: number;
-                    /** @description Points of the overall score due to this dimension (they add up to it). */
+                    /** @description Points of the overall score due to this dimension (they add up to it, or to override.evidence_score when a rule changed it). */
                     contribution: number;
                     /**
                      * @description Where the summary came from; null when unmatched.
@@ -661,6 +776,39 @@ export interface components {
                     } | null;
                 }[];
             };
+            /** @description The workspace's override rule that changed overall_score and overall_risk_level (the most specific in force: IP, then CIDR by longest prefix, then AS, then country); null when none applies. The dimensions are the published ones, unchanged. */
+            override: {
+                rule_id: number;
+                /**
+                 * @description What the rule covers: ip, cidr (a block), asn (AS<n>) or country (ISO 3166-1 alpha-2).
+                 * @enum {string}
+                 */
+                target_kind: "ip" | "cidr" | "asn" | "country";
+                /** @description The IP, block, AS or country the rule names. */
+                target: string;
+                /**
+                 * @description allow: level minimal; deny: level critical; adjust: points added to the score, clamped to 0-100.
+                 * @enum {string}
+                 */
+                action: "allow" | "deny" | "adjust";
+                /** @description adjust: points added (negative: removed); 0 for allow and deny. */
+                points: number;
+                reason: string;
+                /**
+                 * Format: date-time
+                 * @description When the rule stops applying; null: until expired.
+                 */
+                expires_at: string | null;
+                /** @description The overall score the published evidence gives, before the rule. */
+                evidence_score: number;
+                /**
+                 * @description Its risk level.
+                 * @enum {string}
+                 */
+                evidence_level: "minimal" | "low" | "medium" | "high" | "critical";
+                /** @description One sentence: which rule changed the score, from what to what. */
+                explanation: string;
+            } | null;
             /** @description Lookup activity on this IP across all workspaces (docs/risk-model.md, community signal). */
             community_signal: {
                 /** @description false when the signal could not be read for this call (label unavailable, zeros). */
@@ -827,7 +975,7 @@ export interface components {
                          */
                         level: "minimal" | "low" | "medium" | "high" | "critical" | null;
                         weight: number;
-                        /** @description Points of the overall score due to this dimension (they add up to it). */
+                        /** @description Points of the overall score due to this dimension (they add up to it, or to override.evidence_score when a rule changed it). */
                         contribution: number;
                         /**
                          * @description Where the summary came from; null when unmatched.
@@ -846,6 +994,39 @@ export interface components {
                         } | null;
                     }[];
                 };
+                /** @description The workspace's override rule that changed overall_score and overall_risk_level (the most specific in force: IP, then CIDR by longest prefix, then AS, then country); null when none applies. The dimensions are the published ones, unchanged. */
+                override: {
+                    rule_id: number;
+                    /**
+                     * @description What the rule covers: ip, cidr (a block), asn (AS<n>) or country (ISO 3166-1 alpha-2).
+                     * @enum {string}
+                     */
+                    target_kind: "ip" | "cidr" | "asn" | "country";
+                    /** @description The IP, block, AS or country the rule names. */
+                    target: string;
+                    /**
+                     * @description allow: level minimal; deny: level critical; adjust: points added to the score, clamped to 0-100.
+                     * @enum {string}
+                     */
+                    action: "allow" | "deny" | "adjust";
+                    /** @description adjust: points added (negative: removed); 0 for allow and deny. */
+                    points: number;
+                    reason: string;
+                    /**
+                     * Format: date-time
+                     * @description When the rule stops applying; null: until expired.
+                     */
+                    expires_at: string | null;
+                    /** @description The overall score the published evidence gives, before the rule. */
+                    evidence_score: number;
+                    /**
+                     * @description Its risk level.
+                     * @enum {string}
+                     */
+                    evidence_level: "minimal" | "low" | "medium" | "high" | "critical";
+                    /** @description One sentence: which rule changed the score, from what to what. */
+                    explanation: string;
+                } | null;
                 /** @description Lookup activity on this IP across all workspaces (docs/risk-model.md, community signal). */
                 community_signal: {
                     /** @description false when the signal could not be read for this call (label unavailable, zeros). */
@@ -1443,6 +1624,260 @@ export interface components {
                 }[];
             })[];
         };
+        CreateOverrideRequest: {
+            /** @description What the rule covers: an IP address, a CIDR block (IPv4 /8 to /32, IPv6 /16 to /128, host bits clear), an AS number (AS64500) or an ISO 3166-1 alpha-2 country code (NL). */
+            target: string;
+            /**
+             * @description allow: the score answers level minimal; deny: level critical; adjust: points added to the score (clamped to 0-100).
+             * @enum {string}
+             */
+            action: "allow" | "deny" | "adjust";
+            /** @description adjust only: points added to the score, -100 to 100, not 0. */
+            points?: number | null;
+            /** @description Why the rule exists, shown in every score it changes (1 to 500 characters). */
+            reason: string;
+            /**
+             * @description Internal note, not shown in score answers (at most 1000 characters).
+             * @default
+             */
+            note?: string | null;
+            /** @description When the rule stops applying (ISO 8601, in the future, at most 1830 days ahead); absent: until expired. */
+            expires_at?: string | null;
+        };
+        ListOverridesRequest: {
+            /**
+             * @description active: rules in force (default); inactive: expired or past their expiry; all.
+             * @default active
+             */
+            state?: ("active" | "inactive" | "all") | null;
+            /**
+             * @description Items per page, 1 to 100 (default 50).
+             * @default 50
+             */
+            limit?: number | null;
+            /** @description next_cursor of the previous page (absent or null: the first page). */
+            cursor?: string | null;
+        };
+        ExpireOverrideRequest: {
+            /** @description The rule's id. */
+            id: number;
+        };
+        UpdateOverrideRequest: {
+            /** @description The rule's id. */
+            id: number;
+            /** @description Why the rule exists, shown in every score it changes (1 to 500 characters). */
+            reason?: string;
+            /** @description New internal note (at most 1000 characters). */
+            note?: string;
+            /** @description New expiry (ISO 8601, in the future); null removes it. */
+            expires_at?: string | null;
+        };
+        OverrideAuditRequest: {
+            /**
+             * @description Items per page, 1 to 10000 (default 10000).
+             * @default 10000
+             */
+            limit?: number | null;
+            /** @description next_cursor of the previous page (absent or null: the first page). */
+            cursor?: string | null;
+        };
+        OverrideRuleResponse: {
+            /** @constant */
+            ok: true;
+            /** @enum {string} */
+            endpoint: "overrides_create" | "overrides_update" | "overrides_expire";
+            /** @description Free endpoint: never counted against the score quota. */
+            quota: {
+                /** @constant */
+                counted: false;
+                /** @constant */
+                reason: "free_endpoint";
+            };
+            rule: {
+                id: number;
+                /**
+                 * @description What the rule covers: ip, cidr (a block), asn (AS<n>) or country (ISO 3166-1 alpha-2).
+                 * @enum {string}
+                 */
+                target_kind: "ip" | "cidr" | "asn" | "country";
+                /** @description Canonical. */
+                target: string;
+                /**
+                 * @description allow: level minimal; deny: level critical; adjust: points added to the score, clamped to 0-100.
+                 * @enum {string}
+                 */
+                action: "allow" | "deny" | "adjust";
+                /** @description adjust: points added (negative: removed); 0 for allow and deny. */
+                points: number;
+                reason: string;
+                note: string;
+                author: {
+                    /** @enum {string} */
+                    kind: "api_key" | "account";
+                    id: number;
+                    /** @description The key's name and prefix, or the account's e-mail, at the time. */
+                    label: string;
+                };
+                /**
+                 * Format: date-time
+                 * @description When it stops applying on its own; null: until expired.
+                 */
+                expires_at: string | null;
+                /**
+                 * Format: date-time
+                 * @description When someone expired it; null while not.
+                 */
+                expired_at: string | null;
+                /** Format: date-time */
+                created_at: string;
+                /** @description In force now. */
+                active: boolean;
+            };
+        };
+        OverrideListResponse: {
+            /** @constant */
+            ok: true;
+            /** @constant */
+            endpoint: "overrides_list";
+            /** @description Free endpoint: never counted against the score quota. */
+            quota: {
+                /** @constant */
+                counted: false;
+                /** @constant */
+                reason: "free_endpoint";
+            };
+            /** @description Oldest first. */
+            rules: {
+                id: number;
+                /**
+                 * @description What the rule covers: ip, cidr (a block), asn (AS<n>) or country (ISO 3166-1 alpha-2).
+                 * @enum {string}
+                 */
+                target_kind: "ip" | "cidr" | "asn" | "country";
+                /** @description Canonical. */
+                target: string;
+                /**
+                 * @description allow: level minimal; deny: level critical; adjust: points added to the score, clamped to 0-100.
+                 * @enum {string}
+                 */
+                action: "allow" | "deny" | "adjust";
+                /** @description adjust: points added (negative: removed); 0 for allow and deny. */
+                points: number;
+                reason: string;
+                note: string;
+                author: {
+                    /** @enum {string} */
+                    kind: "api_key" | "account";
+                    id: number;
+                    /** @description The key's name and prefix, or the account's e-mail, at the time. */
+                    label: string;
+                };
+                /**
+                 * Format: date-time
+                 * @description When it stops applying on its own; null: until expired.
+                 */
+                expires_at: string | null;
+                /**
+                 * Format: date-time
+                 * @description When someone expired it; null while not.
+                 */
+                expired_at: string | null;
+                /** Format: date-time */
+                created_at: string;
+                /** @description In force now. */
+                active: boolean;
+            }[];
+            /** @description Send as cursor for the next page; null on the last page. */
+            next_cursor: string | null;
+        };
+        OverrideAuditRecord: {
+            /** @description Entry id, increasing in the order written. */
+            id: number;
+            rule_id: number;
+            /**
+             * @description The change.
+             * @enum {string}
+             */
+            action: "create" | "update" | "expire";
+            /**
+             * @description Where it came from.
+             * @enum {string}
+             */
+            surface: "rest" | "graphql" | "mcp" | "control_plane";
+            actor: {
+                /** @enum {string} */
+                kind: "api_key" | "account";
+                id: number;
+                /** @description The key's name and prefix, or the account's e-mail, at the time. */
+                label: string;
+            };
+            /** @description The rule before the change; null for create. */
+            before: {
+                id: number;
+                /**
+                 * @description What the rule covers: ip, cidr (a block), asn (AS<n>) or country (ISO 3166-1 alpha-2).
+                 * @enum {string}
+                 */
+                target_kind: "ip" | "cidr" | "asn" | "country";
+                target: string;
+                /**
+                 * @description allow: level minimal; deny: level critical; adjust: points added to the score, clamped to 0-100.
+                 * @enum {string}
+                 */
+                action: "allow" | "deny" | "adjust";
+                /** @description adjust: points added (negative: removed); 0 for allow and deny. */
+                points: number;
+                reason: string;
+                note: string;
+                author: {
+                    /** @enum {string} */
+                    kind: "api_key" | "account";
+                    id: number;
+                    /** @description The key's name and prefix, or the account's e-mail, at the time. */
+                    label: string;
+                };
+                /** Format: date-time */
+                expires_at: string | null;
+                /** Format: date-time */
+                expired_at: string | null;
+                /** Format: date-time */
+                created_at: string;
+            } | null;
+            /** @description The rule after the change. */
+            after: {
+                id: number;
+                /**
+                 * @description What the rule covers: ip, cidr (a block), asn (AS<n>) or country (ISO 3166-1 alpha-2).
+                 * @enum {string}
+                 */
+                target_kind: "ip" | "cidr" | "asn" | "country";
+                target: string;
+                /**
+                 * @description allow: level minimal; deny: level critical; adjust: points added to the score, clamped to 0-100.
+                 * @enum {string}
+                 */
+                action: "allow" | "deny" | "adjust";
+                /** @description adjust: points added (negative: removed); 0 for allow and deny. */
+                points: number;
+                reason: string;
+                note: string;
+                author: {
+                    /** @enum {string} */
+                    kind: "api_key" | "account";
+                    id: number;
+                    /** @description The key's name and prefix, or the account's e-mail, at the time. */
+                    label: string;
+                };
+                /** Format: date-time */
+                expires_at: string | null;
+                /** Format: date-time */
+                expired_at: string | null;
+                /** Format: date-time */
+                created_at: string;
+            } | null;
+            /** Format: date-time */
+            created_at: string;
+        };
         ExportRecord: {
             id: number;
             /** Format: date-time */
@@ -1835,7 +2270,8 @@ export interface operations {
                      *       "publication": {
                      *         "version": 12,
                      *         "published_at": "2026-11-23T10:00:00.000Z"
-                     *       }
+                     *       },
+                     *       "override": null
                      *     }
                      */
                     "application/json": components["schemas"]["ScoreResponse"];
@@ -2243,7 +2679,8 @@ export interface operations {
                      *           "publication": {
                      *             "version": 12,
                      *             "published_at": "2026-11-23T10:00:00.000Z"
-                     *           }
+                     *           },
+                     *           "override": null
                      *         },
                      *         {
                      *           "ip": "not-an-ip",
@@ -2503,7 +2940,8 @@ export interface operations {
                      *           "publication": {
                      *             "version": 12,
                      *             "published_at": "2026-11-23T10:00:00.000Z"
-                     *           }
+                     *           },
+                     *           "override": null
                      *         }
                      *       ]
                      *     }
@@ -3761,6 +4199,754 @@ export interface operations {
                 };
             };
             /** @description `unsupported_media_type`: Content-Type is neither application/x-ndjson nor text/csv. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: unexpected; logged under request_id. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`: the database dropped the connection; retry writes with the same Idempotency-Key; `service_unavailable`: the server is shutting down. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenKnown"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createOverride: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your own id for this request (a proxy's or tracer's): kept and echoed when it is 1-128 characters of letters, digits and `.:_+/=-`. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "target": "203.0.113.0/24",
+                 *       "action": "deny",
+                 *       "reason": "card testing from this block",
+                 *       "note": "ticket 4711",
+                 *       "expires_at": "2027-01-31T00:00:00Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateOverrideRequest"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "endpoint": "overrides_create",
+                     *       "quota": {
+                     *         "counted": false,
+                     *         "reason": "free_endpoint"
+                     *       },
+                     *       "rule": {
+                     *         "id": 12,
+                     *         "target_kind": "cidr",
+                     *         "target": "203.0.113.0/24",
+                     *         "action": "deny",
+                     *         "points": 0,
+                     *         "reason": "card testing from this block",
+                     *         "note": "ticket 4711",
+                     *         "author": {
+                     *           "kind": "api_key",
+                     *           "id": 3,
+                     *           "label": "checkout (rk_adDTKSHH)"
+                     *         },
+                     *         "expires_at": "2027-01-31T00:00:00.000Z",
+                     *         "expired_at": null,
+                     *         "created_at": "2026-11-26T07:00:00.000Z",
+                     *         "active": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OverrideRuleResponse"];
+                };
+            };
+            /** @description `invalid_json`: the body is not JSON; `invalid_request`: a field, parameter or header is invalid (details names each); `conflicting_api_keys`: X-API-Key and Authorization: Bearer carry different keys. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no key in X-API-Key or Authorization: Bearer; `invalid_api_key`: an unknown, malformed or revoked key, or an Authorization header that is not Bearer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `method_not_allowed`: another method than the path answers (see Allow). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `override_exists`: the target already has a rule in force (expire it first); `override_limit_reached`: the workspace has 10000 rules in force. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over MAX_BODY_BYTES. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: Content-Type is not application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: unexpected; logged under request_id. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`: the database dropped the connection; retry writes with the same Idempotency-Key; `service_unavailable`: the server is shutting down. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenKnown"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listOverrides: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your own id for this request (a proxy's or tracer's): kept and echoed when it is 1-128 characters of letters, digits and `.:_+/=-`. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "state": "active",
+                 *       "limit": 50
+                 *     }
+                 */
+                "application/json": components["schemas"]["ListOverridesRequest"];
+            };
+        };
+        responses: {
+            /** @description One page of rules. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "endpoint": "overrides_list",
+                     *       "quota": {
+                     *         "counted": false,
+                     *         "reason": "free_endpoint"
+                     *       },
+                     *       "rules": [
+                     *         {
+                     *           "id": 12,
+                     *           "target_kind": "cidr",
+                     *           "target": "203.0.113.0/24",
+                     *           "action": "deny",
+                     *           "points": 0,
+                     *           "reason": "card testing from this block",
+                     *           "note": "ticket 4711",
+                     *           "author": {
+                     *             "kind": "api_key",
+                     *             "id": 3,
+                     *             "label": "checkout (rk_adDTKSHH)"
+                     *           },
+                     *           "expires_at": "2027-01-31T00:00:00.000Z",
+                     *           "expired_at": null,
+                     *           "created_at": "2026-11-26T07:00:00.000Z",
+                     *           "active": true
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OverrideListResponse"];
+                };
+            };
+            /** @description `invalid_json`: the body is not JSON; `invalid_request`: a field, parameter or header is invalid (details names each); `conflicting_api_keys`: X-API-Key and Authorization: Bearer carry different keys. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no key in X-API-Key or Authorization: Bearer; `invalid_api_key`: an unknown, malformed or revoked key, or an Authorization header that is not Bearer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `method_not_allowed`: another method than the path answers (see Allow). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over MAX_BODY_BYTES. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: Content-Type is not application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: unexpected; logged under request_id. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`: the database dropped the connection; retry writes with the same Idempotency-Key; `service_unavailable`: the server is shutting down. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenKnown"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateOverride: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your own id for this request (a proxy's or tracer's): kept and echoed when it is 1-128 characters of letters, digits and `.:_+/=-`. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": 12,
+                 *       "reason": "card testing from this block (confirmed)",
+                 *       "expires_at": null
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateOverrideRequest"];
+            };
+        };
+        responses: {
+            /** @description Changed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "endpoint": "overrides_update",
+                     *       "quota": {
+                     *         "counted": false,
+                     *         "reason": "free_endpoint"
+                     *       },
+                     *       "rule": {
+                     *         "id": 12,
+                     *         "target_kind": "cidr",
+                     *         "target": "203.0.113.0/24",
+                     *         "action": "deny",
+                     *         "points": 0,
+                     *         "reason": "card testing from this block (confirmed)",
+                     *         "note": "ticket 4711",
+                     *         "author": {
+                     *           "kind": "api_key",
+                     *           "id": 3,
+                     *           "label": "checkout (rk_adDTKSHH)"
+                     *         },
+                     *         "expires_at": null,
+                     *         "expired_at": null,
+                     *         "created_at": "2026-11-26T07:00:00.000Z",
+                     *         "active": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OverrideRuleResponse"];
+                };
+            };
+            /** @description `invalid_json`: the body is not JSON; `invalid_request`: a field, parameter or header is invalid (details names each); `conflicting_api_keys`: X-API-Key and Authorization: Bearer carry different keys. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no key in X-API-Key or Authorization: Bearer; `invalid_api_key`: an unknown, malformed or revoked key, or an Authorization header that is not Bearer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no rule with this id in the workspace. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `method_not_allowed`: another method than the path answers (see Allow). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `override_not_active`: the rule was expired or is past its expiry. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over MAX_BODY_BYTES. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: Content-Type is not application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: unexpected; logged under request_id. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`: the database dropped the connection; retry writes with the same Idempotency-Key; `service_unavailable`: the server is shutting down. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenKnown"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    expireOverride: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your own id for this request (a proxy's or tracer's): kept and echoed when it is 1-128 characters of letters, digits and `.:_+/=-`. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": 12
+                 *     }
+                 */
+                "application/json": components["schemas"]["ExpireOverrideRequest"];
+            };
+        };
+        responses: {
+            /** @description Expired. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "endpoint": "overrides_expire",
+                     *       "quota": {
+                     *         "counted": false,
+                     *         "reason": "free_endpoint"
+                     *       },
+                     *       "rule": {
+                     *         "id": 12,
+                     *         "target_kind": "cidr",
+                     *         "target": "203.0.113.0/24",
+                     *         "action": "deny",
+                     *         "points": 0,
+                     *         "reason": "card testing from this block",
+                     *         "note": "ticket 4711",
+                     *         "author": {
+                     *           "kind": "api_key",
+                     *           "id": 3,
+                     *           "label": "checkout (rk_adDTKSHH)"
+                     *         },
+                     *         "expires_at": "2027-01-31T00:00:00.000Z",
+                     *         "expired_at": "2026-11-26T08:00:00.000Z",
+                     *         "created_at": "2026-11-26T07:00:00.000Z",
+                     *         "active": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OverrideRuleResponse"];
+                };
+            };
+            /** @description `invalid_json`: the body is not JSON; `invalid_request`: a field, parameter or header is invalid (details names each); `conflicting_api_keys`: X-API-Key and Authorization: Bearer carry different keys. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no key in X-API-Key or Authorization: Bearer; `invalid_api_key`: an unknown, malformed or revoked key, or an Authorization header that is not Bearer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no rule with this id in the workspace. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `method_not_allowed`: another method than the path answers (see Allow). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `override_not_active`: the rule was already expired or is past its expiry. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over MAX_BODY_BYTES. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: Content-Type is not application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: unexpected; logged under request_id. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`: the database dropped the connection; retry writes with the same Idempotency-Key; `service_unavailable`: the server is shutting down. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenKnown"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportOverrideAudit: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your own id for this request (a proxy's or tracer's): kept and echoed when it is 1-128 characters of letters, digits and `.:_+/=-`. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "limit": 1000
+                 *     }
+                 */
+                "application/json": components["schemas"]["OverrideAuditRequest"];
+            };
+        };
+        responses: {
+            /** @description The entries, one per line. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "X-Next-Cursor": components["headers"]["NextCursor"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 31,
+                     *       "rule_id": 12,
+                     *       "action": "expire",
+                     *       "surface": "rest",
+                     *       "actor": {
+                     *         "kind": "api_key",
+                     *         "id": 3,
+                     *         "label": "checkout (rk_adDTKSHH)"
+                     *       },
+                     *       "before": {
+                     *         "id": 12,
+                     *         "target_kind": "cidr",
+                     *         "target": "203.0.113.0/24",
+                     *         "action": "deny",
+                     *         "points": 0,
+                     *         "reason": "card testing from this block",
+                     *         "note": "ticket 4711",
+                     *         "author": {
+                     *           "kind": "api_key",
+                     *           "id": 3,
+                     *           "label": "checkout (rk_adDTKSHH)"
+                     *         },
+                     *         "expires_at": "2027-01-31T00:00:00.000Z",
+                     *         "expired_at": null,
+                     *         "created_at": "2026-11-26T07:00:00.000Z"
+                     *       },
+                     *       "after": {
+                     *         "id": 12,
+                     *         "target_kind": "cidr",
+                     *         "target": "203.0.113.0/24",
+                     *         "action": "deny",
+                     *         "points": 0,
+                     *         "reason": "card testing from this block",
+                     *         "note": "ticket 4711",
+                     *         "author": {
+                     *           "kind": "api_key",
+                     *           "id": 3,
+                     *           "label": "checkout (rk_adDTKSHH)"
+                     *         },
+                     *         "expires_at": "2027-01-31T00:00:00.000Z",
+                     *         "expired_at": "2026-11-26T08:00:00.000Z",
+                     *         "created_at": "2026-11-26T07:00:00.000Z"
+                     *       },
+                     *       "created_at": "2026-11-26T08:00:00.000Z"
+                     *     }
+                     */
+                    "application/x-ndjson": components["schemas"]["OverrideAuditRecord"];
+                };
+            };
+            /** @description `invalid_json`: the body is not JSON; `invalid_request`: a field, parameter or header is invalid (details names each); `conflicting_api_keys`: X-API-Key and Authorization: Bearer carry different keys. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no key in X-API-Key or Authorization: Bearer; `invalid_api_key`: an unknown, malformed or revoked key, or an Authorization header that is not Bearer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `method_not_allowed`: another method than the path answers (see Allow). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over MAX_BODY_BYTES. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: Content-Type is not application/json. */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];

@@ -296,6 +296,69 @@ describe(`REST fuzz (${backendName}), ${FUZZ_RUNS} cases per endpoint`, () => {
     }), fuzzParameters());
   }, fuzzTimeout(80));
 
+  /** Override rule bodies around every rule of the create schema: targets of each kind and none, actions, points, expiries. */
+  const overrideFields = mutatedObject({
+    target: fc.oneof(ipCase.map((c) => c.text), fc.constantFrom('203.0.113.0/24', '203.0.113.7/24', '10.0.0.0/7', '2001:db8::/32', '2001:db8::/15', 'AS64500', 'as0', 'AS99999999999', 'NL', 'XX', 'zz', ''), oddString(3)),
+    action: fc.constantFrom('allow', 'deny', 'adjust', 'block', ''),
+    points: fc.oneof(fc.integer({ min: -120, max: 120 }), fc.constantFrom(0, 2.5, null)),
+    reason: fc.oneof(oddString(4), fc.constantFrom('', '   ', 'x'.repeat(501))),
+    note: fc.oneof(oddString(3), fc.constant(null)),
+    expires_at: fc.oneof(fc.constantFrom(null, '2020-01-01T00:00:00Z', '2099-01-01T00:00:00Z', 'tomorrow', '2027-02-30T00:00:00Z'), fc.date({ min: new Date(Date.now() + 3_600_000), max: new Date(Date.now() + 365 * 86_400_000), noInvalidDate: true }).map((d) => d.toISOString())),
+  });
+  /** Bodies the rules accept (so the write, the cap and the one-rule-per-target check are reached), and the rest. */
+  const validOverride = fc.record({
+    target: fc.oneof(fc.ipV4(), fc.ipV4().map((ip) => `${ip.split('.').slice(0, 3).join('.')}.0/24`), fc.integer({ min: 1, max: 400_000 }).map((n) => `AS${n}`), fc.constantFrom('NL', 'de', 'US')),
+    action: fc.constantFrom('allow', 'deny', 'adjust'),
+    points: fc.integer({ min: -100, max: 100 }).filter((n) => n !== 0),
+    reason: fc.string({ minLength: 1, maxLength: 20 }).filter((r) => /^[\x21-\x7e][\x20-\x7e]*$/.test(r)),
+  }).map(({ action, points, ...rest }) => (action === 'adjust' ? { ...rest, action, points } : { ...rest, action }));
+  const overrideBody = fc.oneof({ weight: 1, arbitrary: validOverride }, { weight: 2, arbitrary: overrideFields });
+  const overrideCounts = async () => ({ rules: await s.app.db.prisma.overrideRule.count(), audit: await s.app.db.prisma.overrideAudit.count() });
+
+  it('POST /risk_api/overrides/: 201 with one rule and one audit entry, or nothing written', async () => {
+    await fc.assert(fc.asyncProperty(request(bodies(overrideBody)), async (c) => {
+      const before = await overrideCounts();
+      const a = await post('/risk_api/overrides/', c);
+      tally.add('POST /risk_api/overrides/', a.status, assertRestAnswer(a, 'overrides_create', show(c)));
+      const after = await overrideCounts();
+      expect(after, show(c)).toEqual(a.status === 201 ? { rules: before.rules + 1, audit: before.audit + 1 } : before);
+    }), fuzzParameters());
+  }, fuzzTimeout(40));
+
+  it('POST /risk_api/overrides/list/, update/, expire/ and audit/: an answer or a coded error; only a served change writes (one audit entry)', async () => {
+    const limit = fc.integer({ min: -1, max: 10_001 });
+    const cursor = fc.oneof(fc.constantFrom('1', '3', '0', '01', 'abc'), oddString(2));
+    const paths = [
+      ['/risk_api/overrides/list/', 'overrides_list', mutatedObject({ state: fc.constantFrom('active', 'inactive', 'all', 'none'), limit: fc.integer({ min: 0, max: 101 }), cursor })],
+      ['/risk_api/overrides/expire/', 'overrides_expire', mutatedObject({ id: fc.oneof(fc.integer({ min: -2, max: 60 }), fc.constant(2 ** 31)) })],
+      ['/risk_api/overrides/update/', 'overrides_update', fc.oneof(
+        // mostly accepted bodies (so the change and its audit entry are reached), then anything
+        fc.record({ id: fc.integer({ min: 1, max: 60 }), note: fc.constantFrom('fuzz note', ''), expires_at: fc.constantFrom(null, '2099-01-01T00:00:00Z') }),
+        mutatedObject({
+          id: fc.oneof(fc.integer({ min: -2, max: 60 }), fc.constant(2 ** 31)), reason: fc.oneof(oddString(3), fc.constantFrom('', ' ', 'x'.repeat(501))),
+          note: oddString(3), expires_at: fc.constantFrom(null, '2099-01-01T00:00:00Z', '2020-01-01T00:00:00Z', 'soon'),
+        }),
+      )],
+      ['/risk_api/overrides/audit/', null, mutatedObject({ limit, cursor })],
+    ] as const;
+    const chosen = fc.constantFrom(0, 1, 2, 3).chain((which) => request(bodies(paths[which]![2])).map((c) => ({ which, c })));
+    await fc.assert(fc.asyncProperty(chosen, async ({ which, c }) => {
+      const [path, endpoint] = paths[which]!;
+      const before = await overrideCounts();
+      const a = await post(path, c);
+      let label: string;
+      if (endpoint) label = assertRestAnswer(a, endpoint, show(c));
+      else if (a.status === 200) {
+        for (const line of a.text.split('\n').filter(Boolean)) expect(() => JSON.parse(line), show(c)).not.toThrow();
+        label = 'ok';
+      } else label = assertCodedRestError(a, show(c));
+      tally.add(`POST ${path}`, a.status, label);
+      const after = await overrideCounts();
+      const changed = (endpoint === 'overrides_expire' || endpoint === 'overrides_update') && a.status === 200;
+      expect(after, show(c)).toEqual(changed ? { rules: before.rules, audit: before.audit + 1 } : before);
+    }), fuzzParameters());
+  }, fuzzTimeout(40));
+
   const exportQuery = fc.dictionary(
     fc.oneof(fc.constantFrom('kind', 'outcome_code', 'severity', 'share_policy', 'namespace', 'tags', 'from', 'to', 'text', 'limit', 'cursor', 'format', 'outcomeCode'), oddString(2)),
     fc.oneof(oddString(4), fc.constantFrom('csv', 'ndjson', 'json', '0', '1', '100000', '100001', '-1', '1e3', '2026-01-01T00:00:00Z', '2026-13-45', '-271821-04-20T00:00:00Z', '+275760-09-13T00:00:00Z', '0000-01-01', '1e21', 'spam,fraud_watch', ',', 'eyJ4IjoxfQ', '%zz')),

@@ -49,6 +49,10 @@ describe(`workspace isolation across the whole graph (${backendName})`, () => {
     });
     const aRating = await rateIp(a, A_IP, -1, `${SECRET} note`);
     const aSubject = await a.request<any>(`{ subject(kind: email, key: "${SECRET}@example.com") { id } }`);
+    // A's override rules on its IP and on the AS both IPs share; B's own on another address, so the rule walks reach data.
+    await a.request(`mutation { createOverride(input: { target: "${A_IP}", action: deny, reason: "${SECRET} rule", note: "${SECRET}" }) { id } }`);
+    await a.request(`mutation { createOverride(input: { target: "AS15169", action: adjust, points: 40, reason: "${SECRET} as" }) { id } }`);
+    await b.request('mutation { createOverride(input: { target: "1.1.1.1", action: allow, reason: "b-own rule" }) { id } }');
     await writeReport(b, { kind: 'domain', key: 'b-own.example', outcomeCode: 'spam', relatedSubjects: [{ kind: 'ipaddress', key: '8.8.8.8' }] });
     const day = 86_400_000;
     Object.assign(rootArgs, {
@@ -64,6 +68,8 @@ describe(`workspace isolation across the whole graph (${backendName})`, () => {
       dimensionEntity: '(code: asn, key: "AS15169")',
       scoreBatch: '(ips: ["8.8.8.8"])',
       block: '(cidr: "8.8.0.0/16")',
+      overrides: '(state: all, first: 20)',
+      overrideAudit: '(first: 20)',
       viewer: '',
     });
   });
@@ -91,5 +97,6 @@ describe(`workspace isolation across the whole graph (${backendName})`, () => {
     }
     // The walk reached B's own data, so the absence of A's is not an empty graph.
     expect(seen.join('\n')).toContain('b-own.example');
+    expect(seen.join('\n')).toContain('b-own rule');
   });
 });

@@ -8,6 +8,7 @@ import { riskApiClient } from '../contract/client.ts';
 import type { components } from '../contract/openapi-types.ts';
 import { TierCatalog } from '../../src/domain/metering/tiers.ts';
 import { ScoreMeter } from '../../src/domain/metering/meter.ts';
+import { OVERRIDE_LIMITS } from '../../src/domain/overrides/schemas.ts';
 
 /**
  * Every route of openapi.json made to answer every status it documents, each answer checked against the document
@@ -111,12 +112,25 @@ describe(`openapi.json against live answers (${backendName})`, () => {
     const posted = await call('/risk_api/export/', { body: { kind: ['ipaddress'], limit: 1 } });
     expect([posted.status, posted.headers.has('x-next-cursor'), posted.headers.has('link')]).toEqual([200, true, false]);
 
+    // override rules: created, applied in a score answer (its override object), listed, exported, expired
+    const rule = await call('/risk_api/overrides/', { body: { target: '9.9.9.10', action: 'deny', reason: 'contract', expires_at: new Date(Date.now() + 86_400_000).toISOString() } });
+    expect(rule.status).toBe(201);
+    expect((await call('/risk_api/score/', { body: { ip: '9.9.9.10' } })).json().override).toMatchObject({ rule_id: rule.json().rule.id, action: 'deny' });
+    expect((await call('/risk_api/score/batch/', { body: { ips: ['9.9.9.10'] } })).json().results[0].override).toMatchObject({ action: 'deny' });
+    expect((await call('/risk_api/overrides/list/', { body: { state: 'all', limit: 1 } })).json().rules).toHaveLength(1);
+    expect((await call('/risk_api/overrides/update/', { body: { id: rule.json().rule.id, reason: 'contract, confirmed', expires_at: null } })).json().rule.expires_at).toBeNull();
+    expect((await call('/risk_api/overrides/expire/', { body: { id: rule.json().rule.id } })).json().rule.active).toBe(false);
+    const trail = await call('/risk_api/overrides/audit/', { body: { limit: 1 } });
+    expect([trail.status, trail.headers.get('x-next-cursor')]).toEqual([200, expect.any(String)]);
+
     for (const path of ['/healthz', '/readyz', '/metrics']) expect((await call(path, { method: 'GET', key: null })).status).toBe(200);
   });
 
   it('answers every client error as documented', async () => {
     const routes = [['/risk_api/score/', { ip: '9.9.9.9' }], ['/risk_api/score/batch/', { ips: ['9.9.9.9'] }], ['/risk_api/check_block/', { cidr: '9.9.9.0/24' }], ['/risk_api/dimensions/', { ip: '9.9.9.9' }], ['/risk_api/rate/', { ip: '9.9.9.9', rating: 1 }],
-      ['/risk_api/report/', { kind: 'ipaddress', key: '9.9.9.9', outcome_code: 'spam' }], ['/risk_api/export/', {}]] as const;
+      ['/risk_api/report/', { kind: 'ipaddress', key: '9.9.9.9', outcome_code: 'spam' }], ['/risk_api/export/', {}],
+      ['/risk_api/overrides/', { target: '9.9.9.11', action: 'deny', reason: 'x' }], ['/risk_api/overrides/list/', {}], ['/risk_api/overrides/expire/', { id: 1 }], ['/risk_api/overrides/update/', { id: 1, reason: 'x' }],
+      ['/risk_api/overrides/audit/', {}]] as const;
     for (const [path, body] of routes) {
       expect((await call(path, { raw: '{"ip": ' })).status).toBe(400);
       expect((await call(path, { body: { ...body, unknown_field: 1 } })).status).toBe(400);
@@ -151,6 +165,19 @@ describe(`openapi.json against live answers (${backendName})`, () => {
     // more distinct IPs than the tier's burst limit (developer: 5 per second) can never pass: 400, not a 429 to retry
     expect((await call('/risk_api/score/batch/', { body: { ips: ['1.0.0.1', '1.0.0.2', '1.0.0.3', '1.0.0.4', '1.0.0.5', '1.0.0.6'] } })).json()).toMatchObject({ error: 'invalid_request' });
     expect((await call('/risk_api/nothing/', { body: {} })).status).toBe(404);
+    // overrides: a second rule on a target, the cap, a rule of no one's, one no longer in force
+    const first = await call('/risk_api/overrides/', { key: keys.block, body: { target: '9.9.8.0/24', action: 'adjust', points: 10, reason: 'x' } });
+    expect((await call('/risk_api/overrides/', { key: keys.block, body: { target: '9.9.8.0/24', action: 'allow', reason: 'y' } })).json()).toMatchObject({ error: 'override_exists' });
+    expect((await call('/risk_api/overrides/expire/', { key: keys.block, body: { id: 2_000_000_000 } })).json()).toMatchObject({ error: 'not_found' });
+    expect((await call('/risk_api/overrides/expire/', { key: keys.block, body: { id: first.json().rule.id } })).status).toBe(200);
+    expect((await call('/risk_api/overrides/expire/', { key: keys.block, body: { id: first.json().rule.id } })).json()).toMatchObject({ error: 'override_not_active' });
+    expect((await call('/risk_api/overrides/update/', { key: keys.block, body: { id: first.json().rule.id, note: 'late' } })).json()).toMatchObject({ error: 'override_not_active' });
+    expect((await call('/risk_api/overrides/update/', { key: keys.block, body: { id: 2_000_000_000, note: 'none' } })).json()).toMatchObject({ error: 'not_found' });
+    const workspace = await s.app.db.prisma.workspace.findUniqueOrThrow({ where: { name: 'contract-block' } });
+    await s.app.db.prisma.overrideRule.createMany({ data: Array.from({ length: OVERRIDE_LIMITS.activeRules }, (_, i) => ({
+      workspaceId: workspace.id, targetKind: 'ip', target: `10.${i >> 8}.${i & 255}.1`, action: 'deny', reason: 'cap', authorKind: 'api_key', authorId: 1, authorLabel: 'seed', writtenXid: 0n,
+    })) });
+    expect((await call('/risk_api/overrides/', { key: keys.block, body: { target: '9.9.7.1', action: 'deny', reason: 'one too many' } })).json()).toMatchObject({ error: 'override_limit_reached' });
   });
 
   it('answers an exhausted quota and a burst with 429, its headers and body', async () => {
@@ -169,7 +196,8 @@ describe(`openapi.json against live answers (${backendName})`, () => {
 
   it('answers faults with 500 and 503 as documented', async () => {
     const routes = [['POST', '/risk_api/score/'], ['POST', '/risk_api/score/batch/'], ['POST', '/risk_api/check_block/'], ['POST', '/risk_api/dimensions/'],
-      ['POST', '/risk_api/rate/'], ['POST', '/risk_api/report/'], ['GET', '/risk_api/export/'], ['POST', '/risk_api/export/'], ['POST', '/risk_api/report/bulk/']] as const;
+      ['POST', '/risk_api/rate/'], ['POST', '/risk_api/report/'], ['GET', '/risk_api/export/'], ['POST', '/risk_api/export/'], ['POST', '/risk_api/report/bulk/'],
+      ['POST', '/risk_api/overrides/'], ['POST', '/risk_api/overrides/list/'], ['POST', '/risk_api/overrides/expire/'], ['POST', '/risk_api/overrides/update/'], ['POST', '/risk_api/overrides/audit/']] as const;
     const verifier = s.app.verifier;
     await patched(verifier, 'verify', async () => { throw new Error('injected bug'); }, async () => {
       for (const [method, path] of routes) expect((await call(path, { method, body: method === 'POST' ? {} : undefined })).status).toBe(500);

@@ -32,7 +32,8 @@ describe(`POST /risk_api/score/ and GraphQL score (${backendName})`, () => {
     const r = await score(secret, '9.9.9.9');
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     const b = r.body;
-    expect(Object.keys(b).sort()).toEqual(['api_key', 'community_signal', 'endpoint', 'links', 'ok', 'publication', 'query', 'quota', 'score', 'workspace_memory']);
+    expect(Object.keys(b).sort()).toEqual(['api_key', 'community_signal', 'endpoint', 'links', 'ok', 'override', 'publication', 'query', 'quota', 'score', 'workspace_memory']);
+    expect(b.override).toBeNull(); // no rule of the workspace covers the IP (test/integration/overrides.test.ts has rules)
     expect(b).toMatchObject({ ok: true, endpoint: 'score', query: { ip: '9.9.9.9' }, api_key: { name: 'checkout', prefix } });
     expect(b.quota).toEqual({ daily_limit: 1000, used_today: 1, remaining: 999, over_limit: false });
     expect(b.score).toMatchObject({ overall_score: expect.any(Number), overall_risk_level: expect.any(String), matched_count: expect.any(Number) });

@@ -72,7 +72,7 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
   let ua: Browserish;
   let ub: Browserish;
   let keyA: string, keyB: string, keyRevoked: string, revokedPrefix: string;
-  let aReportId: number, aRatingCreatedAt: string;
+  let aReportId: number, aRatingCreatedAt: string, aRuleId: number;
   const aPrefixes: string[] = [];
   const rootArgs: Record<string, string> = {};
   const skippedNested = new Set<string>();
@@ -118,6 +118,12 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
       const bulkKeyed = await call(`${s.url}/risk_api/report/`, 'POST', { ...authA, 'idempotency-key': key }, { kind: 'ipaddress', key: A_IP, outcome_code: 'spam', title: `${SECRET} ${key}` });
       expect(bulkKeyed.status, bulkKeyed.text).toBe(201);
     }
+    // A's override rule on its IP, and on the AS both IPs share: B's scores, lists, audit trail and expiry never reach them.
+    const rule = await call(`${s.url}/risk_api/overrides/`, 'POST', authA, { target: A_IP, action: 'deny', reason: `${SECRET} reason`, note: `${SECRET} note` });
+    expect(rule.status, rule.text).toBe(201);
+    aRuleId = rule.body.rule.id;
+    const asRule = await call(`${s.url}/risk_api/overrides/`, 'POST', authA, { target: 'AS15169', action: 'adjust', points: 50, reason: `${SECRET} as` });
+    expect(asRule.status, asRule.text).toBe(201);
     // B's own memory, so every walk reaches real data and an empty answer is not the reason nothing leaks.
     const own = await call(`${s.url}/risk_api/report/`, 'POST', { 'x-api-key': keyB }, {
       kind: 'domain', key: 'b-own.example', outcome_code: 'spam', related_subjects: [{ kind: 'ipaddress', key: B_IP }],
@@ -149,18 +155,43 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
       score: `(ip: "${B_IP}")`,
       scoreBatch: `(ips: ["${B_IP}", "${C_IP}"])`,
       block: '(cidr: "8.8.0.0/16")',
+      overrides: '(state: all, first: 20)',
+      overrideAudit: '(first: 20)',
       viewer: '',
     });
   }, 180_000);
   afterAll(() => s?.close());
 
+  const expireQuery = () => `mutation { expireOverride(id: ${aRuleId}) { id reason note } }`;
   const queryOf = (name: string) => {
     const field = schema.getQueryType()!.getFields()[name]!;
     return `{ ${name}${rootArgs[name]} ${selectionOf(schema, getNamedType(field.type), 5, skippedNested)} }`;
   };
 
-  /** Mutations, run by B reusing A's Idempotency-Key: B's own write, never a replay of A's. */
-  const mutations: Record<string, { query: string; check(a: Answer): void }> = {
+  /** Mutations, run by B reusing A's Idempotency-Key: B's own write, never a replay of A's; or B acting on A's ids: refused. */
+  const mutations: Record<string, { query: string; refused?: string; check(a: Answer): void | Promise<void> }> = {
+    createOverride: {
+      // the target of A's rule in force: a rule of B's own, which A's neither blocks nor shows through
+      query: `mutation { createOverride(input: { target: "${A_IP}", action: allow, reason: "b own" }) { id reason note author { label } } }`,
+      check(a) {
+        expect(a.body.data.createOverride, a.text).toMatchObject({ reason: 'b own', note: '' });
+        expect(a.body.data.createOverride.id).not.toBe(aRuleId);
+      },
+    },
+    updateOverride: {
+      get query() { return `mutation { updateOverride(input: { id: ${aRuleId}, reason: "b was here" }) { id reason note } }`; },
+      refused: 'not_found',
+      async check() {
+        expect((await s.app.db.prisma.overrideRule.findUniqueOrThrow({ where: { id: aRuleId } })).reason).toContain(SECRET);
+      },
+    },
+    expireOverride: {
+      get query() { return expireQuery(); }, // A's rule id is known once beforeAll ran
+      refused: 'not_found',
+      async check() {
+        expect((await s.app.db.prisma.overrideRule.findUniqueOrThrow({ where: { id: aRuleId } })).expiredAt).toBeNull();
+      },
+    },
     rate: {
       query: `mutation { rate(input: { ip: "${C_IP}", rating: 1 }, idempotencyKey: "${IDEM}-rate") { rating { id databaseId rating note createdAt subject { key ratings(first: 5) { totalCount nodes { note } } } } } }`,
       check(a) {
@@ -205,12 +236,13 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
       expect([...skippedNested]).toEqual([]);
     });
 
-    it('keeps idempotency keys per workspace: B reusing A\'s key writes B\'s own record', async () => {
+    it('keeps idempotency keys per workspace: B reusing A\'s key writes B\'s own record; B cannot change A\'s rules', async () => {
       for (const [name, m] of Object.entries(mutations)) {
         const a = await call(`${s.url}/graphql`, 'POST', { 'x-api-key': keyB }, { query: m.query });
-        expect(a.body.errors, `${name}: ${a.text}`).toBeUndefined();
+        if (m.refused) expect(a.body.errors?.map((e: any) => e.extensions?.code), `${name}: ${a.text}`).toEqual([m.refused]);
+        else expect(a.body.errors, `${name}: ${a.text}`).toBeUndefined();
         expect(a.text, `${name} leaked: ${a.text}`).not.toContain(SECRET);
-        m.check(a);
+        await m.check(a);
       }
     });
   });
@@ -223,6 +255,7 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
       isolated(a) {
         expect(a.status, a.text).toBe(200);
         expect(a.body.workspace_memory).toEqual({ ratings: { good: 0, neutral: 0, bad: 0 }, last_rating: null, reports: 0 });
+        if (a.body.override) expect(a.body.override.reason, a.text).toBe('b own'); // B's own rule, never A's
         for (const d of a.body.score.dimensions) {
           // A's contextual layer holds 8.8.4.4 and its /24; B's holds only what 8.8.8.8 rolls up into.
           if (d.code === 'ip' || d.code === 'subnet') expect(d.matched, JSON.stringify(d)).toBe(false);
@@ -238,6 +271,7 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
           { ratings: { good: 0, neutral: 0, bad: 0 }, last_rating: null, reports: 0 }, // A rated and reported A_IP: none of it shows
           { ratings: { good: 0, neutral: 0, bad: 0 }, last_rating: null, reports: 1 },
         ]);
+        expect(a.body.results[1].override, a.text).toBeNull(); // A's rule on the AS both IPs share is A's alone
       },
     },
     'POST /risk_api/check_block': {
@@ -299,6 +333,39 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
     'POST /risk_api/export': {
       call: (h) => call(`${s.url}/risk_api/export/`, 'POST', h, { limit: 1000 }),
       isolated(a) { expect(a.status, a.text).toBe(200); expect(a.text).toContain('b-own.example'); },
+    },
+    'POST /risk_api/overrides': {
+      // A's /24 of A_IP: B's own rule, whatever A holds
+      call: (h) => call(`${s.url}/risk_api/overrides/`, 'POST', h, { target: '8.8.4.0/24', action: 'adjust', points: -5, reason: 'b block' }),
+      isolated(a) {
+        expect(a.status, a.text).toBe(201);
+        expect(a.body.rule).toMatchObject({ target: '8.8.4.0/24', reason: 'b block' });
+      },
+    },
+    'POST /risk_api/overrides/list': {
+      call: (h) => call(`${s.url}/risk_api/overrides/list/`, 'POST', h, { state: 'all' }),
+      isolated(a) {
+        expect(a.status, a.text).toBe(200);
+        expect(a.body.rules.length).toBeGreaterThan(0); // B's own are there
+        expect(a.body.rules.map((r: { id: number }) => r.id)).not.toContain(aRuleId);
+      },
+    },
+    'POST /risk_api/overrides/expire': {
+      call: (h) => call(`${s.url}/risk_api/overrides/expire/`, 'POST', h, { id: aRuleId }),
+      isolated(a) { expect([a.status, a.body.error], a.text).toEqual([404, 'not_found']); },
+    },
+    'POST /risk_api/overrides/update': {
+      call: (h) => call(`${s.url}/risk_api/overrides/update/`, 'POST', h, { id: aRuleId, note: 'b was here' }),
+      isolated(a) { expect([a.status, a.body.error], a.text).toEqual([404, 'not_found']); },
+    },
+    'POST /risk_api/overrides/audit': {
+      call: (h) => call(`${s.url}/risk_api/overrides/audit/`, 'POST', h, {}),
+      isolated(a) {
+        expect(a.status, a.text).toBe(200);
+        const lines = a.text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { rule_id: number });
+        expect(lines.length).toBeGreaterThan(0);
+        expect(lines.map((l) => l.rule_id)).not.toContain(aRuleId);
+      },
     },
     'GET /risk_api/openapi.json': { call: (h) => call(`${s.url}/risk_api/openapi.json`, 'GET', h), public: true },
   };

@@ -7,6 +7,8 @@ import type { ScoreMeter, QuotaPosture, MeteredSurface } from '../metering/meter
 import type { CommunitySignals } from '../community/signal.ts';
 import { readScoreSignal, type ScoreCommunitySignal } from '../community/networks.ts';
 import type { IpMemoryCache, IpMemory } from '../memory/ip-memory.ts';
+import type { OverrideCache } from '../overrides/rule-cache.ts';
+import { applyOverride, type AppliedOverride } from '../overrides/apply.ts';
 import { scoreIp, type IpScore } from '../scoring/score.ts';
 import { reportLinks, type ReportLinks } from './report-links.ts';
 import { isAppError, type ErrorCode } from '../../errors.ts';
@@ -21,7 +23,7 @@ const REFUSALS: Partial<Record<ErrorCode, ScoreRefusal>> = { quota_exceeded: 'qu
 
 export type ScoreDeps = {
   network: NetworkIndex; publications: PublicationCache; tiers: TierCatalog; meter: ScoreMeter;
-  community: CommunitySignals; ipMemory: IpMemoryCache; baseUrl: string; observeScore?: ScoreObserver | undefined;
+  community: CommunitySignals; ipMemory: IpMemoryCache; overrides: OverrideCache; baseUrl: string; observeScore?: ScoreObserver | undefined;
 };
 
 /** The score answer in the domain's names, which are the GraphQL type's fields (read as plain properties, no resolvers). */
@@ -29,7 +31,10 @@ export type ScoreOutcome = ReportLinks & {
   ip: string;
   apiKey: { name: string; prefix: string };
   quota: QuotaPosture;
+  /** The overall score and level after the workspace's override rule, if one applies; the dimensions as published. */
   score: IpScore;
+  /** The workspace's rule that changed the score; null when none applies. */
+  override: AppliedOverride | null;
   communitySignal: ScoreCommunitySignal;
   memory: IpMemory;
   publication: { version: number; publishedAt: Date | null };
@@ -79,11 +84,13 @@ export function refused(e: unknown, viewer: Viewer, via: ApiSurface, deps: Score
  * each IP of a batch.
  */
 export function scoreAnswer(ip: string, hierarchy: Hierarchy, viewer: Viewer, snapshot: Snapshot, deps: ScoreDeps): Omit<ScoreOutcome, 'quota' | 'communitySignal'> {
-  const score = scoreIp(hierarchy, snapshot.global, snapshot.contextual(viewer.workspaceId));
+  const evidence = scoreIp(hierarchy, snapshot.global, snapshot.contextual(viewer.workspaceId));
   const memory = deps.ipMemory.get(viewer.workspaceId, ip); // this process's copy: no query (ip-memory.ts)
+  // The workspace's rules, this process's copy too: no query (overrides/rule-cache.ts).
+  const { score, override } = applyOverride(evidence, deps.overrides.find(viewer.workspaceId, hierarchy));
   return {
-    ip, apiKey: { name: viewer.keyName, prefix: viewer.keyPrefix }, score, memory,
-    ...reportLinks(deps.baseUrl, ip, score),
+    ip, apiKey: { name: viewer.keyName, prefix: viewer.keyPrefix }, score, override, memory,
+    ...reportLinks(deps.baseUrl, ip, evidence),
     publication: { version: snapshot.version, publishedAt: snapshot.publishedAt },
   };
 }

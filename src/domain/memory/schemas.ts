@@ -36,7 +36,7 @@ export function enumField<const T extends readonly [string, ...string[]]>(codes:
 }
 
 /** A string field: well-formed, no control characters (\n and \t allowed when multiline), at most `max` code points. */
-function text(max: number, multiline = false) {
+export function text(max: number, multiline = false) {
   return z.string({ error: typeError('a string') })
     .check((ctx) => {
       const problem = textProblem(ctx.value, multiline);
@@ -50,7 +50,7 @@ function text(max: number, multiline = false) {
  * Optional field: absent or null means the default. JSON clients often serialise unset
  * optionals as null, and GraphQL treats null and absent alike; both surfaces agree this way.
  */
-function withDefault<S extends z.ZodType>(schema: S, fallback: z.output<S>, description: string) {
+export function withDefault<S extends z.ZodType>(schema: S, fallback: z.output<S>, description: string) {
   return schema.nullable().default(fallback as never).transform((v) => (v ?? fallback) as z.output<S>).meta({ description });
 }
 

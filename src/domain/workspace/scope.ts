@@ -19,6 +19,8 @@ const SCOPE: Record<string, (workspaceId: number) => Record<string, unknown>> = 
   Report: (workspaceId) => ({ workspaceId }),
   Rating: (workspaceId) => ({ workspaceId }),
   ReportLink: (workspaceId) => ({ report: { is: { workspaceId } } }),
+  OverrideRule: (workspaceId) => ({ workspaceId }),
+  OverrideAudit: (workspaceId) => ({ workspaceId }),
 };
 
 // One extended client per (database, workspace), reused across requests: building a Prisma

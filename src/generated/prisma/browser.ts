@@ -139,3 +139,14 @@ export type MailOutbox = Prisma.MailOutboxModel
  * (src/domain/memory/ip-memory.ts).
  */
 export type SubjectMemory = Prisma.SubjectMemoryModel
+/**
+ * Model OverrideRule
+ * A workspace's own correction of its scores: allow, deny or adjust every IP a target (IP, CIDR, ASN or country)
+ * holds. Never deleted: expiring sets expiredAt, so the rule stays readable beside its audit trail.
+ */
+export type OverrideRule = Prisma.OverrideRuleModel
+/**
+ * Model OverrideAudit
+ * Append-only: one row per change of an override rule (create, update, expire), with the rule before and after.
+ */
+export type OverrideAudit = Prisma.OverrideAuditModel

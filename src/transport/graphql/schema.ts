@@ -9,6 +9,7 @@ import './types/network.ts';
 import './types/score.ts';
 import './types/score-batch.ts';
 import './types/block.ts';
+import './types/overrides.ts';
 
 import './types/analyst.ts';
 import { isObjectType, type GraphQLSchema } from 'graphql';

@@ -52,6 +52,8 @@ export const scoreExample = {
   workspace_memory: { ratings: { good: 0, neutral: 0, bad: 1 }, last_rating: { rating: -1, note: 'mule', created_at: '2026-11-23T09:58:12.633Z' }, reports: 1 },
   publication: { version: 12, published_at: PUBLISHED_AT },
 };
+// No rule of the workspace covers 9.9.9.9: the score is the evidence's (overrideRuleExample shows one that does).
+Object.assign(scoreExample, { override: null });
 
 export const scoreBatchRequestExample = { ips: ['9.9.9.9', 'not-an-ip', '9.9.9.9'] };
 const { ok: _ok, endpoint: _endpoint, api_key: batchKey, quota: _quota, ...scoredItem } = scoreExample;
@@ -192,4 +194,27 @@ export const bulkExample = {
       details: [{ field: 'key', message: 'must be a valid IPv4 or IPv6 address (kind ipaddress)' }],
     },
   ],
+};
+
+export const createOverrideRequestExample = { target: '203.0.113.0/24', action: 'deny', reason: 'card testing from this block', note: 'ticket 4711', expires_at: '2027-01-31T00:00:00Z' };
+const ruleExample = {
+  id: 12, target_kind: 'cidr', target: '203.0.113.0/24', action: 'deny', points: 0, reason: 'card testing from this block', note: 'ticket 4711',
+  author: { kind: 'api_key', id: 3, label: 'checkout (rk_adDTKSHH)' }, expires_at: '2027-01-31T00:00:00.000Z', expired_at: null,
+  created_at: '2026-11-26T07:00:00.000Z', active: true,
+};
+export const overrideRuleExample = { ok: true, endpoint: 'overrides_create', quota: { counted: false, reason: 'free_endpoint' }, rule: ruleExample };
+export const expiredRuleExample = {
+  ok: true, endpoint: 'overrides_expire', quota: { counted: false, reason: 'free_endpoint' },
+  rule: { ...ruleExample, expired_at: '2026-11-26T08:00:00.000Z', active: false },
+};
+export const updateOverrideRequestExample = { id: 12, reason: 'card testing from this block (confirmed)', expires_at: null };
+export const updatedRuleExample = {
+  ok: true, endpoint: 'overrides_update', quota: { counted: false, reason: 'free_endpoint' },
+  rule: { ...ruleExample, reason: 'card testing from this block (confirmed)', expires_at: null },
+};
+export const overrideListExample = { ok: true, endpoint: 'overrides_list', quota: { counted: false, reason: 'free_endpoint' }, rules: [ruleExample], next_cursor: null };
+const { active: _active, ...recorded } = ruleExample;
+export const overrideAuditExample = {
+  id: 31, rule_id: 12, action: 'expire', surface: 'rest', actor: { kind: 'api_key', id: 3, label: 'checkout (rk_adDTKSHH)' },
+  before: recorded, after: { ...recorded, expired_at: '2026-11-26T08:00:00.000Z' }, created_at: '2026-11-26T08:00:00.000Z',
 };

@@ -1,3 +1,5 @@
+import { OVERRIDE_ACTIONS, OVERRIDE_LIMITS } from '../../domain/overrides/schemas.ts';
+import { TARGET_KINDS } from '../../domain/overrides/target.ts';
 import { INVALID_IP, MAX_BATCH_IPS } from '../../domain/lookups/score-batch.ts';
 import { MAX_BLOCK_PAGE } from '../../domain/lookups/block-check.ts';
 import { z } from 'zod';
@@ -48,7 +50,7 @@ type Schema = Record<string, unknown>;
 type ObjectSchema<P extends Record<string, Schema>> = { type: 'object' | ['object', 'null']; required: string[]; properties: P; description?: string };
 
 /** An object whose properties are all always sent, except those named in `optional`. */
-function object<P extends Record<string, Schema>>(properties: P, opts: { optional?: Array<keyof P>; nullable?: boolean; description?: string } = {}): ObjectSchema<P> {
+export function object<P extends Record<string, Schema>>(properties: P, opts: { optional?: Array<keyof P>; nullable?: boolean; description?: string } = {}): ObjectSchema<P> {
   return {
     type: opts.nullable ? ['object', 'null'] : 'object',
     required: Object.keys(properties).filter((k) => !opts.optional?.includes(k)),
@@ -57,16 +59,16 @@ function object<P extends Record<string, Schema>>(properties: P, opts: { optiona
   };
 }
 
-const count = { type: 'integer', minimum: 0 };
-const str = { type: 'string' };
+export const count = { type: 'integer', minimum: 0 };
+export const str = { type: 'string' };
 const score0to100 = { type: 'integer', minimum: 0, maximum: 100 };
-const dateTime = { type: 'string', format: 'date-time' };
-const nullableDateTime = { type: ['string', 'null'], format: 'date-time' };
+export const dateTime = { type: 'string', format: 'date-time' };
+export const nullableDateTime = { type: ['string', 'null'], format: 'date-time' };
 const typeOf = (values: readonly unknown[]) => (values.every((v) => typeof v === 'string') ? 'string' : 'integer');
-const enumOf = (values: readonly unknown[], description?: string) => ({ type: typeOf(values), enum: [...values], ...(description ? { description } : {}) });
+export const enumOf = (values: readonly unknown[], description?: string) => ({ type: typeOf(values), enum: [...values], ...(description ? { description } : {}) });
 const nullableEnumOf = (values: readonly unknown[], description: string) => ({ type: [typeOf(values), 'null'], enum: [...values, null], description });
 
-const RISK_LEVEL_WORDS = RISK_LEVELS.map((l) => l.level);
+export const RISK_LEVEL_WORDS = RISK_LEVELS.map((l) => l.level);
 const levelText = RISK_LEVELS.map((l) => `${l.level} ${l.min}-${l.max}`).join(', ');
 
 export const errorBody = object({
@@ -103,6 +105,19 @@ const networkSignal = (code: string, what: string) => object(
   { nullable: true, description: `The community signal of ${what}; null when the IP has none.` },
 );
 
+export const overrideTargetKind = enumOf(TARGET_KINDS, 'What the rule covers: ip, cidr (a block), asn (AS<n>) or country (ISO 3166-1 alpha-2).');
+export const overrideAction = enumOf(OVERRIDE_ACTIONS, 'allow: level minimal; deny: level critical; adjust: points added to the score, clamped to 0-100.');
+export const overridePoints = { type: 'integer', minimum: -OVERRIDE_LIMITS.points, maximum: OVERRIDE_LIMITS.points, description: 'adjust: points added (negative: removed); 0 for allow and deny.' };
+export const person = object({ kind: enumOf(['api_key', 'account']), id: count, label: { type: 'string', description: 'The key\'s name and prefix, or the account\'s e-mail, at the time.' } });
+
+const overrideApplied = object({
+  rule_id: count, target_kind: overrideTargetKind, target: { type: 'string', description: 'The IP, block, AS or country the rule names.' }, action: overrideAction, points: overridePoints,
+  reason: str, expires_at: { ...nullableDateTime, description: 'When the rule stops applying; null: until expired.' },
+  evidence_score: { type: 'integer', minimum: 0, maximum: 100, description: 'The overall score the published evidence gives, before the rule.' },
+  evidence_level: enumOf(RISK_LEVEL_WORDS, 'Its risk level.'),
+  explanation: { type: 'string', description: 'One sentence: which rule changed the score, from what to what.' },
+}, { nullable: true, description: 'The workspace\'s override rule that changed overall_score and overall_risk_level (the most specific in force: IP, then CIDR by longest prefix, then AS, then country); null when none applies. The dimensions are the published ones, unchanged.' });
+
 export const scoreResponse = object({
   ok: { const: true }, endpoint: { const: 'score' },
   query: object({ ip: { type: 'string', description: 'The address scored, in canonical form.' } }),
@@ -126,13 +141,14 @@ export const scoreResponse = object({
         entity: object({ key: str, name: str }, { nullable: true, description: 'null when the IP has none in this dimension.' }),
         level: nullableEnumOf(RISK_LEVEL_WORDS, 'Risk level of the entity\'s score; null when unmatched.'),
         weight: { type: 'number', minimum: 0 },
-        contribution: { ...count, description: 'Points of the overall score due to this dimension (they add up to it).' },
+        contribution: { ...count, description: 'Points of the overall score due to this dimension (they add up to it, or to override.evidence_score when a rule changed it).' },
         source: nullableEnumOf(['published', 'workspace', 'both'], 'Where the summary came from; null when unmatched.'),
         reason: { type: ['string', 'null'], description: 'Why unmatched; null when matched.' },
         evidence: { ...object(counts.properties, { nullable: true }), description: 'Evidence counts; null when unmatched.' },
       }),
     },
   }),
+  override: overrideApplied,
   community_signal: object({
     ...signalParts,
     recent_query_windows: { type: 'array', items: object({ label: { type: 'string', description: 'UTC start of the 10-minute window, HH:MM.' }, hits: count, requesters: count }) },

@@ -15,6 +15,8 @@ import {
   reportResponse, scoreBatchResponse, scoreResponse,
 } from './openapi-schemas.ts';
 import * as example from './openapi-examples.ts';
+import { overrideAuditRecord, overrideListResponse, overrideRuleResponse } from './openapi-overrides.ts';
+import { OVERRIDE_LIMITS, createOverrideSchema, expireOverrideSchema, listOverridesSchema, overrideAuditSchema, updateOverrideSchema } from '../../domain/overrides/schemas.ts';
 import { errorResponses, examples, headers, parameters, rateLimitHeaders, ref, requestIdHeader } from './openapi-parts.ts';
 
 /**
@@ -124,6 +126,61 @@ function bulkOperation() {
   } };
 }
 
+/** A body whose every field is optional: its `required` list is empty rather than absent (zod leaves it out). */
+const optionalOnly = <S extends object>(schema: S) => ({ required: [], ...schema });
+
+/** The POST /risk_api/overrides/ family: free, bounded, every change in the audit trail (docs/api.md, overrides). */
+function overridePaths() {
+  const op = (operationId: string, summary: string, description: string, request: string, requestExample: unknown, ok: Record<string, unknown>, codes: ErrorCode[], when: Partial<Record<ErrorCode, string>> = {}) => ({ post: {
+    tags: ['Overrides'], operationId, summary, description, requestBody: body(request, requestExample),
+    responses: { ...ok, ...errorResponses([...JSON_BODY, ...codes, ...AUTHENTICATED], when) },
+  } });
+  return {
+    '/risk_api/overrides/': op('createOverride', 'Create an override rule (free)',
+      'A rule of the workspace on an IP, a CIDR block, an AS or a country: allow (its scores answer level minimal), deny (critical) '
+      + 'or adjust (points added, clamped to 0-100), with a reason shown in every score it changes, an optional note and an optional '
+      + 'expiry. The most specific rule in force applies (IP, then CIDR by longest prefix, then AS, then country). It applies to the '
+      + 'workspace\'s score answers at once in this process and within a second in every other. The author is the calling key. '
+      + `At most ${OVERRIDE_LIMITS.activeRules} rules in force per workspace, one per target. Recorded in the audit trail. Never counted.`,
+      'CreateOverrideRequest', example.createOverrideRequestExample,
+      { 201: { description: 'Created.', headers: requestIdHeader, content: json('OverrideRuleResponse', example.overrideRuleExample) } },
+      ['override_exists', 'override_limit_reached'],
+      { override_exists: 'the target already has a rule in force (expire it first)', override_limit_reached: `the workspace has ${OVERRIDE_LIMITS.activeRules} rules in force` }),
+    '/risk_api/overrides/list/': op('listOverrides', 'List override rules (free)',
+      `The workspace's rules, oldest first: active (default), inactive or all; limit 1-${OVERRIDE_LIMITS.listPage} (default ${OVERRIDE_LIMITS.defaultListPage}), next_cursor as cursor for the next page. Never counted.`,
+      'ListOverridesRequest', { state: 'active', limit: 50 },
+      { 200: { description: 'One page of rules.', headers: requestIdHeader, content: json('OverrideListResponse', example.overrideListExample) } }, []),
+    '/risk_api/overrides/update/': op('updateOverride', 'Change a rule\'s reason, note or expiry (free)',
+      'Changes what a rule in force says (reason, note) and until when (expires_at; null removes the expiry), never what it does: '
+      + 'another target, action or points is a new rule. At least one field. Recorded in the audit trail with the rule before and after. Never counted.',
+      'UpdateOverrideRequest', example.updateOverrideRequestExample,
+      { 200: { description: 'Changed.', headers: requestIdHeader, content: json('OverrideRuleResponse', example.updatedRuleExample) } },
+      ['not_found', 'override_not_active'],
+      { not_found: 'no rule with this id in the workspace', override_not_active: 'the rule was expired or is past its expiry' }),
+    '/risk_api/overrides/expire/': op('expireOverride', 'Expire an override rule (free)',
+      'Ends a rule in force now; it stays listed (inactive) and in the audit trail. A rule of another workspace is not found. Never counted.',
+      'ExpireOverrideRequest', { id: 12 },
+      { 200: { description: 'Expired.', headers: requestIdHeader, content: json('OverrideRuleResponse', example.expiredRuleExample) } },
+      ['not_found', 'override_not_active'],
+      { not_found: 'no rule with this id in the workspace', override_not_active: 'the rule was already expired or is past its expiry' }),
+    '/risk_api/overrides/audit/': { post: {
+      tags: ['Overrides'], operationId: 'exportOverrideAudit', summary: 'Export the override audit trail as NDJSON (free)',
+      description: 'Every change of the workspace\'s rules (create, update, expire), oldest first, one OverrideAuditRecord per line: who, when, '
+        + `from which surface, the rule before and after. At most limit entries (1-${OVERRIDE_LIMITS.exportRows}, default ${OVERRIDE_LIMITS.exportRows}); `
+        + 'X-Next-Cursor, when present, is the cursor of the next request. The trail is append-only. Never counted.',
+      requestBody: body('OverrideAuditRequest', { limit: 1000 }),
+      responses: {
+        200: {
+          description: 'The entries, one per line.',
+          headers: { ...requestIdHeader, 'Content-Disposition': ref('headers', 'ContentDisposition'), 'Cache-Control': ref('headers', 'CacheControl'), 'X-Next-Cursor': ref('headers', 'NextCursor') },
+          content: { 'application/x-ndjson': { schema: ref('schemas', 'OverrideAuditRecord'), example: example.overrideAuditExample } },
+        },
+        ...errorResponses([...JSON_BODY, ...AUTHENTICATED]),
+      },
+    } },
+  };
+}
+
 function paths() {
   const request = exportRequest();
   const probe = (operationId: string, summary: string, description: string, responses: Record<string, unknown>) => ({
@@ -187,6 +244,7 @@ function paths() {
       'An outcome (fraud, chargeback, spam, legitimate, ...) about a subject of any kind, with related subjects and their roles, '
       + 'under a share policy and a visibility. Keys are normalised by kind. Never counted.'),
     '/risk_api/report/bulk/': bulkOperation(),
+    ...overridePaths(),
     '/risk_api/export/': { get: exportOperation('get', request), post: exportOperation('post', request) },
     '/risk_api/openapi.json': { get: {
       tags: ['Contract'], operationId: 'openapi', summary: 'This document', security: [],
@@ -256,6 +314,7 @@ export function openApiDocument(baseUrl?: string) {
     tags: [
       { name: 'Scoring', description: 'The metered score and the raw dimensional read (tiers that include score).' },
       { name: 'Memory', description: 'Free writebacks into the workspace\'s memory, safe to retry with an Idempotency-Key.' },
+      { name: 'Overrides', description: 'The workspace\'s allow, deny and adjust rules over its own scores, with their audit trail (free).' },
       { name: 'Export', description: 'The workspace\'s reports as NDJSON or CSV.' },
       { name: 'Operations', description: 'Liveness, readiness and metrics for orchestrators and monitoring.' },
       { name: 'Contract', description: 'This document.' },
@@ -274,6 +333,9 @@ export function openApiDocument(baseUrl?: string) {
         RateRequest: bodySchema(rateInputSchema), ReportRequest: bodySchema(reportInputSchema), BulkReportLine: bulkLineSchema(), ExportRequest: exportRequest(),
         ScoreResponse: scoreResponse, ScoreBatchResponse: scoreBatchResponse, CheckBlockResponse: checkBlockResponse, DimensionsResponse: dimensionsResponse,
         RateResponse: rateResponse, ReportResponse: reportResponse, BulkReportResponse: bulkReportResponse,
+        CreateOverrideRequest: bodySchema(createOverrideSchema), ListOverridesRequest: optionalOnly(bodySchema(listOverridesSchema)),
+        ExpireOverrideRequest: bodySchema(expireOverrideSchema), UpdateOverrideRequest: bodySchema(updateOverrideSchema), OverrideAuditRequest: optionalOnly(bodySchema(overrideAuditSchema)),
+        OverrideRuleResponse: overrideRuleResponse, OverrideListResponse: overrideListResponse, OverrideAuditRecord: overrideAuditRecord,
         ExportRecord: exportRecord, Health: healthBody, Readiness: readinessBody,
       },
     },

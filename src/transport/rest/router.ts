@@ -23,6 +23,11 @@ import { openApiDocument } from './openapi.ts';
 import { handleExport } from './export.ts';
 import { reportBulkRoute } from './bulk/route.ts';
 import type { z } from 'zod';
+import { createOverrideSchema, expireOverrideSchema, listOverridesSchema, updateOverrideSchema } from '../../domain/overrides/schemas.ts';
+import {
+  createOverrideOperation, expireOverrideOperation, handleOverrideAudit, listOverridesOperation, shapeCreateOverride, shapeExpireOverride, shapeListOverrides,
+  shapeUpdateOverride, updateOverrideOperation,
+} from './overrides.ts';
 
 type Method = (req: IncomingMessage, res: ServerResponse, requestId: string) => Promise<void>;
 
@@ -38,6 +43,8 @@ type Endpoint = {
   shape: (data: never) => { body: unknown; replayed: boolean; headers?: Record<string, string> };
   /** New writes answer 201, replays and reads 200. */
   creates: boolean;
+  /** The status of a success when it is not the writes' rule (a change without Idempotency-Key, e.g. creating an override: 201). */
+  status?: number;
 };
 
 function endpoint(deps: ApiDeps, spec: Endpoint): Method {
@@ -48,7 +55,7 @@ function endpoint(deps: ApiDeps, spec: Endpoint): Method {
     const context = requestContext(deps, req, requestId, viewer, { via: 'rest', idempotencyKey, input: restInput(spec.schema, input) });
     const data = await runOperation<never>(spec.op, { ...spec.variables(input), ...(spec.creates ? { idempotencyKey } : {}) }, context);
     const { body, replayed, headers } = spec.shape(data);
-    sendJson(res, spec.creates && !replayed ? 201 : 200, body, { ...headers, ...(replayed ? { 'idempotent-replayed': 'true' } : {}) });
+    sendJson(res, spec.status ?? (spec.creates && !replayed ? 201 : 200), body, { ...headers, ...(replayed ? { 'idempotent-replayed': 'true' } : {}) });
   };
 }
 
@@ -70,6 +77,11 @@ export function createRestRouter(deps: ApiDeps): Handler {
     '/risk_api/score/batch': { POST: endpoint(deps, { schema: scoreBatchInputSchema, op: scoreBatchOperation, variables: (input) => ({ ips: input.ips }), shape: shapeScoreBatch as never, creates: false }) },
     '/risk_api/check_block': { POST: endpoint(deps, { schema: checkBlockInputSchema, op: checkBlockOperation, variables: (input) => ({ cidr: input.cidr, first: input.limit, after: input.cursor }), shape: shapeCheckBlock as never, creates: false }) },
     '/risk_api/dimensions': { POST: endpoint(deps, { schema: ipQuerySchema, op: dimensionsOperation, variables: (input) => ({ ip: input.ip }), shape: shapeDimensions as never, creates: false }) },
+    '/risk_api/overrides': { POST: endpoint(deps, { schema: createOverrideSchema, op: createOverrideOperation, variables: (input) => ({ input }), shape: shapeCreateOverride as never, creates: false, status: 201 }) },
+    '/risk_api/overrides/list': { POST: endpoint(deps, { schema: listOverridesSchema, op: listOverridesOperation, variables: (input) => ({ state: input.state, first: input.limit, after: input.cursor }), shape: shapeListOverrides as never, creates: false }) },
+    '/risk_api/overrides/update': { POST: endpoint(deps, { schema: updateOverrideSchema, op: updateOverrideOperation, variables: (input) => ({ input }), shape: shapeUpdateOverride as never, creates: false }) },
+    '/risk_api/overrides/expire': { POST: endpoint(deps, { schema: expireOverrideSchema, op: expireOverrideOperation, variables: (input) => ({ id: input.id }), shape: shapeExpireOverride as never, creates: false }) },
+    '/risk_api/overrides/audit': { POST: (req, res, id) => handleOverrideAudit(req, res, id, deps) },
     '/risk_api/export': { GET: (req, res, id) => handleExport(req, res, id, deps), POST: (req, res, id) => handleExport(req, res, id, deps) },
     '/risk_api/openapi.json': {
       GET: async (_req, res) => {

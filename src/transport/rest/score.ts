@@ -24,6 +24,7 @@ export const SCORE_FIELDS = /* GraphQL */ `
           asn { key ok label hasSpike lookups10m requesters60m spikeWindows7d }
         }
       }
+      override { ruleId targetKind target action points reason expiresAt evidenceScore evidenceLevel explanation }
       memory { goodRatings neutralRatings badRatings reports lastRating { rating note createdAt } }
       reportLink
       dimensionLinks { code url }
@@ -52,6 +53,8 @@ export type ScoreFields = {
   communitySignal: { ok: boolean; label: string; hasSpike: boolean; lookups10m: number; requesters60m: number; spikeWindows7d: number;
     recentQueryWindows: Array<{ label: string; hits: number; requesters: number }>;
     networks: { subnet: NetworkData | null; asn: NetworkData | null } };
+  override: { ruleId: number; targetKind: string; target: string; action: string; points: number; reason: string; expiresAt: string | null;
+    evidenceScore: number; evidenceLevel: string; explanation: string } | null;
   memory: { goodRatings: number; neutralRatings: number; badRatings: number; reports: number; lastRating: { rating: number; note: string; createdAt: string } | null };
   reportLink: string; dimensionLinks: Array<{ code: string; url: string }>;
   publication: { version: number; publishedAt: string | null };
@@ -76,6 +79,11 @@ export function scoreItem(s: ScoreFields) {
   return {
     query: { ip: s.ip },
     score: s.score,
+    override: s.override && {
+      rule_id: s.override.ruleId, target_kind: s.override.targetKind, target: s.override.target, action: s.override.action,
+      points: s.override.points, reason: s.override.reason, expires_at: s.override.expiresAt,
+      evidence_score: s.override.evidenceScore, evidence_level: s.override.evidenceLevel, explanation: s.override.explanation,
+    },
     community_signal: {
       ok: c.ok, state: { label: c.label, has_spike: c.hasSpike },
       metrics: { lookups_10m: c.lookups10m, requesters_60m: c.requesters60m, spike_windows_7d: c.spikeWindows7d },

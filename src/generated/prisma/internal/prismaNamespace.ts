@@ -417,7 +417,9 @@ export const ModelName = {
   ProviderCancellation: 'ProviderCancellation',
   ProviderEvent: 'ProviderEvent',
   MailOutbox: 'MailOutbox',
-  SubjectMemory: 'SubjectMemory'
+  SubjectMemory: 'SubjectMemory',
+  OverrideRule: 'OverrideRule',
+  OverrideAudit: 'OverrideAudit'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -433,7 +435,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "workspace" | "account" | "apiKey" | "subject" | "report" | "reportLink" | "rating" | "idempotencyRecord" | "feed" | "feedEntry" | "feedSchedule" | "publication" | "publishedSummary" | "tier" | "webSession" | "emailVerification" | "subscriptionRequest" | "providerCancellation" | "providerEvent" | "mailOutbox" | "subjectMemory"
+    modelProps: "workspace" | "account" | "apiKey" | "subject" | "report" | "reportLink" | "rating" | "idempotencyRecord" | "feed" | "feedEntry" | "feedSchedule" | "publication" | "publishedSummary" | "tier" | "webSession" | "emailVerification" | "subscriptionRequest" | "providerCancellation" | "providerEvent" | "mailOutbox" | "subjectMemory" | "overrideRule" | "overrideAudit"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -1991,6 +1993,154 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    OverrideRule: {
+      payload: Prisma.$OverrideRulePayload<ExtArgs>
+      fields: Prisma.OverrideRuleFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.OverrideRuleFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OverrideRulePayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.OverrideRuleFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OverrideRulePayload>
+        }
+        findFirst: {
+          args: Prisma.OverrideRuleFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OverrideRulePayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.OverrideRuleFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OverrideRulePayload>
+        }
+        findMany: {
+          args: Prisma.OverrideRuleFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OverrideRulePayload>[]
+        }
+        create: {
+          args: Prisma.OverrideRuleCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OverrideRulePayload>
+        }
+        createMany: {
+          args: Prisma.OverrideRuleCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.OverrideRuleCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OverrideRulePayload>[]
+        }
+        delete: {
+          args: Prisma.OverrideRuleDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OverrideRulePayload>
+        }
+        update: {
+          args: Prisma.OverrideRuleUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OverrideRulePayload>
+        }
+        deleteMany: {
+          args: Prisma.OverrideRuleDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.OverrideRuleUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.OverrideRuleUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OverrideRulePayload>[]
+        }
+        upsert: {
+          args: Prisma.OverrideRuleUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OverrideRulePayload>
+        }
+        aggregate: {
+          args: Prisma.OverrideRuleAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateOverrideRule>
+        }
+        groupBy: {
+          args: Prisma.OverrideRuleGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.OverrideRuleGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.OverrideRuleCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.OverrideRuleCountAggregateOutputType> | number
+        }
+      }
+    }
+    OverrideAudit: {
+      payload: Prisma.$OverrideAuditPayload<ExtArgs>
+      fields: Prisma.OverrideAuditFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.OverrideAuditFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OverrideAuditPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.OverrideAuditFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OverrideAuditPayload>
+        }
+        findFirst: {
+          args: Prisma.OverrideAuditFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OverrideAuditPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.OverrideAuditFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OverrideAuditPayload>
+        }
+        findMany: {
+          args: Prisma.OverrideAuditFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OverrideAuditPayload>[]
+        }
+        create: {
+          args: Prisma.OverrideAuditCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OverrideAuditPayload>
+        }
+        createMany: {
+          args: Prisma.OverrideAuditCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.OverrideAuditCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OverrideAuditPayload>[]
+        }
+        delete: {
+          args: Prisma.OverrideAuditDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OverrideAuditPayload>
+        }
+        update: {
+          args: Prisma.OverrideAuditUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OverrideAuditPayload>
+        }
+        deleteMany: {
+          args: Prisma.OverrideAuditDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.OverrideAuditUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.OverrideAuditUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OverrideAuditPayload>[]
+        }
+        upsert: {
+          args: Prisma.OverrideAuditUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OverrideAuditPayload>
+        }
+        aggregate: {
+          args: Prisma.OverrideAuditAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateOverrideAudit>
+        }
+        groupBy: {
+          args: Prisma.OverrideAuditGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.OverrideAuditGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.OverrideAuditCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.OverrideAuditCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -2332,6 +2482,45 @@ export const SubjectMemoryScalarFieldEnum = {
 export type SubjectMemoryScalarFieldEnum = (typeof SubjectMemoryScalarFieldEnum)[keyof typeof SubjectMemoryScalarFieldEnum]
 
 
+export const OverrideRuleScalarFieldEnum = {
+  id: 'id',
+  workspaceId: 'workspaceId',
+  targetKind: 'targetKind',
+  target: 'target',
+  action: 'action',
+  points: 'points',
+  reason: 'reason',
+  note: 'note',
+  authorKind: 'authorKind',
+  authorId: 'authorId',
+  authorLabel: 'authorLabel',
+  expiresAt: 'expiresAt',
+  expiredAt: 'expiredAt',
+  createdAt: 'createdAt',
+  revision: 'revision',
+  writtenXid: 'writtenXid'
+} as const
+
+export type OverrideRuleScalarFieldEnum = (typeof OverrideRuleScalarFieldEnum)[keyof typeof OverrideRuleScalarFieldEnum]
+
+
+export const OverrideAuditScalarFieldEnum = {
+  id: 'id',
+  workspaceId: 'workspaceId',
+  ruleId: 'ruleId',
+  action: 'action',
+  surface: 'surface',
+  actorKind: 'actorKind',
+  actorId: 'actorId',
+  actorLabel: 'actorLabel',
+  before: 'before',
+  after: 'after',
+  createdAt: 'createdAt'
+} as const
+
+export type OverrideAuditScalarFieldEnum = (typeof OverrideAuditScalarFieldEnum)[keyof typeof OverrideAuditScalarFieldEnum]
+
+
 export const SortOrder = {
   asc: 'asc',
   desc: 'desc'
@@ -2648,6 +2837,8 @@ export type GlobalOmitConfig = {
   providerEvent?: Prisma.ProviderEventOmit
   mailOutbox?: Prisma.MailOutboxOmit
   subjectMemory?: Prisma.SubjectMemoryOmit
+  overrideRule?: Prisma.OverrideRuleOmit
+  overrideAudit?: Prisma.OverrideAuditOmit
 }
 
 /* Types for Logging */

@@ -71,7 +71,9 @@ export const ModelName = {
   ProviderCancellation: 'ProviderCancellation',
   ProviderEvent: 'ProviderEvent',
   MailOutbox: 'MailOutbox',
-  SubjectMemory: 'SubjectMemory'
+  SubjectMemory: 'SubjectMemory',
+  OverrideRule: 'OverrideRule',
+  OverrideAudit: 'OverrideAudit'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -390,6 +392,45 @@ export const SubjectMemoryScalarFieldEnum = {
 } as const
 
 export type SubjectMemoryScalarFieldEnum = (typeof SubjectMemoryScalarFieldEnum)[keyof typeof SubjectMemoryScalarFieldEnum]
+
+
+export const OverrideRuleScalarFieldEnum = {
+  id: 'id',
+  workspaceId: 'workspaceId',
+  targetKind: 'targetKind',
+  target: 'target',
+  action: 'action',
+  points: 'points',
+  reason: 'reason',
+  note: 'note',
+  authorKind: 'authorKind',
+  authorId: 'authorId',
+  authorLabel: 'authorLabel',
+  expiresAt: 'expiresAt',
+  expiredAt: 'expiredAt',
+  createdAt: 'createdAt',
+  revision: 'revision',
+  writtenXid: 'writtenXid'
+} as const
+
+export type OverrideRuleScalarFieldEnum = (typeof OverrideRuleScalarFieldEnum)[keyof typeof OverrideRuleScalarFieldEnum]
+
+
+export const OverrideAuditScalarFieldEnum = {
+  id: 'id',
+  workspaceId: 'workspaceId',
+  ruleId: 'ruleId',
+  action: 'action',
+  surface: 'surface',
+  actorKind: 'actorKind',
+  actorId: 'actorId',
+  actorLabel: 'actorLabel',
+  before: 'before',
+  after: 'after',
+  createdAt: 'createdAt'
+} as const
+
+export type OverrideAuditScalarFieldEnum = (typeof OverrideAuditScalarFieldEnum)[keyof typeof OverrideAuditScalarFieldEnum]
 
 
 export const SortOrder = {

@@ -213,6 +213,8 @@ export type WorkspaceWhereInput = {
   subjects?: Prisma.SubjectListRelationFilter
   reports?: Prisma.ReportListRelationFilter
   ratings?: Prisma.RatingListRelationFilter
+  overrideRules?: Prisma.OverrideRuleListRelationFilter
+  overrideAudit?: Prisma.OverrideAuditListRelationFilter
 }
 
 export type WorkspaceOrderByWithRelationInput = {
@@ -225,6 +227,8 @@ export type WorkspaceOrderByWithRelationInput = {
   subjects?: Prisma.SubjectOrderByRelationAggregateInput
   reports?: Prisma.ReportOrderByRelationAggregateInput
   ratings?: Prisma.RatingOrderByRelationAggregateInput
+  overrideRules?: Prisma.OverrideRuleOrderByRelationAggregateInput
+  overrideAudit?: Prisma.OverrideAuditOrderByRelationAggregateInput
 }
 
 export type WorkspaceWhereUniqueInput = Prisma.AtLeast<{
@@ -240,6 +244,8 @@ export type WorkspaceWhereUniqueInput = Prisma.AtLeast<{
   subjects?: Prisma.SubjectListRelationFilter
   reports?: Prisma.ReportListRelationFilter
   ratings?: Prisma.RatingListRelationFilter
+  overrideRules?: Prisma.OverrideRuleListRelationFilter
+  overrideAudit?: Prisma.OverrideAuditListRelationFilter
 }, "id" | "name">
 
 export type WorkspaceOrderByWithAggregationInput = {
@@ -273,6 +279,8 @@ export type WorkspaceCreateInput = {
   subjects?: Prisma.SubjectCreateNestedManyWithoutWorkspaceInput
   reports?: Prisma.ReportCreateNestedManyWithoutWorkspaceInput
   ratings?: Prisma.RatingCreateNestedManyWithoutWorkspaceInput
+  overrideRules?: Prisma.OverrideRuleCreateNestedManyWithoutWorkspaceInput
+  overrideAudit?: Prisma.OverrideAuditCreateNestedManyWithoutWorkspaceInput
 }
 
 export type WorkspaceUncheckedCreateInput = {
@@ -285,6 +293,8 @@ export type WorkspaceUncheckedCreateInput = {
   subjects?: Prisma.SubjectUncheckedCreateNestedManyWithoutWorkspaceInput
   reports?: Prisma.ReportUncheckedCreateNestedManyWithoutWorkspaceInput
   ratings?: Prisma.RatingUncheckedCreateNestedManyWithoutWorkspaceInput
+  overrideRules?: Prisma.OverrideRuleUncheckedCreateNestedManyWithoutWorkspaceInput
+  overrideAudit?: Prisma.OverrideAuditUncheckedCreateNestedManyWithoutWorkspaceInput
 }
 
 export type WorkspaceUpdateInput = {
@@ -296,6 +306,8 @@ export type WorkspaceUpdateInput = {
   subjects?: Prisma.SubjectUpdateManyWithoutWorkspaceNestedInput
   reports?: Prisma.ReportUpdateManyWithoutWorkspaceNestedInput
   ratings?: Prisma.RatingUpdateManyWithoutWorkspaceNestedInput
+  overrideRules?: Prisma.OverrideRuleUpdateManyWithoutWorkspaceNestedInput
+  overrideAudit?: Prisma.OverrideAuditUpdateManyWithoutWorkspaceNestedInput
 }
 
 export type WorkspaceUncheckedUpdateInput = {
@@ -308,6 +320,8 @@ export type WorkspaceUncheckedUpdateInput = {
   subjects?: Prisma.SubjectUncheckedUpdateManyWithoutWorkspaceNestedInput
   reports?: Prisma.ReportUncheckedUpdateManyWithoutWorkspaceNestedInput
   ratings?: Prisma.RatingUncheckedUpdateManyWithoutWorkspaceNestedInput
+  overrideRules?: Prisma.OverrideRuleUncheckedUpdateManyWithoutWorkspaceNestedInput
+  overrideAudit?: Prisma.OverrideAuditUncheckedUpdateManyWithoutWorkspaceNestedInput
 }
 
 export type WorkspaceCreateManyInput = {
@@ -450,6 +464,34 @@ export type WorkspaceUpdateOneRequiredWithoutRatingsNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.WorkspaceUpdateToOneWithWhereWithoutRatingsInput, Prisma.WorkspaceUpdateWithoutRatingsInput>, Prisma.WorkspaceUncheckedUpdateWithoutRatingsInput>
 }
 
+export type WorkspaceCreateNestedOneWithoutOverrideRulesInput = {
+  create?: Prisma.XOR<Prisma.WorkspaceCreateWithoutOverrideRulesInput, Prisma.WorkspaceUncheckedCreateWithoutOverrideRulesInput>
+  connectOrCreate?: Prisma.WorkspaceCreateOrConnectWithoutOverrideRulesInput
+  connect?: Prisma.WorkspaceWhereUniqueInput
+}
+
+export type WorkspaceUpdateOneRequiredWithoutOverrideRulesNestedInput = {
+  create?: Prisma.XOR<Prisma.WorkspaceCreateWithoutOverrideRulesInput, Prisma.WorkspaceUncheckedCreateWithoutOverrideRulesInput>
+  connectOrCreate?: Prisma.WorkspaceCreateOrConnectWithoutOverrideRulesInput
+  upsert?: Prisma.WorkspaceUpsertWithoutOverrideRulesInput
+  connect?: Prisma.WorkspaceWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.WorkspaceUpdateToOneWithWhereWithoutOverrideRulesInput, Prisma.WorkspaceUpdateWithoutOverrideRulesInput>, Prisma.WorkspaceUncheckedUpdateWithoutOverrideRulesInput>
+}
+
+export type WorkspaceCreateNestedOneWithoutOverrideAuditInput = {
+  create?: Prisma.XOR<Prisma.WorkspaceCreateWithoutOverrideAuditInput, Prisma.WorkspaceUncheckedCreateWithoutOverrideAuditInput>
+  connectOrCreate?: Prisma.WorkspaceCreateOrConnectWithoutOverrideAuditInput
+  connect?: Prisma.WorkspaceWhereUniqueInput
+}
+
+export type WorkspaceUpdateOneRequiredWithoutOverrideAuditNestedInput = {
+  create?: Prisma.XOR<Prisma.WorkspaceCreateWithoutOverrideAuditInput, Prisma.WorkspaceUncheckedCreateWithoutOverrideAuditInput>
+  connectOrCreate?: Prisma.WorkspaceCreateOrConnectWithoutOverrideAuditInput
+  upsert?: Prisma.WorkspaceUpsertWithoutOverrideAuditInput
+  connect?: Prisma.WorkspaceWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.WorkspaceUpdateToOneWithWhereWithoutOverrideAuditInput, Prisma.WorkspaceUpdateWithoutOverrideAuditInput>, Prisma.WorkspaceUncheckedUpdateWithoutOverrideAuditInput>
+}
+
 export type WorkspaceCreateWithoutAccountsInput = {
   name: string
   tier?: string
@@ -458,6 +500,8 @@ export type WorkspaceCreateWithoutAccountsInput = {
   subjects?: Prisma.SubjectCreateNestedManyWithoutWorkspaceInput
   reports?: Prisma.ReportCreateNestedManyWithoutWorkspaceInput
   ratings?: Prisma.RatingCreateNestedManyWithoutWorkspaceInput
+  overrideRules?: Prisma.OverrideRuleCreateNestedManyWithoutWorkspaceInput
+  overrideAudit?: Prisma.OverrideAuditCreateNestedManyWithoutWorkspaceInput
 }
 
 export type WorkspaceUncheckedCreateWithoutAccountsInput = {
@@ -469,6 +513,8 @@ export type WorkspaceUncheckedCreateWithoutAccountsInput = {
   subjects?: Prisma.SubjectUncheckedCreateNestedManyWithoutWorkspaceInput
   reports?: Prisma.ReportUncheckedCreateNestedManyWithoutWorkspaceInput
   ratings?: Prisma.RatingUncheckedCreateNestedManyWithoutWorkspaceInput
+  overrideRules?: Prisma.OverrideRuleUncheckedCreateNestedManyWithoutWorkspaceInput
+  overrideAudit?: Prisma.OverrideAuditUncheckedCreateNestedManyWithoutWorkspaceInput
 }
 
 export type WorkspaceCreateOrConnectWithoutAccountsInput = {
@@ -495,6 +541,8 @@ export type WorkspaceUpdateWithoutAccountsInput = {
   subjects?: Prisma.SubjectUpdateManyWithoutWorkspaceNestedInput
   reports?: Prisma.ReportUpdateManyWithoutWorkspaceNestedInput
   ratings?: Prisma.RatingUpdateManyWithoutWorkspaceNestedInput
+  overrideRules?: Prisma.OverrideRuleUpdateManyWithoutWorkspaceNestedInput
+  overrideAudit?: Prisma.OverrideAuditUpdateManyWithoutWorkspaceNestedInput
 }
 
 export type WorkspaceUncheckedUpdateWithoutAccountsInput = {
@@ -506,6 +554,8 @@ export type WorkspaceUncheckedUpdateWithoutAccountsInput = {
   subjects?: Prisma.SubjectUncheckedUpdateManyWithoutWorkspaceNestedInput
   reports?: Prisma.ReportUncheckedUpdateManyWithoutWorkspaceNestedInput
   ratings?: Prisma.RatingUncheckedUpdateManyWithoutWorkspaceNestedInput
+  overrideRules?: Prisma.OverrideRuleUncheckedUpdateManyWithoutWorkspaceNestedInput
+  overrideAudit?: Prisma.OverrideAuditUncheckedUpdateManyWithoutWorkspaceNestedInput
 }
 
 export type WorkspaceCreateWithoutApiKeysInput = {
@@ -516,6 +566,8 @@ export type WorkspaceCreateWithoutApiKeysInput = {
   subjects?: Prisma.SubjectCreateNestedManyWithoutWorkspaceInput
   reports?: Prisma.ReportCreateNestedManyWithoutWorkspaceInput
   ratings?: Prisma.RatingCreateNestedManyWithoutWorkspaceInput
+  overrideRules?: Prisma.OverrideRuleCreateNestedManyWithoutWorkspaceInput
+  overrideAudit?: Prisma.OverrideAuditCreateNestedManyWithoutWorkspaceInput
 }
 
 export type WorkspaceUncheckedCreateWithoutApiKeysInput = {
@@ -527,6 +579,8 @@ export type WorkspaceUncheckedCreateWithoutApiKeysInput = {
   subjects?: Prisma.SubjectUncheckedCreateNestedManyWithoutWorkspaceInput
   reports?: Prisma.ReportUncheckedCreateNestedManyWithoutWorkspaceInput
   ratings?: Prisma.RatingUncheckedCreateNestedManyWithoutWorkspaceInput
+  overrideRules?: Prisma.OverrideRuleUncheckedCreateNestedManyWithoutWorkspaceInput
+  overrideAudit?: Prisma.OverrideAuditUncheckedCreateNestedManyWithoutWorkspaceInput
 }
 
 export type WorkspaceCreateOrConnectWithoutApiKeysInput = {
@@ -553,6 +607,8 @@ export type WorkspaceUpdateWithoutApiKeysInput = {
   subjects?: Prisma.SubjectUpdateManyWithoutWorkspaceNestedInput
   reports?: Prisma.ReportUpdateManyWithoutWorkspaceNestedInput
   ratings?: Prisma.RatingUpdateManyWithoutWorkspaceNestedInput
+  overrideRules?: Prisma.OverrideRuleUpdateManyWithoutWorkspaceNestedInput
+  overrideAudit?: Prisma.OverrideAuditUpdateManyWithoutWorkspaceNestedInput
 }
 
 export type WorkspaceUncheckedUpdateWithoutApiKeysInput = {
@@ -564,6 +620,8 @@ export type WorkspaceUncheckedUpdateWithoutApiKeysInput = {
   subjects?: Prisma.SubjectUncheckedUpdateManyWithoutWorkspaceNestedInput
   reports?: Prisma.ReportUncheckedUpdateManyWithoutWorkspaceNestedInput
   ratings?: Prisma.RatingUncheckedUpdateManyWithoutWorkspaceNestedInput
+  overrideRules?: Prisma.OverrideRuleUncheckedUpdateManyWithoutWorkspaceNestedInput
+  overrideAudit?: Prisma.OverrideAuditUncheckedUpdateManyWithoutWorkspaceNestedInput
 }
 
 export type WorkspaceCreateWithoutSubjectsInput = {
@@ -574,6 +632,8 @@ export type WorkspaceCreateWithoutSubjectsInput = {
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutWorkspaceInput
   reports?: Prisma.ReportCreateNestedManyWithoutWorkspaceInput
   ratings?: Prisma.RatingCreateNestedManyWithoutWorkspaceInput
+  overrideRules?: Prisma.OverrideRuleCreateNestedManyWithoutWorkspaceInput
+  overrideAudit?: Prisma.OverrideAuditCreateNestedManyWithoutWorkspaceInput
 }
 
 export type WorkspaceUncheckedCreateWithoutSubjectsInput = {
@@ -585,6 +645,8 @@ export type WorkspaceUncheckedCreateWithoutSubjectsInput = {
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutWorkspaceInput
   reports?: Prisma.ReportUncheckedCreateNestedManyWithoutWorkspaceInput
   ratings?: Prisma.RatingUncheckedCreateNestedManyWithoutWorkspaceInput
+  overrideRules?: Prisma.OverrideRuleUncheckedCreateNestedManyWithoutWorkspaceInput
+  overrideAudit?: Prisma.OverrideAuditUncheckedCreateNestedManyWithoutWorkspaceInput
 }
 
 export type WorkspaceCreateOrConnectWithoutSubjectsInput = {
@@ -611,6 +673,8 @@ export type WorkspaceUpdateWithoutSubjectsInput = {
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutWorkspaceNestedInput
   reports?: Prisma.ReportUpdateManyWithoutWorkspaceNestedInput
   ratings?: Prisma.RatingUpdateManyWithoutWorkspaceNestedInput
+  overrideRules?: Prisma.OverrideRuleUpdateManyWithoutWorkspaceNestedInput
+  overrideAudit?: Prisma.OverrideAuditUpdateManyWithoutWorkspaceNestedInput
 }
 
 export type WorkspaceUncheckedUpdateWithoutSubjectsInput = {
@@ -622,6 +686,8 @@ export type WorkspaceUncheckedUpdateWithoutSubjectsInput = {
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutWorkspaceNestedInput
   reports?: Prisma.ReportUncheckedUpdateManyWithoutWorkspaceNestedInput
   ratings?: Prisma.RatingUncheckedUpdateManyWithoutWorkspaceNestedInput
+  overrideRules?: Prisma.OverrideRuleUncheckedUpdateManyWithoutWorkspaceNestedInput
+  overrideAudit?: Prisma.OverrideAuditUncheckedUpdateManyWithoutWorkspaceNestedInput
 }
 
 export type WorkspaceCreateWithoutReportsInput = {
@@ -632,6 +698,8 @@ export type WorkspaceCreateWithoutReportsInput = {
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutWorkspaceInput
   subjects?: Prisma.SubjectCreateNestedManyWithoutWorkspaceInput
   ratings?: Prisma.RatingCreateNestedManyWithoutWorkspaceInput
+  overrideRules?: Prisma.OverrideRuleCreateNestedManyWithoutWorkspaceInput
+  overrideAudit?: Prisma.OverrideAuditCreateNestedManyWithoutWorkspaceInput
 }
 
 export type WorkspaceUncheckedCreateWithoutReportsInput = {
@@ -643,6 +711,8 @@ export type WorkspaceUncheckedCreateWithoutReportsInput = {
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutWorkspaceInput
   subjects?: Prisma.SubjectUncheckedCreateNestedManyWithoutWorkspaceInput
   ratings?: Prisma.RatingUncheckedCreateNestedManyWithoutWorkspaceInput
+  overrideRules?: Prisma.OverrideRuleUncheckedCreateNestedManyWithoutWorkspaceInput
+  overrideAudit?: Prisma.OverrideAuditUncheckedCreateNestedManyWithoutWorkspaceInput
 }
 
 export type WorkspaceCreateOrConnectWithoutReportsInput = {
@@ -669,6 +739,8 @@ export type WorkspaceUpdateWithoutReportsInput = {
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutWorkspaceNestedInput
   subjects?: Prisma.SubjectUpdateManyWithoutWorkspaceNestedInput
   ratings?: Prisma.RatingUpdateManyWithoutWorkspaceNestedInput
+  overrideRules?: Prisma.OverrideRuleUpdateManyWithoutWorkspaceNestedInput
+  overrideAudit?: Prisma.OverrideAuditUpdateManyWithoutWorkspaceNestedInput
 }
 
 export type WorkspaceUncheckedUpdateWithoutReportsInput = {
@@ -680,6 +752,8 @@ export type WorkspaceUncheckedUpdateWithoutReportsInput = {
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutWorkspaceNestedInput
   subjects?: Prisma.SubjectUncheckedUpdateManyWithoutWorkspaceNestedInput
   ratings?: Prisma.RatingUncheckedUpdateManyWithoutWorkspaceNestedInput
+  overrideRules?: Prisma.OverrideRuleUncheckedUpdateManyWithoutWorkspaceNestedInput
+  overrideAudit?: Prisma.OverrideAuditUncheckedUpdateManyWithoutWorkspaceNestedInput
 }
 
 export type WorkspaceCreateWithoutRatingsInput = {
@@ -690,6 +764,8 @@ export type WorkspaceCreateWithoutRatingsInput = {
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutWorkspaceInput
   subjects?: Prisma.SubjectCreateNestedManyWithoutWorkspaceInput
   reports?: Prisma.ReportCreateNestedManyWithoutWorkspaceInput
+  overrideRules?: Prisma.OverrideRuleCreateNestedManyWithoutWorkspaceInput
+  overrideAudit?: Prisma.OverrideAuditCreateNestedManyWithoutWorkspaceInput
 }
 
 export type WorkspaceUncheckedCreateWithoutRatingsInput = {
@@ -701,6 +777,8 @@ export type WorkspaceUncheckedCreateWithoutRatingsInput = {
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutWorkspaceInput
   subjects?: Prisma.SubjectUncheckedCreateNestedManyWithoutWorkspaceInput
   reports?: Prisma.ReportUncheckedCreateNestedManyWithoutWorkspaceInput
+  overrideRules?: Prisma.OverrideRuleUncheckedCreateNestedManyWithoutWorkspaceInput
+  overrideAudit?: Prisma.OverrideAuditUncheckedCreateNestedManyWithoutWorkspaceInput
 }
 
 export type WorkspaceCreateOrConnectWithoutRatingsInput = {
@@ -727,6 +805,8 @@ export type WorkspaceUpdateWithoutRatingsInput = {
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutWorkspaceNestedInput
   subjects?: Prisma.SubjectUpdateManyWithoutWorkspaceNestedInput
   reports?: Prisma.ReportUpdateManyWithoutWorkspaceNestedInput
+  overrideRules?: Prisma.OverrideRuleUpdateManyWithoutWorkspaceNestedInput
+  overrideAudit?: Prisma.OverrideAuditUpdateManyWithoutWorkspaceNestedInput
 }
 
 export type WorkspaceUncheckedUpdateWithoutRatingsInput = {
@@ -738,6 +818,140 @@ export type WorkspaceUncheckedUpdateWithoutRatingsInput = {
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutWorkspaceNestedInput
   subjects?: Prisma.SubjectUncheckedUpdateManyWithoutWorkspaceNestedInput
   reports?: Prisma.ReportUncheckedUpdateManyWithoutWorkspaceNestedInput
+  overrideRules?: Prisma.OverrideRuleUncheckedUpdateManyWithoutWorkspaceNestedInput
+  overrideAudit?: Prisma.OverrideAuditUncheckedUpdateManyWithoutWorkspaceNestedInput
+}
+
+export type WorkspaceCreateWithoutOverrideRulesInput = {
+  name: string
+  tier?: string
+  createdAt?: Date | string
+  accounts?: Prisma.AccountCreateNestedManyWithoutWorkspaceInput
+  apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutWorkspaceInput
+  subjects?: Prisma.SubjectCreateNestedManyWithoutWorkspaceInput
+  reports?: Prisma.ReportCreateNestedManyWithoutWorkspaceInput
+  ratings?: Prisma.RatingCreateNestedManyWithoutWorkspaceInput
+  overrideAudit?: Prisma.OverrideAuditCreateNestedManyWithoutWorkspaceInput
+}
+
+export type WorkspaceUncheckedCreateWithoutOverrideRulesInput = {
+  id?: number
+  name: string
+  tier?: string
+  createdAt?: Date | string
+  accounts?: Prisma.AccountUncheckedCreateNestedManyWithoutWorkspaceInput
+  apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutWorkspaceInput
+  subjects?: Prisma.SubjectUncheckedCreateNestedManyWithoutWorkspaceInput
+  reports?: Prisma.ReportUncheckedCreateNestedManyWithoutWorkspaceInput
+  ratings?: Prisma.RatingUncheckedCreateNestedManyWithoutWorkspaceInput
+  overrideAudit?: Prisma.OverrideAuditUncheckedCreateNestedManyWithoutWorkspaceInput
+}
+
+export type WorkspaceCreateOrConnectWithoutOverrideRulesInput = {
+  where: Prisma.WorkspaceWhereUniqueInput
+  create: Prisma.XOR<Prisma.WorkspaceCreateWithoutOverrideRulesInput, Prisma.WorkspaceUncheckedCreateWithoutOverrideRulesInput>
+}
+
+export type WorkspaceUpsertWithoutOverrideRulesInput = {
+  update: Prisma.XOR<Prisma.WorkspaceUpdateWithoutOverrideRulesInput, Prisma.WorkspaceUncheckedUpdateWithoutOverrideRulesInput>
+  create: Prisma.XOR<Prisma.WorkspaceCreateWithoutOverrideRulesInput, Prisma.WorkspaceUncheckedCreateWithoutOverrideRulesInput>
+  where?: Prisma.WorkspaceWhereInput
+}
+
+export type WorkspaceUpdateToOneWithWhereWithoutOverrideRulesInput = {
+  where?: Prisma.WorkspaceWhereInput
+  data: Prisma.XOR<Prisma.WorkspaceUpdateWithoutOverrideRulesInput, Prisma.WorkspaceUncheckedUpdateWithoutOverrideRulesInput>
+}
+
+export type WorkspaceUpdateWithoutOverrideRulesInput = {
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  tier?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  accounts?: Prisma.AccountUpdateManyWithoutWorkspaceNestedInput
+  apiKeys?: Prisma.ApiKeyUpdateManyWithoutWorkspaceNestedInput
+  subjects?: Prisma.SubjectUpdateManyWithoutWorkspaceNestedInput
+  reports?: Prisma.ReportUpdateManyWithoutWorkspaceNestedInput
+  ratings?: Prisma.RatingUpdateManyWithoutWorkspaceNestedInput
+  overrideAudit?: Prisma.OverrideAuditUpdateManyWithoutWorkspaceNestedInput
+}
+
+export type WorkspaceUncheckedUpdateWithoutOverrideRulesInput = {
+  id?: Prisma.IntFieldUpdateOperationsInput | number
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  tier?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  accounts?: Prisma.AccountUncheckedUpdateManyWithoutWorkspaceNestedInput
+  apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutWorkspaceNestedInput
+  subjects?: Prisma.SubjectUncheckedUpdateManyWithoutWorkspaceNestedInput
+  reports?: Prisma.ReportUncheckedUpdateManyWithoutWorkspaceNestedInput
+  ratings?: Prisma.RatingUncheckedUpdateManyWithoutWorkspaceNestedInput
+  overrideAudit?: Prisma.OverrideAuditUncheckedUpdateManyWithoutWorkspaceNestedInput
+}
+
+export type WorkspaceCreateWithoutOverrideAuditInput = {
+  name: string
+  tier?: string
+  createdAt?: Date | string
+  accounts?: Prisma.AccountCreateNestedManyWithoutWorkspaceInput
+  apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutWorkspaceInput
+  subjects?: Prisma.SubjectCreateNestedManyWithoutWorkspaceInput
+  reports?: Prisma.ReportCreateNestedManyWithoutWorkspaceInput
+  ratings?: Prisma.RatingCreateNestedManyWithoutWorkspaceInput
+  overrideRules?: Prisma.OverrideRuleCreateNestedManyWithoutWorkspaceInput
+}
+
+export type WorkspaceUncheckedCreateWithoutOverrideAuditInput = {
+  id?: number
+  name: string
+  tier?: string
+  createdAt?: Date | string
+  accounts?: Prisma.AccountUncheckedCreateNestedManyWithoutWorkspaceInput
+  apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutWorkspaceInput
+  subjects?: Prisma.SubjectUncheckedCreateNestedManyWithoutWorkspaceInput
+  reports?: Prisma.ReportUncheckedCreateNestedManyWithoutWorkspaceInput
+  ratings?: Prisma.RatingUncheckedCreateNestedManyWithoutWorkspaceInput
+  overrideRules?: Prisma.OverrideRuleUncheckedCreateNestedManyWithoutWorkspaceInput
+}
+
+export type WorkspaceCreateOrConnectWithoutOverrideAuditInput = {
+  where: Prisma.WorkspaceWhereUniqueInput
+  create: Prisma.XOR<Prisma.WorkspaceCreateWithoutOverrideAuditInput, Prisma.WorkspaceUncheckedCreateWithoutOverrideAuditInput>
+}
+
+export type WorkspaceUpsertWithoutOverrideAuditInput = {
+  update: Prisma.XOR<Prisma.WorkspaceUpdateWithoutOverrideAuditInput, Prisma.WorkspaceUncheckedUpdateWithoutOverrideAuditInput>
+  create: Prisma.XOR<Prisma.WorkspaceCreateWithoutOverrideAuditInput, Prisma.WorkspaceUncheckedCreateWithoutOverrideAuditInput>
+  where?: Prisma.WorkspaceWhereInput
+}
+
+export type WorkspaceUpdateToOneWithWhereWithoutOverrideAuditInput = {
+  where?: Prisma.WorkspaceWhereInput
+  data: Prisma.XOR<Prisma.WorkspaceUpdateWithoutOverrideAuditInput, Prisma.WorkspaceUncheckedUpdateWithoutOverrideAuditInput>
+}
+
+export type WorkspaceUpdateWithoutOverrideAuditInput = {
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  tier?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  accounts?: Prisma.AccountUpdateManyWithoutWorkspaceNestedInput
+  apiKeys?: Prisma.ApiKeyUpdateManyWithoutWorkspaceNestedInput
+  subjects?: Prisma.SubjectUpdateManyWithoutWorkspaceNestedInput
+  reports?: Prisma.ReportUpdateManyWithoutWorkspaceNestedInput
+  ratings?: Prisma.RatingUpdateManyWithoutWorkspaceNestedInput
+  overrideRules?: Prisma.OverrideRuleUpdateManyWithoutWorkspaceNestedInput
+}
+
+export type WorkspaceUncheckedUpdateWithoutOverrideAuditInput = {
+  id?: Prisma.IntFieldUpdateOperationsInput | number
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  tier?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  accounts?: Prisma.AccountUncheckedUpdateManyWithoutWorkspaceNestedInput
+  apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutWorkspaceNestedInput
+  subjects?: Prisma.SubjectUncheckedUpdateManyWithoutWorkspaceNestedInput
+  reports?: Prisma.ReportUncheckedUpdateManyWithoutWorkspaceNestedInput
+  ratings?: Prisma.RatingUncheckedUpdateManyWithoutWorkspaceNestedInput
+  overrideRules?: Prisma.OverrideRuleUncheckedUpdateManyWithoutWorkspaceNestedInput
 }
 
 
@@ -751,6 +965,8 @@ export type WorkspaceCountOutputType = {
   subjects: number
   reports: number
   ratings: number
+  overrideRules: number
+  overrideAudit: number
 }
 
 export type WorkspaceCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -759,6 +975,8 @@ export type WorkspaceCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensi
   subjects?: boolean | WorkspaceCountOutputTypeCountSubjectsArgs
   reports?: boolean | WorkspaceCountOutputTypeCountReportsArgs
   ratings?: boolean | WorkspaceCountOutputTypeCountRatingsArgs
+  overrideRules?: boolean | WorkspaceCountOutputTypeCountOverrideRulesArgs
+  overrideAudit?: boolean | WorkspaceCountOutputTypeCountOverrideAuditArgs
 }
 
 /**
@@ -806,6 +1024,20 @@ export type WorkspaceCountOutputTypeCountRatingsArgs<ExtArgs extends runtime.Typ
   where?: Prisma.RatingWhereInput
 }
 
+/**
+ * WorkspaceCountOutputType without action
+ */
+export type WorkspaceCountOutputTypeCountOverrideRulesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.OverrideRuleWhereInput
+}
+
+/**
+ * WorkspaceCountOutputType without action
+ */
+export type WorkspaceCountOutputTypeCountOverrideAuditArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.OverrideAuditWhereInput
+}
+
 
 export type WorkspaceSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -817,6 +1049,8 @@ export type WorkspaceSelect<ExtArgs extends runtime.Types.Extensions.InternalArg
   subjects?: boolean | Prisma.Workspace$subjectsArgs<ExtArgs>
   reports?: boolean | Prisma.Workspace$reportsArgs<ExtArgs>
   ratings?: boolean | Prisma.Workspace$ratingsArgs<ExtArgs>
+  overrideRules?: boolean | Prisma.Workspace$overrideRulesArgs<ExtArgs>
+  overrideAudit?: boolean | Prisma.Workspace$overrideAuditArgs<ExtArgs>
   _count?: boolean | Prisma.WorkspaceCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["workspace"]>
 
@@ -848,6 +1082,8 @@ export type WorkspaceInclude<ExtArgs extends runtime.Types.Extensions.InternalAr
   subjects?: boolean | Prisma.Workspace$subjectsArgs<ExtArgs>
   reports?: boolean | Prisma.Workspace$reportsArgs<ExtArgs>
   ratings?: boolean | Prisma.Workspace$ratingsArgs<ExtArgs>
+  overrideRules?: boolean | Prisma.Workspace$overrideRulesArgs<ExtArgs>
+  overrideAudit?: boolean | Prisma.Workspace$overrideAuditArgs<ExtArgs>
   _count?: boolean | Prisma.WorkspaceCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type WorkspaceIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {}
@@ -861,6 +1097,8 @@ export type $WorkspacePayload<ExtArgs extends runtime.Types.Extensions.InternalA
     subjects: Prisma.$SubjectPayload<ExtArgs>[]
     reports: Prisma.$ReportPayload<ExtArgs>[]
     ratings: Prisma.$RatingPayload<ExtArgs>[]
+    overrideRules: Prisma.$OverrideRulePayload<ExtArgs>[]
+    overrideAudit: Prisma.$OverrideAuditPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: number
@@ -1269,6 +1507,8 @@ export interface Prisma__WorkspaceClient<T, Null = never, ExtArgs extends runtim
   subjects<T extends Prisma.Workspace$subjectsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Workspace$subjectsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$SubjectPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   reports<T extends Prisma.Workspace$reportsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Workspace$reportsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ReportPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   ratings<T extends Prisma.Workspace$ratingsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Workspace$ratingsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RatingPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  overrideRules<T extends Prisma.Workspace$overrideRulesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Workspace$overrideRulesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$OverrideRulePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  overrideAudit<T extends Prisma.Workspace$overrideAuditArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Workspace$overrideAuditArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$OverrideAuditPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -1812,6 +2052,54 @@ export type Workspace$ratingsArgs<ExtArgs extends runtime.Types.Extensions.Inter
   take?: number
   skip?: number
   distinct?: Prisma.RatingScalarFieldEnum | Prisma.RatingScalarFieldEnum[]
+}
+
+/**
+ * Workspace.overrideRules
+ */
+export type Workspace$overrideRulesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the OverrideRule
+   */
+  select?: Prisma.OverrideRuleSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the OverrideRule
+   */
+  omit?: Prisma.OverrideRuleOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.OverrideRuleInclude<ExtArgs> | null
+  where?: Prisma.OverrideRuleWhereInput
+  orderBy?: Prisma.OverrideRuleOrderByWithRelationInput | Prisma.OverrideRuleOrderByWithRelationInput[]
+  cursor?: Prisma.OverrideRuleWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.OverrideRuleScalarFieldEnum | Prisma.OverrideRuleScalarFieldEnum[]
+}
+
+/**
+ * Workspace.overrideAudit
+ */
+export type Workspace$overrideAuditArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the OverrideAudit
+   */
+  select?: Prisma.OverrideAuditSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the OverrideAudit
+   */
+  omit?: Prisma.OverrideAuditOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.OverrideAuditInclude<ExtArgs> | null
+  where?: Prisma.OverrideAuditWhereInput
+  orderBy?: Prisma.OverrideAuditOrderByWithRelationInput | Prisma.OverrideAuditOrderByWithRelationInput[]
+  cursor?: Prisma.OverrideAuditWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.OverrideAuditScalarFieldEnum | Prisma.OverrideAuditScalarFieldEnum[]
 }
 
 /**

@@ -8,6 +8,7 @@ import { inputOf, viewerOf } from '../../http/request-context.ts';
 import { requireIp } from '../../../domain/network/ip.ts';
 import { ApiKeyInfo } from './workspace.ts';
 import { PublicationInfo } from './network.ts';
+import { ScoreOverrideRef } from './overrides.ts';
 import { scoreRequest, type ScoreOutcome } from '../../../domain/lookups/score-call.ts';
 import type { CommunitySignal } from '../../../domain/community/signal.ts';
 import type { NetworkSignal, NetworkSignals, ScoreCommunitySignal } from '../../../domain/community/networks.ts';
@@ -156,7 +157,8 @@ export const ScoreResult = builder.objectRef<ScoreOutcome>('ScoreResult').implem
     ip: t.exposeString('ip', { description: 'The canonical IP scored.' }),
     apiKey: t.expose('apiKey', { type: ApiKeyInfo, description: 'The key used.' }),
     quota: t.expose('quota', { type: Quota, description: 'Daily quota after this call.' }),
-    score: t.expose('score', { type: ScoreSummary, description: 'The score.' }),
+    score: t.expose('score', { type: ScoreSummary, description: 'The score: its overall score and level after the workspace\'s override rule, if one applies; its dimensions as published.' }),
+    override: t.expose('override', { type: ScoreOverrideRef, nullable: true, description: 'The workspace\'s override rule that changed the overall score; null when none applies.' }),
     communitySignal: t.expose('communitySignal', { type: CommunitySignalRef, description: 'Community lookup activity.' }),
     memory: t.expose('memory', { type: IpMemoryRef, description: 'The workspace\'s own memory of the IP.' }),
     reportLink: t.exposeString('reportLink', { description: 'Direct report page of the IP.' }),

@@ -97,7 +97,7 @@ export const ReportInput = builder.inputType('ReportInput', {
 });
 
 /** GraphQL leaves absent optional fields as undefined or null; the schemas treat both as "use the default". */
-function withoutNulls(value: Record<string, unknown>): Record<string, unknown> {
+export function withoutNulls(value: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null && v !== undefined));
 }
 

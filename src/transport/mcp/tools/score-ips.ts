@@ -42,7 +42,9 @@ export const scoreIps: ToolSpec<{ ips: BatchIp[] }> = {
 function renderBatch(body: Record<string, unknown>): string {
   const b = body as ReturnType<typeof shapeScoreBatch>['body'] & { quota: { resets_at: string } };
   const lines = b.results.map((r) => ('query' in r
-    ? `${r.query.ip}: risk score ${r.score.overall_score}/100 (${r.score.overall_risk_level})${r.score.driver ? `, driven by ${r.score.driver}` : ''}; community ${r.community_signal.ok ? r.community_signal.state.label : 'unavailable'}`
+    ? `${r.query.ip}: risk score ${r.score.overall_score}/100 (${r.score.overall_risk_level})${r.score.driver ? `, driven by ${r.score.driver}` : ''}`
+      + `${r.override ? `; your rule ${r.override.rule_id} (${r.override.action}) set it, the evidence gives ${r.override.evidence_score}` : ''}`
+      + `; community ${r.community_signal.ok ? r.community_signal.state.label : 'unavailable'}`
     : `${JSON.stringify(r.ip)}: ${r.error}, not counted`));
   return `${lines.join('\n')}\nAgent quota: ${b.quota.used_today}/${b.quota.daily_limit} used today, resets ${b.quota.resets_at}.\n`
     + 'Dimensions with their evidence, memory, links and the full quota are in structuredContent.';

@@ -1,0 +1,34 @@
+import type { PrismaClient, OverrideRule, OverrideAudit } from '../../generated/prisma/client.ts';
+import { workspaceDb } from '../workspace/scope.ts';
+import type { RuleState } from './schemas.ts';
+
+export type Page<T> = { items: T[]; nextCursor: string | null };
+
+/** One page of `take` rows after `cursor` (an id) in id order, and the cursor of the next page when there is one. */
+function paged<T extends { id: number }>(rows: T[], take: number): Page<T> {
+  const items = rows.slice(0, take);
+  return { items, nextCursor: rows.length > take ? String(items.at(-1)!.id) : null };
+}
+
+/**
+ * A workspace's rules, oldest first, through the workspace-scoped client (domain/workspace/scope.ts):
+ * active (in force now), inactive (expired, or past their own expiry) or all.
+ */
+export async function listOverrides(prisma: PrismaClient, workspaceId: number, q: { state: RuleState; limit: number; cursor?: number | null | undefined }): Promise<Page<OverrideRule>> {
+  const now = new Date();
+  const state = q.state === 'active' ? { expiredAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] }
+    : q.state === 'inactive' ? { OR: [{ expiredAt: { not: null } }, { expiresAt: { lte: now } }] }
+      : {};
+  const rows = await workspaceDb(prisma, workspaceId).overrideRule.findMany({
+    where: { ...state, ...(q.cursor ? { id: { gt: q.cursor } } : {}) }, orderBy: { id: 'asc' }, take: q.limit + 1,
+  });
+  return paged(rows, q.limit);
+}
+
+/** The workspace's audit trail, oldest first (the order it was written in). */
+export async function overrideAudit(prisma: PrismaClient, workspaceId: number, q: { limit: number; cursor?: number | null | undefined }): Promise<Page<OverrideAudit>> {
+  const rows = await workspaceDb(prisma, workspaceId).overrideAudit.findMany({
+    where: q.cursor ? { id: { gt: q.cursor } } : {}, orderBy: { id: 'asc' }, take: q.limit + 1,
+  });
+  return paged(rows, q.limit);
+}
