@@ -21,6 +21,8 @@ export const TARGETS = {
   scoreWrittenVsFresh: 0.9, scoreRestRatio: 0.33, scoreRestP99Ms: 10, scoreGraphQLRatio: 0.8, writeRatio: 0.1, mcpCpuVsRest: 1.5, rssMb: 400, readyMs: 5000,
   /** Issue 21: a batch's server CPU per IP at least this many times lower than a single score REST call's. */
   batchCpuPerIpTimes: 3,
+  /** Issue 22: score's server CPU per call with 10,000 override rules in force at most this much above none. */
+  overridesCpuVsNone: 1.1,
   /** Issue 19: REST score ≥ 5× CrowdSec LAPI's decision lookups, fresh and contextual. */
   peerTimes: 5,
 };
@@ -51,6 +53,13 @@ function check(row: LoadRow, ratio: number | null, rest: LoadRow | undefined, ma
     const perIp = row.cpu.serverUsPerRequest / row.scenario.ipsPerRequest;
     const times = rest.cpu.serverUsPerRequest / perIp;
     return { text: `${text} (${fmt(perIp, 1)} µs/IP: ${fmt(times, 1)}× lower)`, pass: times >= TARGETS.batchCpuPerIpTimes && r.failed === 0 };
+  }
+  if (name === 'score-rest-overrides') {
+    // The rules are read in memory on every call: held to the same server's score REST (no rules yet) in the same run.
+    const text = `CPU/call ≤ ${TARGETS.overridesCpuVsNone}× score REST without rules`;
+    if (!row.cpu || !rest?.cpu) return { text, pass: false };
+    const times = row.cpu.serverUsPerRequest / rest.cpu.serverUsPerRequest;
+    return { text: `${text} (${fmt(times, 2)}×)`, pass: times <= TARGETS.overridesCpuVsNone && r.failed === 0 };
   }
   if (name === 'score-rest-written') {
     // The workspace's memory in the answer must not make score slower: held to the same server's score REST on other IPs.

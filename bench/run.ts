@@ -31,6 +31,7 @@ import { requestsOf, scenarios, type Scenario, type ScenarioName } from './scena
 import { loadTable, peerTable, serviceTable, type LoadRow, type ServiceRow } from './report.ts';
 import { scoreGraphQLQuery } from './graphql-score.ts';
 import { crowdsecInstalled, startCrowdsec, undecidedIps } from './crowdsec.ts';
+import { installRules, ruleBodies } from './overrides.ts';
 import { runSweep } from './sweep.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -79,7 +80,8 @@ const PEER_PLAN: Plan = [['crowdsec-fresh', CONNECTIONS], ['crowdsec-decided', C
 // Reads before writes: rate/report grow the database, which the reads should not see.
 const SERVICE_PLAN: Plan = ([
   ['score-rest', 1], ['score-rest', 8], ['score-rest', CONNECTIONS], ['score-rest-written', CONNECTIONS], ['score-graphql', CONNECTIONS],
-  ['score-mcp', CONNECTIONS], ['score-batch', CONNECTIONS], ['dimensions', CONNECTIONS], ['rate', CONNECTIONS], ['report', CONNECTIONS],
+  // Last of the score rows: the rules it creates stay in force for the rows after it, which do not read them.
+  ['score-mcp', CONNECTIONS], ['score-batch', CONNECTIONS], ['score-rest-overrides', CONNECTIONS], ['dimensions', CONNECTIONS], ['rate', CONNECTIONS], ['report', CONNECTIONS],
   // A pipeline's upload, not an interactive call: a few clients at once, each request a 500-line transaction.
   ['report-bulk', 4],
 ] as Plan).filter(([name]) => scenarioWanted(name));
@@ -103,6 +105,11 @@ async function runPlan(
     // A batch request carries many IPs: as many IPs in all as the other rows rotate over, in fewer requests.
     const rotation = s.ipsPerRequest ? Math.max(256, Math.ceil(ROTATION / s.ipsPerRequest)) : s.rotation ?? ROTATION;
     const requests = requestsOf(s, ipsFor(s, sets), keys, rotation);
+    if (s.overrides) {
+      const bodies = ruleBodies(requests.map((r) => (JSON.parse(r.body!) as { ip: string }).ip));
+      log(`${target}: creating ${bodies.length} override rules through the API…`);
+      log(`${target}: ${bodies.length} override rules in force after ${await installRules(baseUrl, keys[0]!, bodies)} ms`);
+    }
     const p = await probe(baseUrl, requests[0]!, s.graphql, s.mcp);
     if (!p.ok) {
       log(`${target} ${s.label}: ${p.reason}`);

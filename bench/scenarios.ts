@@ -7,7 +7,7 @@
 /** One request as the generators take it (wrk through bench/load.ts; autocannon in soak.ts). */
 export type Request = { method?: string; path: string; headers: Record<string, string>; body?: string };
 
-export type ScenarioName = 'floor-http' | 'floor-yoga' | 'score-rest' | 'score-rest-written' | 'score-graphql' | 'score-mcp' | 'score-batch' | 'rate' | 'report' | 'report-bulk' | 'dimensions'
+export type ScenarioName = 'floor-http' | 'floor-yoga' | 'score-rest' | 'score-rest-written' | 'score-rest-overrides' | 'score-graphql' | 'score-mcp' | 'score-batch' | 'rate' | 'report' | 'report-bulk' | 'dimensions'
   | 'analyst-graphql' | 'crowdsec-fresh' | 'crowdsec-decided';
 
 export type Scenario = {
@@ -28,6 +28,8 @@ export type Scenario = {
   headers?: Record<string, string>;
   /** An MCP tool answers a refusal with status 200 and `"isError":true`: such bodies count as failures. */
   mcp?: boolean;
+  /** Measured with the bench workspace's override rules in force (bench/overrides.ts, created before the row). */
+  overrides?: boolean;
   /** Sent for the IPs the bench workspace rated and reported (seed.ts), not the whole data set. */
   written?: boolean;
   /** Reports per request (the bulk report): the table shows lines/s beside req/s. */
@@ -79,6 +81,10 @@ export function scenarios(scoreQuery: string): Record<ScenarioName, Scenario> {
     'score-rest-written': {
       name: 'score-rest-written', label: 'score REST, IPs the workspace wrote about', path: '/risk_api/score/', body: (ip) => json({ ip }),
       graphql: false, floor: 'floor-http', written: true,
+    },
+    'score-rest-overrides': {
+      name: 'score-rest-overrides', label: 'score REST, 10,000 override rules in force', path: '/risk_api/score/', body: (ip) => json({ ip }),
+      graphql: false, floor: 'floor-http', overrides: true,
     },
     'score-graphql': {
       name: 'score-graphql', label: 'score GraphQL', path: '/graphql', body: (ip) => json({ query: scoreQuery, variables: { ip } }), graphql: true, floor: 'floor-yoga',

@@ -79,6 +79,13 @@ async function seedEveryTable(app: App): Promise<string> {
   await prisma.providerCancellation.create({ data: { requestId: request.id, providerId: 'I-1', reason: 'superseded', status: 'cancelled', doneAt: new Date() } });
   await prisma.providerEvent.create({ data: { id: 'WH-1', type: 'BILLING.SUBSCRIPTION.CANCELLED', outcome: 'applied' } });
   await prisma.mailOutbox.create({ data: { to: 'ops@example.com', subject: 'hello', text: 'body', status: 'sent', sentAt: new Date() } });
+  const rule = await prisma.overrideRule.create({ data: {
+    workspaceId: ws.id, targetKind: 'cidr', target: '203.0.113.0/24', action: 'adjust', points: -15, reason: 'office range — Büro', authorKind: 'api_key',
+    authorId: 1, authorLabel: 'ops key', expiresAt: new Date(Date.now() + 86_400_000), writtenXid: 2n ** 40n,
+  } });
+  await prisma.overrideAudit.create({ data: {
+    workspaceId: ws.id, ruleId: rule.id, action: 'create', surface: 'rest', actorKind: 'api_key', actorId: 1, actorLabel: 'ops key', after: { target: rule.target, points: -15 },
+  } });
   return key.secret;
 }
 

@@ -7,7 +7,7 @@ import { IpMemoryCache } from '../../src/domain/memory/ip-memory.ts';
 import type { Viewer } from '../../src/domain/access/verifier.ts';
 
 /**
- * On PostgreSQL the hot fixed statements (rating and report batch writes, the catch-up of the IP memory
+ * On PostgreSQL the hot fixed statements (rating and report batch writes, the catch-ups of the IP memory and the override rules
  * that `score` reads) run as named prepared statements, and nothing else does (src/platform/db/statement-names.ts).
  * pg_prepared_statements lists a connection's own statements; the calls below run one after the
  * other, so the pool reuses its one connection for all of them and for the check.

@@ -7,7 +7,8 @@ import { createHash } from 'node:crypto';
  * every call.
  *
  * Only statements whose SQL text begins with the line `-- prepared` are named: the fixed, hot
- * statements of the service (the rating and report batch writes, the catch-up of the IP memory),
+ * statements of the service (the rating and report batch writes, the catch-ups of the IP memory and of
+ * the override rules, each run by every process every second),
  * point lookups and array-parameter writes whose best plan does not depend on their values.
  * Planning the report batch's large CTE was most of PostgreSQL's share of a write. Everything else
  * stays unnamed on purpose: generic plans are blind to how skewed a workspace's rows are, and the
