@@ -117,7 +117,7 @@ ${rulesTable(csrf, rules.items)}
 ${rules.nextCursor ? html`<p><a href="${OVERRIDES_PATH}?rules_after=${rules.nextCursor}">More rules</a></p>` : ''}
 <h2 id="history">History</h2>
 <p>Every change, newest first. <a href="${OVERRIDES_PATH}/audit.ndjson" download>Download the audit trail (NDJSON)</a> — oldest first, up to
-${OVERRIDE_LIMITS.exportRows.toLocaleString('en')} entries per file; <code>?cursor=</code> the <code>X-Next-Cursor</code> header of the previous file for the next.</p>
+${OVERRIDE_LIMITS.exportRows.toLocaleString('en')} entries per file; a longer trail continues at <code>?cursor=</code> with the previous file's <code>X-Next-Cursor</code> header.</p>
 ${auditTable(audit.items)}
 ${audit.nextCursor ? html`<p><a href="${OVERRIDES_PATH}?audit_after=${audit.nextCursor}#history" id="older">Older changes</a></p>` : ''}`;
   sendHtml(w.res, status, page('Overrides', { email: a.email, csrf }, body));
