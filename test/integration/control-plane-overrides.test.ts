@@ -286,6 +286,24 @@ describe(`control plane override rules (${backendName})`, () => {
     expect(await rest.text()).toBe(download.text);
   });
 
+  it('the rules in force page 100 at a time, oldest first', async () => {
+    const a = await account('page-many@example.com');
+    for (let batch = 0; batch < 4; batch++) {
+      const creates = Array.from({ length: batch < 3 ? 30 : 11 }, (_, i) => `r${i}: createOverride(input: { target: "10.1.${batch}.${i}", action: deny, reason: "bulk" }) { id }`);
+      const r = await a.mutate(`mutation { ${creates.join(' ')} }`);
+      expect(r.body.errors, show(r)).toBeUndefined();
+    }
+    const ids = (await a.rules()).map((r) => r.id);
+    expect(ids).toHaveLength(101);
+    const first = await a.u.request('/workspace/overrides');
+    expect(ruleRows(first.text)).toEqual(ids.slice(0, 100));
+    const more = /<a href="([^"]+)">More rules<\/a>/.exec(first.text)?.[1];
+    expect(more).toBe(`/workspace/overrides?rules_after=${ids[99]}`);
+    const second = await a.u.request(more!);
+    expect(ruleRows(second.text)).toEqual([ids[100]]);
+    expect(second.text).not.toContain('More rules');
+  });
+
   it('another workspace\'s session neither sees nor expires the rule, on the page, the download or /workspace/graphql', async () => {
     const a = await account('owner-rules@example.com');
     const b = await account('other-rules@example.com');
