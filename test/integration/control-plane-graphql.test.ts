@@ -139,6 +139,7 @@ describe(`control plane GraphQL (${backendName})`, () => {
       [REVOKE, { prefix: key.prefix }],
       ['mutation { requestSubscription(tier: "developer") { tier { code } } }', {}],
       ['mutation { resendApprovalMail { tier { code } } }', {}],
+      ['mutation { createOverride(input: { target: "192.0.2.1", action: deny, reason: "sneaky" }) { id } }', {}],
     ];
     for (const [query, variables] of mutations) {
       for (const headers of [{}, { 'x-csrf-token': other.csrf }, { 'x-csrf-token': '' }] as Array<Record<string, string>>) {
@@ -150,8 +151,8 @@ describe(`control plane GraphQL (${backendName})`, () => {
     // The CSRF token in the body instead of the header does not count either.
     const inBody = await a.gql(CREATE, { name: 'sneaky', _csrf: a.csrf });
     expect(codeOf(inBody)).toBe('csrf_token_invalid');
-    const state = await a.gql('{ apiKeys { name status } subscription { latestRequest { orderCode } } }');
-    expect(state.body.data).toEqual({ apiKeys: [{ name: 'kept', status: 'active' }], subscription: { latestRequest: null } });
+    const state = await a.gql('{ apiKeys { name status } subscription { latestRequest { orderCode } } overrides(state: all) { nodes { id } } }');
+    expect(state.body.data).toEqual({ apiKeys: [{ name: 'kept', status: 'active' }], subscription: { latestRequest: null }, overrides: { nodes: [] } });
   });
 
   it('refuses a foreign Origin even with the right token', async () => {

@@ -405,6 +405,7 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
       ['POST', `/workspace/reports/ip/${A_IP}`], ['POST', '/workspace/subscription/confirm-email'],
       ['GET', '/workspace/register'], ['POST', '/workspace/register'], ['GET', '/workspace/confirm'], ['POST', '/workspace/confirm'], ['GET', '/workspace/sign-in'], ['POST', '/workspace/sign-in'],
       ['POST', '/workspace/sign-out'], ['GET', '/workspace/assets/app.js'], ['POST', '/workspace/graphql'],
+      ['GET', '/workspace/overrides'], ['POST', '/workspace/overrides'], ['POST', '/workspace/overrides/expire'], ['GET', '/workspace/overrides/audit.ndjson'],
     ] as const;
 
     it('lists every page the control plane routes (a new page must be added here)', () => {
@@ -425,12 +426,30 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
       expect((await s.app.db.prisma.apiKey.findUniqueOrThrow({ where: { prefix: aPrefixes[0]! } })).revokedAt).toBeNull();
       const reports = [`/workspace/reports/ip/${A_IP}`, '/workspace/reports/subnet/8.8.4.0%2F24', '/workspace/reports/asn/AS15169'];
       // A report page shows its content to the confirm POST; its GET shows only the button. Both are checked.
-      const views: Array<[string, 'GET' | 'POST']> = [...[...reports, '/workspace/usage', '/workspace/subscription'].map((p) => [p, 'GET'] as [string, 'GET']), ...reports.map((p) => [p, 'POST'] as [string, 'POST'])];
+      const views: Array<[string, 'GET' | 'POST']> = [...[...reports, '/workspace/usage', '/workspace/subscription', '/workspace/overrides', '/workspace/overrides/audit.ndjson'].map((p) => [p, 'GET'] as [string, 'GET']), ...reports.map((p) => [p, 'POST'] as [string, 'POST'])];
       for (const [page, method] of views) {
         const r = method === 'POST' ? await ub.request(page, { form: { _csrf: token } }) : await ub.request(page);
         expect(r.status, `${method} ${page}: ${r.text.slice(0, 300)}`).toBe(200);
         expect(r.text, `${method} ${page} leaked`).not.toContain(SECRET);
       }
+    });
+
+    it('shows B\'s session none of A\'s override rules or their trail, and will not expire A\'s rule by form or /workspace/graphql', async () => {
+      const token = await ub.csrfOf('/workspace/overrides');
+      const byForm = await ub.request('/workspace/overrides/expire', { form: { _csrf: token, id: String(aRuleId) } });
+      expect(byForm.status, byForm.text).toBe(404);
+      expect(byForm.text).not.toContain(SECRET);
+      const gql = (query: string) => call(`${s.url}/workspace/graphql`, 'POST', { cookie: `rk_session=${ub.cookies.get('rk_session')}`, 'x-csrf-token': token }, { query });
+      const expire = await gql(`mutation { expireOverride(id: ${aRuleId}) { id reason } }`);
+      expect(expire.body.errors?.[0]?.extensions?.code, expire.text).toBe('not_found');
+      const update = await gql(`mutation { updateOverride(input: { id: ${aRuleId}, reason: "b was here" }) { id } }`);
+      expect(update.body.errors?.[0]?.extensions?.code, update.text).toBe('not_found');
+      const read = await gql('{ overrides(state: all, first: 100) { nodes { id reason note } } overrideAudit(first: 100) { nodes { ruleId before { reason } after { reason note } } } }');
+      expect(read.text).not.toContain(SECRET);
+      expect(read.body.data.overrides.nodes.map((r: { id: number }) => r.id)).not.toContain(aRuleId);
+      expect(read.body.data.overrideAudit.nodes.map((e: { ruleId: number }) => e.ruleId)).not.toContain(aRuleId);
+      const rule = await s.app.db.prisma.overrideRule.findUniqueOrThrow({ where: { id: aRuleId } });
+      expect([rule.expiredAt, rule.reason]).toEqual([null, `${SECRET} reason`]);
     });
 
     it('refuses API keys on every page, with or without a session', async () => {

@@ -101,10 +101,21 @@ describe('the two schemas are separate', () => {
   const rootFields = (s: GraphQLSchema) => [s.getQueryType(), s.getMutationType()]
     .flatMap((t) => (t && isObjectType(t) ? Object.keys(t.getFields()).map((f) => `${t.name}.${f}`) : []));
 
+  /**
+   * The override rule fields are named alike on purpose (a script written against one works on the other), each
+   * served by its own schema's resolver: the API's authors the caller's key, the workspace's the signed-in account.
+   */
+  const NAMED_ALIKE = ['Mutation.createOverride', 'Mutation.expireOverride', 'Mutation.updateOverride', 'Query.overrideAudit', 'Query.overrides'];
+  const fieldOf = (s: GraphQLSchema, name: string) => {
+    const [type, field] = name.split('.') as [string, string];
+    return (type === 'Query' ? s.getQueryType() : s.getMutationType())!.getFields()[field]!;
+  };
+
   it('no root field of one is served by the other', () => {
     const api = new Set(rootFields(schema));
     const shared = rootFields(workspaceSchema).filter((f) => api.has(f));
-    expect(shared).toEqual([]);
+    expect(shared.sort()).toEqual(NAMED_ALIKE);
+    for (const name of NAMED_ALIKE) expect(fieldOf(workspaceSchema, name).resolve, name).not.toBe(fieldOf(schema, name).resolve);
     expect(rootFields(workspaceSchema)).toEqual(expect.arrayContaining(['Mutation.createApiKey', 'Mutation.revokeApiKey', 'Query.me', 'Query.csrfToken']));
     expect(rootFields(schema)).toEqual(expect.arrayContaining(['Query.score', 'Mutation.rate']));
   });

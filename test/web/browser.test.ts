@@ -32,7 +32,7 @@ describe(`control plane in Chromium (${backendName})`, () => {
   });
   const shot = (name: string) => p.screenshot({ path: path.join(ARTIFACTS, `${backendName}-${name}.png`), fullPage: true });
 
-  it('registers, confirms the e-mailed link, creates a key shown once, buys a tier through the e-mailed approval URL, and revokes the key', { timeout: 300_000 }, async () => {
+  it('registers, confirms the e-mailed link, creates a key shown once, buys a tier through the e-mailed approval URL, sets and expires an override rule, and revokes the key', { timeout: 300_000 }, async () => {
     p.setDefaultTimeout(60_000); // a loaded CI machine, not a performance assertion
     await p.goto(`${h.url}/workspace/register`);
     await p.fill('input[name=email]', 'chromium@example.com');
@@ -79,10 +79,27 @@ describe(`control plane in Chromium (${backendName})`, () => {
 
     const ok = await score();
     expect(ok.status, await ok.text()).toBe(200);
-    const body = await (await score()).json() as { links?: { ip?: string } };
+
+    // An override rule made on the Overrides page changes the key's next score, then is expired there.
+    await p.click('header a:has-text("Overrides")');
+    await p.fill('input[name=target]', '8.8.8.8');
+    await p.selectOption('select[name=action]', 'deny');
+    await p.fill('input[name=reason]', 'seen in our chargebacks');
+    await p.selectOption('select[name=expires_in]', '1d');
+    await Promise.all([p.waitForURL(/\/workspace\/overrides\?created=\d+$/), p.click('#create-rule button[type=submit]')]);
+    expect(await p.textContent('#rules tbody tr')).toContain('seen in our chargebacks');
+    await shot('override-created');
+    const overridden = await (await score()).json() as { score: { overall_risk_level: string }; override: { action: string; reason: string } | null };
+    expect([overridden.score.overall_risk_level, overridden.override?.action, overridden.override?.reason]).toEqual(['critical', 'deny', 'seen in our chargebacks']);
+    await Promise.all([p.waitForURL(/expired=\d+$/), p.click('#rules button:has-text("Expire")')]);
+    expect(await p.locator('#no-rules').isVisible()).toBe(true);
+    expect(await p.locator('#audit tbody tr').count()).toBe(2);
+
+    const body = await (await score()).json() as { links?: { ip?: string }; override: unknown };
+    expect(body.override).toBeNull();
 
     await p.goto(`${h.url}/workspace/usage`);
-    expect(await p.textContent('#score-usage')).toBe('2 / 1000');
+    expect(await p.textContent('#score-usage')).toBe('3 / 1000');
     expect(await p.locator('#usage-chart g.day').count()).toBe(30);
     await shot('usage');
 
@@ -93,7 +110,7 @@ describe(`control plane in Chromium (${backendName})`, () => {
       expect(await p.textContent('#report-quota')).toContain('1 / 100');
       await shot('report');
       await p.goto(`${h.url}/workspace/usage`);
-      expect([await p.textContent('#score-usage'), await p.textContent('#report-usage')]).toEqual(['2 / 1000', '1 / 100']) // the report view counted on its own quota only;
+      expect([await p.textContent('#score-usage'), await p.textContent('#report-usage')]).toEqual(['3 / 1000', '1 / 100']) // the report view counted on its own quota only;
     }
 
     await p.goto(`${h.url}/workspace/keys`);

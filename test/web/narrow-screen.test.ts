@@ -73,7 +73,7 @@ describe(`workspace pages on a ${WIDTH} px screen (${backendName})`, () => {
     parts: [...document.querySelectorAll('header > *, header form > *')].map((e) => ({ what: e.textContent!.trim().slice(0, 40), right: Math.ceil(e.getBoundingClientRect().right) })),
   }));
 
-  for (const page of ['keys', 'subscription', 'usage']) {
+  for (const page of ['keys', 'subscription', 'usage', 'overrides']) {
     it(`keeps the ${page} page's header within the screen`, async () => {
       await p.goto(`${h.url}/workspace/${page}`);
       await p.screenshot({ path: path.join(ARTIFACTS, `${backendName}-${page}.png`), fullPage: true });

@@ -25,10 +25,16 @@ export async function listOverrides(prisma: PrismaClient, workspaceId: number, q
   return paged(rows, q.limit);
 }
 
-/** The workspace's audit trail, oldest first (the order it was written in). */
-export async function overrideAudit(prisma: PrismaClient, workspaceId: number, q: { limit: number; cursor?: number | null | undefined }): Promise<Page<OverrideAudit>> {
+/**
+ * The workspace's audit trail: oldest first (the order it was written in, as the export and GraphQL page it), or
+ * newest first (the control plane's history, where the latest change is what a reader looks for); the cursor is
+ * the last id of the previous page either way.
+ */
+export async function overrideAudit(
+  prisma: PrismaClient, workspaceId: number, q: { limit: number; cursor?: number | null | undefined; newestFirst?: boolean },
+): Promise<Page<OverrideAudit>> {
   const rows = await workspaceDb(prisma, workspaceId).overrideAudit.findMany({
-    where: q.cursor ? { id: { gt: q.cursor } } : {}, orderBy: { id: 'asc' }, take: q.limit + 1,
+    where: q.cursor ? { id: q.newestFirst ? { lt: q.cursor } : { gt: q.cursor } } : {}, orderBy: { id: q.newestFirst ? 'desc' : 'asc' }, take: q.limit + 1,
   });
   return paged(rows, q.limit);
 }

@@ -5,11 +5,8 @@ import { readJsonObject } from '../http/body.ts';
 import { snakeToCamelKeys } from '../../domain/validation.ts';
 import { restInput } from './input.ts';
 import { overrideAuditSchema } from '../../domain/overrides/schemas.ts';
-import { overrideAudit } from '../../domain/overrides/reads.ts';
 import type { ApiDeps } from '../http/request-context.ts';
-import { once } from 'node:events';
-import type { OverrideAudit, PrismaClient } from '../../generated/prisma/client.ts';
-import { workspaceDb } from '../../domain/workspace/scope.ts';
+import { sendAuditExport } from '../http/override-audit-export.ts';
 
 /**
  * The POST /risk_api/overrides/ family: create, list, update and expire run the GraphQL fields as fixed operations (one
@@ -58,61 +55,12 @@ export function shapeListOverrides(data: { overrides: { nodes: RuleData[]; nextC
   return { body: { ok: true, endpoint: 'overrides_list', quota: FREE, rules: data.overrides.nodes.map(wireRule), next_cursor: data.overrides.nextCursor }, replayed: false };
 }
 
-/** One audit entry as an NDJSON line. */
-export function auditLine(a: OverrideAudit) {
-  return {
-    id: a.id, rule_id: a.ruleId, action: a.action, surface: a.surface, actor: { kind: a.actorKind, id: a.actorId, label: a.actorLabel },
-    before: a.before, after: a.after, created_at: a.createdAt.toISOString(),
-  };
-}
-
-/** Entries read per statement while streaming: the answer is written as it is read, never held whole. */
-const AUDIT_BATCH = 500;
-
 /**
- * POST /risk_api/overrides/audit/: the workspace's audit trail as NDJSON, oldest first, at most `limit` entries
- * (OVERRIDE_LIMITS.exportRows), read and written AUDIT_BATCH at a time. The last entry this answer sends is found
- * first, so X-Next-Cursor can be a header; entries of one workspace get their ids in commit order (its changes
- * take turns on its row lock), so a cursor never skips one that commits later.
+ * POST /risk_api/overrides/audit/: the workspace's audit trail as NDJSON (http/override-audit-export.ts, which the
+ * control plane's download also answers with).
  */
 export async function handleOverrideAudit(req: IncomingMessage, res: ServerResponse, requestId: string, deps: ApiDeps): Promise<void> {
   const viewer = await verifiedViewer(deps.verifier, req, requireApiKey(...apiKeyHeaders(req)));
   const input = restInput(overrideAuditSchema, snakeToCamelKeys(await readJsonObject(req, deps.config.maxBodyBytes)));
-  const prisma = deps.services.prisma;
-  const last = await lastAuditId(prisma, viewer.workspaceId, input.cursor ?? null, input.limit);
-  res.writeHead(200, {
-    'content-type': 'application/x-ndjson; charset=utf-8',
-    'content-disposition': 'attachment; filename="override-audit.ndjson"',
-    'cache-control': 'no-store',
-    'x-request-id': requestId,
-    ...(last.more ? { 'x-next-cursor': String(last.id) } : {}),
-  });
-  try {
-    let cursor = input.cursor ?? null;
-    for (let left = input.limit; left > 0 && last.id !== null;) {
-      const page = await overrideAudit(prisma, viewer.workspaceId, { limit: Math.min(AUDIT_BATCH, left), cursor });
-      const rows = page.items.filter((a) => a.id <= last.id!);
-      if (res.destroyed) return;
-      if (!res.write(rows.map((a) => `${JSON.stringify(auditLine(a))}\n`).join(''))) await Promise.race([once(res, 'drain'), once(res, 'close')]);
-      left -= rows.length;
-      if (rows.length < page.items.length || !page.nextCursor || rows.at(-1)!.id === last.id) break;
-      cursor = Number(page.nextCursor);
-    }
-    res.end();
-  } catch (e) {
-    // Headers are gone: the only honest signal left is an aborted (incomplete) response.
-    deps.log.error('override audit export failed mid-stream', { requestId, err: e });
-    res.destroy(e as Error);
-  }
-}
-
-/** The id of the last entry an answer of `limit` entries after `cursor` sends (null: none), and whether more follow it. */
-async function lastAuditId(prisma: PrismaClient, workspaceId: number, cursor: number | null, limit: number): Promise<{ id: number | null; more: boolean }> {
-  const edge = await workspaceDb(prisma, workspaceId).overrideAudit.findMany({
-    where: cursor ? { id: { gt: cursor } } : {}, orderBy: { id: 'asc' }, skip: limit - 1, take: 2, select: { id: true },
-  });
-  if (edge.length > 0) return { id: edge[0]!.id, more: edge.length === 2 };
-  // fewer than `limit` entries: the answer ends with the newest
-  const newest = await workspaceDb(prisma, workspaceId).overrideAudit.findFirst({ where: cursor ? { id: { gt: cursor } } : {}, orderBy: { id: 'desc' }, select: { id: true } });
-  return { id: newest?.id ?? null, more: false };
+  await sendAuditExport(res, deps.services.prisma, viewer.workspaceId, input, { requestId, log: deps.log });
 }

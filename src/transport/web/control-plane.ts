@@ -14,6 +14,7 @@ import { keysPage, revokePage } from './keys-page.ts';
 import { subscriptionPage } from './subscription-page.ts';
 import { usagePage } from './usage-page.ts';
 import { reportPage } from './report-page.ts';
+import { auditDownload, expireRulePage, overridesPage } from './overrides-page.ts';
 import { APP_JS } from './assets.ts';
 import { createWorkspaceGraphql, WORKSPACE_GRAPHQL_PATH } from './graphql/server.ts';
 
@@ -79,6 +80,9 @@ async function route(deps: WebDeps, web: WebRequest) {
   if (path === '/workspace/subscription/resend' && method === 'POST') return subscriptionPage(deps, signedIn, 'resend');
   if (path === '/workspace/subscription/confirm-email' && method === 'POST') return subscriptionPage(deps, signedIn, 'confirm-email');
   if (path === '/workspace/usage') return usagePage(deps, signedIn);
+  if (path === '/workspace/overrides') return overridesPage(deps, signedIn);
+  if (path === '/workspace/overrides/expire' && method === 'POST') return expireRulePage(deps, signedIn);
+  if (path === '/workspace/overrides/audit.ndjson' && method === 'GET') return auditDownload(deps, signedIn);
   const report = /^\/workspace\/reports\/([a-z]+)\/([^/]+)$/.exec(path);
   if (report && method !== 'HEAD') return reportPage(deps, signedIn, report[1]!, report[2]!);
   throw new AppError('not_found', `Nothing at ${path}.`);

@@ -36,7 +36,7 @@ main{max-width:60rem;margin:1.5rem auto;padding:0 1.2rem}h1,h2{overflow-wrap:any
 table{border-collapse:collapse;width:100%;background:#fff}th,td{border-bottom:1px solid #dde;padding:.4rem .6rem;text-align:left}
 .notice{padding:.7rem 1rem;border-radius:6px;margin:1rem 0}.warn{background:#fff4d6;border:1px solid #e8c66a}.error{background:#fde2e1;border:1px solid #e59a96}
 .ok{background:#e3f6e7;border:1px solid #8fcf9c}code.secret{font-size:1.05rem;background:#fff;padding:.3rem .5rem;border:1px solid #ccd;word-break:break-all}
-label{display:block;margin:.6rem 0}input[type=text],input[type=email],input[type=password]{padding:.35rem;width:20rem;max-width:100%}button{padding:.35rem .8rem}
+label{display:block;margin:.6rem 0}.field-error{color:#a61b13;display:block;font-size:.9rem}td form{margin:0}input[type=text],input[type=email],input[type=password]{padding:.35rem;width:20rem;max-width:100%}button{padding:.35rem .8rem}
 /* a chart wider than the screen opens scrolled to its right end: today */.chart{direction:rtl}#usage-chart{direction:ltr}
 #usage-chart text{font-size:12px;fill:#444}#usage-chart .grid{stroke:#e3e6ea}#usage-chart .axis{stroke:#888}#usage-chart .hover{fill:transparent}
 #usage-chart g.day:hover .hover{fill:#1b2a4114}.limit{stroke:#c33;stroke-dasharray:4 3;stroke-width:1.5}
@@ -44,7 +44,7 @@ label{display:block;margin:.6rem 0}input[type=text],input[type=email],input[type
 .series-0{fill:#3465a4}.series-1{fill:#e8a33d}.series-2{fill:#4e9a06}.series-3{fill:#a040a0}.series-4{fill:#1b9e9e}.series-rest{fill:#9aa0a6}`;
 
 export function page(title: string, chrome: Chrome, body: Html): string {
-  const nav = chrome ? html`<a href="/workspace/keys">Keys</a><a href="/workspace/subscription">Subscription</a><a href="/workspace/usage">Usage</a>
+  const nav = chrome ? html`<a href="/workspace/keys">Keys</a><a href="/workspace/subscription">Subscription</a><a href="/workspace/usage">Usage</a><a href="/workspace/overrides">Overrides</a>
 <form method="post" action="/workspace/sign-out">${csrfField(chrome.csrf)}<span title="${chrome.email}">${chrome.email}</span> <button type="submit">Sign out</button></form>` : html``;
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${esc(title)} — risk-api workspace</title><style>${STYLE}</style></head>

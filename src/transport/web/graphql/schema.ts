@@ -10,6 +10,7 @@ import type { KeyUsage } from '../usage.ts';
 import { REQUESTS_PER_ACCOUNT_PER_DAY, SUBSCRIPTION_STATUSES, type SubscriptionStatus } from '../../../domain/billing/subscriptions.ts';
 import { enumValues } from '../../graphql/enum-values.ts';
 import { MAIL_PER_ADDRESS_PER_DAY } from '../../../domain/mail/mail-limit.ts';
+import './overrides.ts'; // the override rule fields, registered on the builder before the schema is built below
 
 /**
  * Types and resolvers of /workspace/graphql. Every resolver calls the same function of
