@@ -1,33 +1,39 @@
 /**
  * The override rules the `score-rest-overrides` row scores under: `RULES` rules in force in the bench workspace,
- * created through `POST /risk_api/overrides/` as a client would (so every process's copy holds them exactly as in
- * use), mixed like a real workspace's list: most on single IPs, then blocks of three prefix lengths, ASes and a
- * few countries, with the three actions in turn. A third of the row's IPs have a rule of their own; every other
- * IP walks the whole lookup (its blocks, its AS, its country) before falling through or matching a country.
+ * created through `POST /risk_api/overrides/` as a client would (so the server holds them exactly as in use), with
+ * the three actions in turn. The mix is a blocklist a fraud team keeps: single IPs (60%), blocks of three prefix
+ * lengths (30%) and ASes (10%). `MATCHED_SHARE` of the row's IPs are covered, half by a rule on the IP itself and
+ * half by one on its block; every other call walks the whole lookup (its IP, its blocks longest first, its AS and
+ * country) and finds nothing. The rest of the rules lie where the row's IPs are not (100.64.0.0/10, shared address
+ * space, and private AS numbers): a rule set the size of a real one, most of it about other traffic. No country
+ * rules: one would cover a whole country's share of the row, which measures a bigger answer, not the lookup.
  */
 export const RULES = 10_000;
-const COUNTRIES = ['RU', 'CN', 'KP', 'IR', 'NG', 'VN', 'BR', 'IN', 'ID', 'PK', 'UA', 'BY', 'TR', 'EG', 'RO', 'BG', 'TH', 'PH', 'MY', 'KZ'];
+export const MATCHED_SHARE = 0.1;
 
-/** The rule bodies: IPs taken from `ips` (the row's own), networks derived from others of them. */
-export function ruleBodies(ips: readonly string[]): Array<Record<string, unknown>> {
-  const v4 = ips.filter((ip) => !ip.includes(':'));
+/** The rule bodies for a row sending `rowIps` (its distinct IPs, in the order they are sent). */
+export function ruleBodies(rowIps: readonly string[]): Array<Record<string, unknown>> {
   const actions = (n: number) => (n % 3 === 0 ? { action: 'deny' } : n % 3 === 1 ? { action: 'allow' } : { action: 'adjust', points: (n % 20) + 1 - (n % 2) * 21 });
-  const bodies: Array<Record<string, unknown>> = [];
-  const add = (target: string) => bodies.push({ target, ...actions(bodies.length), reason: `bench rule ${bodies.length}` });
-  const seen = new Set<string>();
-  const unique = (target: string) => { if (!seen.has(target)) { seen.add(target); add(target); } };
-  for (let i = 0; i < v4.length && bodies.length < RULES * 0.6; i += 3) unique(v4[i]!);
+  const targets = new Set<string>();
+  const v4 = [...new Set(rowIps)].filter((ip) => !ip.includes(':'));
+  const every = Math.round(1 / MATCHED_SHARE);
   const prefixes = [16, 24, 28];
-  for (let i = 1; i < v4.length && bodies.length < RULES * 0.9; i += 5) unique(network(v4[i]!, prefixes[i % prefixes.length]!));
-  for (let asn = 1; bodies.length < RULES - COUNTRIES.length; asn += 7) unique(`AS${asn}`);
-  for (const c of COUNTRIES) unique(c);
-  return bodies.slice(0, RULES);
+  // Matched: the IP itself for one in `every` of the row's IPs, a block around another one in `every`.
+  for (let i = 0; i < v4.length; i += every) targets.add(v4[i]!);
+  for (let i = every >> 1, k = 0; i < v4.length; i += every, k++) targets.add(network(v4[i]!, prefixes[k % prefixes.length]!));
+  // The rest of the list: other addresses and blocks in 100.64.0.0/10, then private AS numbers.
+  const shared = (n: number) => 0x64400000 + ((n * 97) % 2 ** 22); // inside 100.64.0.0/10
+  for (let n = 0; targets.size < RULES * 0.6; n++) targets.add(dotted(shared(n)));
+  for (let n = 0; targets.size < RULES * 0.9; n++) targets.add(network(dotted(shared(n * 4099)), prefixes[n % prefixes.length]!));
+  for (let asn = 4_200_000_000; targets.size < RULES; asn++) targets.add(`AS${asn}`);
+  return [...targets].slice(0, RULES).map((target, n) => ({ target, ...actions(n), reason: `bench rule ${n}` }));
 }
+
+const dotted = (n: number) => [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
 
 function network(ip: string, prefix: number): string {
   const n = ip.split('.').reduce((a, o) => a * 256 + Number(o), 0);
-  const base = Math.floor(n / 2 ** (32 - prefix)) * 2 ** (32 - prefix);
-  return `${[base >>> 24, (base >>> 16) & 255, (base >>> 8) & 255, base & 255].join('.')}/${prefix}`;
+  return `${dotted(Math.floor(n / 2 ** (32 - prefix)) * 2 ** (32 - prefix))}/${prefix}`;
 }
 
 /** Creates the rules through the API, `concurrency` at a time; returns how long it took. Throws on the first refusal. */

@@ -83,7 +83,7 @@ export function scenarios(scoreQuery: string): Record<ScenarioName, Scenario> {
       graphql: false, floor: 'floor-http', written: true,
     },
     'score-rest-overrides': {
-      name: 'score-rest-overrides', label: 'score REST, 10,000 override rules in force', path: '/risk_api/score/', body: (ip) => json({ ip }),
+      name: 'score-rest-overrides', label: 'score REST, 10,000 override rules in force (10% of the IPs covered)', path: '/risk_api/score/', body: (ip) => json({ ip }),
       graphql: false, floor: 'floor-http', overrides: true,
     },
     'score-graphql': {
