@@ -1819,6 +1819,7 @@ export interface components {
                  * @enum {string}
                  */
                 target_kind: "ip" | "cidr" | "asn" | "country";
+                /** @description Canonical. */
                 target: string;
                 /**
                  * @description allow: level minimal; deny: level critical; adjust: points added to the score, clamped to 0-100.
@@ -1836,9 +1837,15 @@ export interface components {
                     /** @description The key's name and prefix, or the account's e-mail, at the time. */
                     label: string;
                 };
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @description When it stops applying on its own; null: until expired.
+                 */
                 expires_at: string | null;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @description When someone expired it; null while not.
+                 */
                 expired_at: string | null;
                 /** Format: date-time */
                 created_at: string;
@@ -1851,6 +1858,7 @@ export interface components {
                  * @enum {string}
                  */
                 target_kind: "ip" | "cidr" | "asn" | "country";
+                /** @description Canonical. */
                 target: string;
                 /**
                  * @description allow: level minimal; deny: level critical; adjust: points added to the score, clamped to 0-100.
@@ -1868,9 +1876,15 @@ export interface components {
                     /** @description The key's name and prefix, or the account's e-mail, at the time. */
                     label: string;
                 };
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @description When it stops applying on its own; null: until expired.
+                 */
                 expires_at: string | null;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @description When someone expired it; null while not.
+                 */
                 expired_at: string | null;
                 /** Format: date-time */
                 created_at: string;

@@ -1,7 +1,7 @@
 import type { PrismaClient, OverrideRule } from '../../generated/prisma/client.ts';
 import { AppError } from '../../errors.ts';
 import type { OverrideCache } from './rule-cache.ts';
-import { inForce, type HeldRule } from './rule-index.ts';
+import { inForce, inForceWhere, type HeldRule } from './rule-index.ts';
 import { OVERRIDE_LIMITS, type CreateOverrideInput, type UpdateOverrideInput } from './schemas.ts';
 
 /** Who made a change, as the caller was verified (an API key, or a signed-in account in the control plane). */
@@ -38,10 +38,6 @@ async function lockWorkspace(tx: Tx, workspaceId: number): Promise<bigint> {
   return BigInt(row.xid);
 }
 
-function inForceWhere(workspaceId: number, now: Date) {
-  return { workspaceId, expiredAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] };
-}
-
 /**
  * Creates a rule and its audit row in one transaction. Refused, changing nothing, when the workspace has
  * OVERRIDE_LIMITS.activeRules in force or the target already has a rule in force (expire it first: a rule's
@@ -51,12 +47,12 @@ export async function createOverride(deps: OverrideDeps, workspaceId: number, in
   const rule = await deps.prisma.$transaction(async (tx) => {
     const xid = await lockWorkspace(tx, workspaceId);
     const now = new Date();
-    const existing = await tx.overrideRule.findFirst({ where: { ...inForceWhere(workspaceId, now), target: input.target.key }, select: { id: true } });
+    const existing = await tx.overrideRule.findFirst({ where: { workspaceId, ...inForceWhere(now), target: input.target.key }, select: { id: true } });
     if (existing) {
       throw new AppError('override_exists', `Rule ${existing.id} is already in force on ${input.target.key}; expire it first.`,
         [{ field: 'target', message: `already has rule ${existing.id} in force` }]);
     }
-    const active = await tx.overrideRule.count({ where: inForceWhere(workspaceId, now) });
+    const active = await tx.overrideRule.count({ where: { workspaceId, ...inForceWhere(now) } });
     if (active >= OVERRIDE_LIMITS.activeRules) {
       throw new AppError('override_limit_reached', `The workspace has ${active} rules in force, the most it may hold (${OVERRIDE_LIMITS.activeRules}); expire some first.`);
     }

@@ -1,6 +1,7 @@
 import type { PrismaClient, OverrideRule, OverrideAudit } from '../../generated/prisma/client.ts';
 import { workspaceDb } from '../workspace/scope.ts';
 import type { RuleState } from './schemas.ts';
+import { inForceWhere, notInForceWhere } from './rule-index.ts';
 
 export type Page<T> = { items: T[]; nextCursor: string | null };
 
@@ -16,9 +17,7 @@ function paged<T extends { id: number }>(rows: T[], take: number): Page<T> {
  */
 export async function listOverrides(prisma: PrismaClient, workspaceId: number, q: { state: RuleState; limit: number; cursor?: number | null | undefined }): Promise<Page<OverrideRule>> {
   const now = new Date();
-  const state = q.state === 'active' ? { expiredAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] }
-    : q.state === 'inactive' ? { OR: [{ expiredAt: { not: null } }, { expiresAt: { lte: now } }] }
-      : {};
+  const state = q.state === 'active' ? inForceWhere(now) : q.state === 'inactive' ? notInForceWhere(now) : {};
   const rows = await workspaceDb(prisma, workspaceId).overrideRule.findMany({
     where: { ...state, ...(q.cursor ? { id: { gt: q.cursor } } : {}) }, orderBy: { id: 'asc' }, take: q.limit + 1,
   });

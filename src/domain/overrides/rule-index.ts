@@ -12,9 +12,13 @@ export type HeldRule = {
 };
 
 /** Rules in force at `nowMs`: not expired by someone and not past their own expiry. */
-export function inForce(rule: HeldRule, nowMs: number): boolean {
+export function inForce(rule: Pick<HeldRule, 'expiredAt' | 'expiresAt'>, nowMs: number): boolean {
   return rule.expiredAt === null && (rule.expiresAt === null || rule.expiresAt.getTime() > nowMs);
 }
+
+/** The same rule as a Prisma filter on OverrideRule rows, and its negation (rules no longer in force). */
+export const inForceWhere = (now: Date) => ({ expiredAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] });
+export const notInForceWhere = (now: Date) => ({ OR: [{ expiredAt: { not: null } }, { expiresAt: { lte: now } }] });
 
 /**
  * One workspace's rules, indexed so finding the one that applies to an IP costs a handful of map reads however

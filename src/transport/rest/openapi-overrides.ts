@@ -2,12 +2,13 @@ import { OVERRIDE_LIMITS } from '../../domain/overrides/schemas.ts';
 import { count, person, dateTime, enumOf, freeQuota, nullableDateTime, object, overrideAction as action, overridePoints as points, overrideTargetKind as targetKind, str } from './openapi-schemas.ts';
 
 /** JSON Schemas of the override answers (wire names); the score answer's `override` object is with the score's (openapi-schemas.ts). */
-const rule = object({
+const ruleFields = {
   id: count, target_kind: targetKind, target: { type: 'string', description: 'Canonical.' }, action, points, reason: str, note: str, author: person,
   expires_at: { ...nullableDateTime, description: 'When it stops applying on its own; null: until expired.' },
   expired_at: { ...nullableDateTime, description: 'When someone expired it; null while not.' },
-  created_at: dateTime, active: { type: 'boolean', description: 'In force now.' },
-});
+  created_at: dateTime,
+};
+const rule = object({ ...ruleFields, active: { type: 'boolean', description: 'In force now.' } });
 
 export const overrideRuleResponse = object({ ok: { const: true }, endpoint: enumOf(['overrides_create', 'overrides_update', 'overrides_expire']), quota: freeQuota, rule });
 
@@ -17,10 +18,8 @@ export const overrideListResponse = object({
   next_cursor: { type: ['string', 'null'], description: 'Send as cursor for the next page; null on the last page.' },
 });
 
-const recorded = { ...object({
-  id: count, target_kind: targetKind, target: str, action, points, reason: str, note: str, author: person,
-  expires_at: nullableDateTime, expired_at: nullableDateTime, created_at: dateTime,
-}, { nullable: true }) };
+/** A rule as the audit trail records it (domain/overrides/changes.ts ruleRecord): the rule's fields but `active`. */
+const recorded = object(ruleFields, { nullable: true });
 
 export const overrideAuditRecord = object({
   id: { ...count, description: 'Entry id, increasing in the order written.' },

@@ -12,6 +12,7 @@ import {
 } from '../../../domain/overrides/schemas.ts';
 import { TARGET_KIND_MEANINGS } from '../../../domain/overrides/target.ts';
 import { enumValues } from '../enum-values.ts';
+import { inForce } from '../../../domain/overrides/rule-index.ts';
 
 export const OverrideActionEnum = builder.enumType('OverrideAction', {
   description: 'What an override rule does to the overall score of the IPs it covers.', values: enumValues(OVERRIDE_ACTION_MEANINGS),
@@ -61,7 +62,7 @@ export const OverrideRuleRef = builder.objectRef<OverrideRule>('OverrideRule').i
     expiresAt: t.field({ type: 'DateTime', nullable: true, description: 'When it stops applying on its own; null: until expired.', resolve: (r) => r.expiresAt }),
     expiredAt: t.field({ type: 'DateTime', nullable: true, description: 'When someone expired it; null while not.', resolve: (r) => r.expiredAt }),
     createdAt: t.field({ type: 'DateTime', description: 'When it was created.', resolve: (r) => r.createdAt }),
-    active: t.boolean({ description: 'In force now.', resolve: (r) => r.expiredAt === null && (r.expiresAt === null || r.expiresAt.getTime() > Date.now()) }),
+    active: t.boolean({ description: 'In force now.', resolve: (r) => inForce(r, Date.now()) }),
   }),
 });
 

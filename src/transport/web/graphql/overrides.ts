@@ -6,6 +6,7 @@ import { OVERRIDE_ACTION_MEANINGS, OVERRIDE_LIMITS, RULE_STATE_MEANINGS } from '
 import { TARGET_KIND_MEANINGS } from '../../../domain/overrides/target.ts';
 import { enumValues } from '../../graphql/enum-values.ts';
 import { auditEntries, createRule, expireRule, listRules, updateRule } from '../override-actions.ts';
+import { inForce } from '../../../domain/overrides/rule-index.ts';
 
 /**
  * Override rules on /workspace/graphql: the fields of GraphQL for API keys (same names, arguments and errors), run
@@ -42,7 +43,7 @@ const OverrideRuleRef = builder.objectRef<OverrideRule>('OverrideRule').implemen
     expiresAt: t.field({ type: 'DateTime', nullable: true, description: 'When it stops applying on its own; null: until expired.', resolve: (r) => r.expiresAt }),
     expiredAt: t.field({ type: 'DateTime', nullable: true, description: 'When someone expired it; null while not.', resolve: (r) => r.expiredAt }),
     createdAt: t.field({ type: 'DateTime', description: 'When it was created.', resolve: (r) => r.createdAt }),
-    active: t.boolean({ description: 'In force now.', resolve: (r) => r.expiredAt === null && (r.expiresAt === null || r.expiresAt.getTime() > Date.now()) }),
+    active: t.boolean({ description: 'In force now.', resolve: (r) => inForce(r, Date.now()) }),
   }),
 });
 
