@@ -174,3 +174,29 @@ export type OverrideRule = Prisma.OverrideRuleModel
  * Append-only: one row per change of an override rule (create, update, expire), with the rule before and after.
  */
 export type OverrideAudit = Prisma.OverrideAuditModel
+/**
+ * Model Watch
+ * Something a workspace watches: an IP, a CIDR block, an ASN, or any report subject (domain, e-mail, ...).
+ * Events about it go to the workspace's webhook endpoints that want their type.
+ */
+export type Watch = Prisma.WatchModel
+/**
+ * Model WebhookEndpoint
+ * Where a workspace's events are delivered: an https (or operator-allowed) URL and the event types it wants.
+ */
+export type WebhookEndpoint = Prisma.WebhookEndpointModel
+/**
+ * Model WebhookEvent
+ * One event, written in the same transaction as what caused it; its id (evt_...) is what receivers deduplicate on.
+ */
+export type WebhookEvent = Prisma.WebhookEventModel
+/**
+ * Model WebhookDelivery
+ * The outbox: one row per event and endpoint that wants it, delivered in id order per endpoint.
+ */
+export type WebhookDelivery = Prisma.WebhookDeliveryModel
+/**
+ * Model WebhookAttempt
+ * Each HTTP attempt of a delivery: what the deliveries page shows.
+ */
+export type WebhookAttempt = Prisma.WebhookAttemptModel

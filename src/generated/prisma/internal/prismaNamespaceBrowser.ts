@@ -73,7 +73,12 @@ export const ModelName = {
   MailOutbox: 'MailOutbox',
   SubjectMemory: 'SubjectMemory',
   OverrideRule: 'OverrideRule',
-  OverrideAudit: 'OverrideAudit'
+  OverrideAudit: 'OverrideAudit',
+  Watch: 'Watch',
+  WebhookEndpoint: 'WebhookEndpoint',
+  WebhookEvent: 'WebhookEvent',
+  WebhookDelivery: 'WebhookDelivery',
+  WebhookAttempt: 'WebhookAttempt'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -431,6 +436,85 @@ export const OverrideAuditScalarFieldEnum = {
 } as const
 
 export type OverrideAuditScalarFieldEnum = (typeof OverrideAuditScalarFieldEnum)[keyof typeof OverrideAuditScalarFieldEnum]
+
+
+export const WatchScalarFieldEnum = {
+  id: 'id',
+  workspaceId: 'workspaceId',
+  targetKind: 'targetKind',
+  target: 'target',
+  scoreThreshold: 'scoreThreshold',
+  note: 'note',
+  authorKind: 'authorKind',
+  authorId: 'authorId',
+  authorLabel: 'authorLabel',
+  createdAt: 'createdAt',
+  lastScore: 'lastScore',
+  lastLevel: 'lastLevel',
+  lastSpiking: 'lastSpiking'
+} as const
+
+export type WatchScalarFieldEnum = (typeof WatchScalarFieldEnum)[keyof typeof WatchScalarFieldEnum]
+
+
+export const WebhookEndpointScalarFieldEnum = {
+  id: 'id',
+  workspaceId: 'workspaceId',
+  url: 'url',
+  eventTypes: 'eventTypes',
+  description: 'description',
+  secret: 'secret',
+  previousSecret: 'previousSecret',
+  previousSecretUntil: 'previousSecretUntil',
+  status: 'status',
+  disabledReason: 'disabledReason',
+  failingSince: 'failingSince',
+  createdAt: 'createdAt'
+} as const
+
+export type WebhookEndpointScalarFieldEnum = (typeof WebhookEndpointScalarFieldEnum)[keyof typeof WebhookEndpointScalarFieldEnum]
+
+
+export const WebhookEventScalarFieldEnum = {
+  id: 'id',
+  publicId: 'publicId',
+  workspaceId: 'workspaceId',
+  type: 'type',
+  data: 'data',
+  createdAt: 'createdAt'
+} as const
+
+export type WebhookEventScalarFieldEnum = (typeof WebhookEventScalarFieldEnum)[keyof typeof WebhookEventScalarFieldEnum]
+
+
+export const WebhookDeliveryScalarFieldEnum = {
+  id: 'id',
+  eventId: 'eventId',
+  endpointId: 'endpointId',
+  workspaceId: 'workspaceId',
+  status: 'status',
+  attempts: 'attempts',
+  nextAttemptAt: 'nextAttemptAt',
+  createdAt: 'createdAt',
+  deliveredAt: 'deliveredAt'
+} as const
+
+export type WebhookDeliveryScalarFieldEnum = (typeof WebhookDeliveryScalarFieldEnum)[keyof typeof WebhookDeliveryScalarFieldEnum]
+
+
+export const WebhookAttemptScalarFieldEnum = {
+  id: 'id',
+  deliveryId: 'deliveryId',
+  workspaceId: 'workspaceId',
+  startedAt: 'startedAt',
+  latencyMs: 'latencyMs',
+  httpStatus: 'httpStatus',
+  error: 'error',
+  responseExcerpt: 'responseExcerpt',
+  manual: 'manual'
+} as const
+
+export type WebhookAttemptScalarFieldEnum = (typeof WebhookAttemptScalarFieldEnum)[keyof typeof WebhookAttemptScalarFieldEnum]
 
 
 export const SortOrder = {

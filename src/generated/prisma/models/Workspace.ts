@@ -215,6 +215,9 @@ export type WorkspaceWhereInput = {
   ratings?: Prisma.RatingListRelationFilter
   overrideRules?: Prisma.OverrideRuleListRelationFilter
   overrideAudit?: Prisma.OverrideAuditListRelationFilter
+  watches?: Prisma.WatchListRelationFilter
+  webhookEndpoints?: Prisma.WebhookEndpointListRelationFilter
+  webhookEvents?: Prisma.WebhookEventListRelationFilter
 }
 
 export type WorkspaceOrderByWithRelationInput = {
@@ -229,6 +232,9 @@ export type WorkspaceOrderByWithRelationInput = {
   ratings?: Prisma.RatingOrderByRelationAggregateInput
   overrideRules?: Prisma.OverrideRuleOrderByRelationAggregateInput
   overrideAudit?: Prisma.OverrideAuditOrderByRelationAggregateInput
+  watches?: Prisma.WatchOrderByRelationAggregateInput
+  webhookEndpoints?: Prisma.WebhookEndpointOrderByRelationAggregateInput
+  webhookEvents?: Prisma.WebhookEventOrderByRelationAggregateInput
 }
 
 export type WorkspaceWhereUniqueInput = Prisma.AtLeast<{
@@ -246,6 +252,9 @@ export type WorkspaceWhereUniqueInput = Prisma.AtLeast<{
   ratings?: Prisma.RatingListRelationFilter
   overrideRules?: Prisma.OverrideRuleListRelationFilter
   overrideAudit?: Prisma.OverrideAuditListRelationFilter
+  watches?: Prisma.WatchListRelationFilter
+  webhookEndpoints?: Prisma.WebhookEndpointListRelationFilter
+  webhookEvents?: Prisma.WebhookEventListRelationFilter
 }, "id" | "name">
 
 export type WorkspaceOrderByWithAggregationInput = {
@@ -281,6 +290,9 @@ export type WorkspaceCreateInput = {
   ratings?: Prisma.RatingCreateNestedManyWithoutWorkspaceInput
   overrideRules?: Prisma.OverrideRuleCreateNestedManyWithoutWorkspaceInput
   overrideAudit?: Prisma.OverrideAuditCreateNestedManyWithoutWorkspaceInput
+  watches?: Prisma.WatchCreateNestedManyWithoutWorkspaceInput
+  webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutWorkspaceInput
+  webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutWorkspaceInput
 }
 
 export type WorkspaceUncheckedCreateInput = {
@@ -295,6 +307,9 @@ export type WorkspaceUncheckedCreateInput = {
   ratings?: Prisma.RatingUncheckedCreateNestedManyWithoutWorkspaceInput
   overrideRules?: Prisma.OverrideRuleUncheckedCreateNestedManyWithoutWorkspaceInput
   overrideAudit?: Prisma.OverrideAuditUncheckedCreateNestedManyWithoutWorkspaceInput
+  watches?: Prisma.WatchUncheckedCreateNestedManyWithoutWorkspaceInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutWorkspaceInput
+  webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutWorkspaceInput
 }
 
 export type WorkspaceUpdateInput = {
@@ -308,6 +323,9 @@ export type WorkspaceUpdateInput = {
   ratings?: Prisma.RatingUpdateManyWithoutWorkspaceNestedInput
   overrideRules?: Prisma.OverrideRuleUpdateManyWithoutWorkspaceNestedInput
   overrideAudit?: Prisma.OverrideAuditUpdateManyWithoutWorkspaceNestedInput
+  watches?: Prisma.WatchUpdateManyWithoutWorkspaceNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutWorkspaceNestedInput
+  webhookEvents?: Prisma.WebhookEventUpdateManyWithoutWorkspaceNestedInput
 }
 
 export type WorkspaceUncheckedUpdateInput = {
@@ -322,6 +340,9 @@ export type WorkspaceUncheckedUpdateInput = {
   ratings?: Prisma.RatingUncheckedUpdateManyWithoutWorkspaceNestedInput
   overrideRules?: Prisma.OverrideRuleUncheckedUpdateManyWithoutWorkspaceNestedInput
   overrideAudit?: Prisma.OverrideAuditUncheckedUpdateManyWithoutWorkspaceNestedInput
+  watches?: Prisma.WatchUncheckedUpdateManyWithoutWorkspaceNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutWorkspaceNestedInput
+  webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutWorkspaceNestedInput
 }
 
 export type WorkspaceCreateManyInput = {
@@ -492,6 +513,48 @@ export type WorkspaceUpdateOneRequiredWithoutOverrideAuditNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.WorkspaceUpdateToOneWithWhereWithoutOverrideAuditInput, Prisma.WorkspaceUpdateWithoutOverrideAuditInput>, Prisma.WorkspaceUncheckedUpdateWithoutOverrideAuditInput>
 }
 
+export type WorkspaceCreateNestedOneWithoutWatchesInput = {
+  create?: Prisma.XOR<Prisma.WorkspaceCreateWithoutWatchesInput, Prisma.WorkspaceUncheckedCreateWithoutWatchesInput>
+  connectOrCreate?: Prisma.WorkspaceCreateOrConnectWithoutWatchesInput
+  connect?: Prisma.WorkspaceWhereUniqueInput
+}
+
+export type WorkspaceUpdateOneRequiredWithoutWatchesNestedInput = {
+  create?: Prisma.XOR<Prisma.WorkspaceCreateWithoutWatchesInput, Prisma.WorkspaceUncheckedCreateWithoutWatchesInput>
+  connectOrCreate?: Prisma.WorkspaceCreateOrConnectWithoutWatchesInput
+  upsert?: Prisma.WorkspaceUpsertWithoutWatchesInput
+  connect?: Prisma.WorkspaceWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.WorkspaceUpdateToOneWithWhereWithoutWatchesInput, Prisma.WorkspaceUpdateWithoutWatchesInput>, Prisma.WorkspaceUncheckedUpdateWithoutWatchesInput>
+}
+
+export type WorkspaceCreateNestedOneWithoutWebhookEndpointsInput = {
+  create?: Prisma.XOR<Prisma.WorkspaceCreateWithoutWebhookEndpointsInput, Prisma.WorkspaceUncheckedCreateWithoutWebhookEndpointsInput>
+  connectOrCreate?: Prisma.WorkspaceCreateOrConnectWithoutWebhookEndpointsInput
+  connect?: Prisma.WorkspaceWhereUniqueInput
+}
+
+export type WorkspaceUpdateOneRequiredWithoutWebhookEndpointsNestedInput = {
+  create?: Prisma.XOR<Prisma.WorkspaceCreateWithoutWebhookEndpointsInput, Prisma.WorkspaceUncheckedCreateWithoutWebhookEndpointsInput>
+  connectOrCreate?: Prisma.WorkspaceCreateOrConnectWithoutWebhookEndpointsInput
+  upsert?: Prisma.WorkspaceUpsertWithoutWebhookEndpointsInput
+  connect?: Prisma.WorkspaceWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.WorkspaceUpdateToOneWithWhereWithoutWebhookEndpointsInput, Prisma.WorkspaceUpdateWithoutWebhookEndpointsInput>, Prisma.WorkspaceUncheckedUpdateWithoutWebhookEndpointsInput>
+}
+
+export type WorkspaceCreateNestedOneWithoutWebhookEventsInput = {
+  create?: Prisma.XOR<Prisma.WorkspaceCreateWithoutWebhookEventsInput, Prisma.WorkspaceUncheckedCreateWithoutWebhookEventsInput>
+  connectOrCreate?: Prisma.WorkspaceCreateOrConnectWithoutWebhookEventsInput
+  connect?: Prisma.WorkspaceWhereUniqueInput
+}
+
+export type WorkspaceUpdateOneRequiredWithoutWebhookEventsNestedInput = {
+  create?: Prisma.XOR<Prisma.WorkspaceCreateWithoutWebhookEventsInput, Prisma.WorkspaceUncheckedCreateWithoutWebhookEventsInput>
+  connectOrCreate?: Prisma.WorkspaceCreateOrConnectWithoutWebhookEventsInput
+  upsert?: Prisma.WorkspaceUpsertWithoutWebhookEventsInput
+  connect?: Prisma.WorkspaceWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.WorkspaceUpdateToOneWithWhereWithoutWebhookEventsInput, Prisma.WorkspaceUpdateWithoutWebhookEventsInput>, Prisma.WorkspaceUncheckedUpdateWithoutWebhookEventsInput>
+}
+
 export type WorkspaceCreateWithoutAccountsInput = {
   name: string
   tier?: string
@@ -502,6 +565,9 @@ export type WorkspaceCreateWithoutAccountsInput = {
   ratings?: Prisma.RatingCreateNestedManyWithoutWorkspaceInput
   overrideRules?: Prisma.OverrideRuleCreateNestedManyWithoutWorkspaceInput
   overrideAudit?: Prisma.OverrideAuditCreateNestedManyWithoutWorkspaceInput
+  watches?: Prisma.WatchCreateNestedManyWithoutWorkspaceInput
+  webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutWorkspaceInput
+  webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutWorkspaceInput
 }
 
 export type WorkspaceUncheckedCreateWithoutAccountsInput = {
@@ -515,6 +581,9 @@ export type WorkspaceUncheckedCreateWithoutAccountsInput = {
   ratings?: Prisma.RatingUncheckedCreateNestedManyWithoutWorkspaceInput
   overrideRules?: Prisma.OverrideRuleUncheckedCreateNestedManyWithoutWorkspaceInput
   overrideAudit?: Prisma.OverrideAuditUncheckedCreateNestedManyWithoutWorkspaceInput
+  watches?: Prisma.WatchUncheckedCreateNestedManyWithoutWorkspaceInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutWorkspaceInput
+  webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutWorkspaceInput
 }
 
 export type WorkspaceCreateOrConnectWithoutAccountsInput = {
@@ -543,6 +612,9 @@ export type WorkspaceUpdateWithoutAccountsInput = {
   ratings?: Prisma.RatingUpdateManyWithoutWorkspaceNestedInput
   overrideRules?: Prisma.OverrideRuleUpdateManyWithoutWorkspaceNestedInput
   overrideAudit?: Prisma.OverrideAuditUpdateManyWithoutWorkspaceNestedInput
+  watches?: Prisma.WatchUpdateManyWithoutWorkspaceNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutWorkspaceNestedInput
+  webhookEvents?: Prisma.WebhookEventUpdateManyWithoutWorkspaceNestedInput
 }
 
 export type WorkspaceUncheckedUpdateWithoutAccountsInput = {
@@ -556,6 +628,9 @@ export type WorkspaceUncheckedUpdateWithoutAccountsInput = {
   ratings?: Prisma.RatingUncheckedUpdateManyWithoutWorkspaceNestedInput
   overrideRules?: Prisma.OverrideRuleUncheckedUpdateManyWithoutWorkspaceNestedInput
   overrideAudit?: Prisma.OverrideAuditUncheckedUpdateManyWithoutWorkspaceNestedInput
+  watches?: Prisma.WatchUncheckedUpdateManyWithoutWorkspaceNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutWorkspaceNestedInput
+  webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutWorkspaceNestedInput
 }
 
 export type WorkspaceCreateWithoutApiKeysInput = {
@@ -568,6 +643,9 @@ export type WorkspaceCreateWithoutApiKeysInput = {
   ratings?: Prisma.RatingCreateNestedManyWithoutWorkspaceInput
   overrideRules?: Prisma.OverrideRuleCreateNestedManyWithoutWorkspaceInput
   overrideAudit?: Prisma.OverrideAuditCreateNestedManyWithoutWorkspaceInput
+  watches?: Prisma.WatchCreateNestedManyWithoutWorkspaceInput
+  webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutWorkspaceInput
+  webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutWorkspaceInput
 }
 
 export type WorkspaceUncheckedCreateWithoutApiKeysInput = {
@@ -581,6 +659,9 @@ export type WorkspaceUncheckedCreateWithoutApiKeysInput = {
   ratings?: Prisma.RatingUncheckedCreateNestedManyWithoutWorkspaceInput
   overrideRules?: Prisma.OverrideRuleUncheckedCreateNestedManyWithoutWorkspaceInput
   overrideAudit?: Prisma.OverrideAuditUncheckedCreateNestedManyWithoutWorkspaceInput
+  watches?: Prisma.WatchUncheckedCreateNestedManyWithoutWorkspaceInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutWorkspaceInput
+  webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutWorkspaceInput
 }
 
 export type WorkspaceCreateOrConnectWithoutApiKeysInput = {
@@ -609,6 +690,9 @@ export type WorkspaceUpdateWithoutApiKeysInput = {
   ratings?: Prisma.RatingUpdateManyWithoutWorkspaceNestedInput
   overrideRules?: Prisma.OverrideRuleUpdateManyWithoutWorkspaceNestedInput
   overrideAudit?: Prisma.OverrideAuditUpdateManyWithoutWorkspaceNestedInput
+  watches?: Prisma.WatchUpdateManyWithoutWorkspaceNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutWorkspaceNestedInput
+  webhookEvents?: Prisma.WebhookEventUpdateManyWithoutWorkspaceNestedInput
 }
 
 export type WorkspaceUncheckedUpdateWithoutApiKeysInput = {
@@ -622,6 +706,9 @@ export type WorkspaceUncheckedUpdateWithoutApiKeysInput = {
   ratings?: Prisma.RatingUncheckedUpdateManyWithoutWorkspaceNestedInput
   overrideRules?: Prisma.OverrideRuleUncheckedUpdateManyWithoutWorkspaceNestedInput
   overrideAudit?: Prisma.OverrideAuditUncheckedUpdateManyWithoutWorkspaceNestedInput
+  watches?: Prisma.WatchUncheckedUpdateManyWithoutWorkspaceNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutWorkspaceNestedInput
+  webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutWorkspaceNestedInput
 }
 
 export type WorkspaceCreateWithoutSubjectsInput = {
@@ -634,6 +721,9 @@ export type WorkspaceCreateWithoutSubjectsInput = {
   ratings?: Prisma.RatingCreateNestedManyWithoutWorkspaceInput
   overrideRules?: Prisma.OverrideRuleCreateNestedManyWithoutWorkspaceInput
   overrideAudit?: Prisma.OverrideAuditCreateNestedManyWithoutWorkspaceInput
+  watches?: Prisma.WatchCreateNestedManyWithoutWorkspaceInput
+  webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutWorkspaceInput
+  webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutWorkspaceInput
 }
 
 export type WorkspaceUncheckedCreateWithoutSubjectsInput = {
@@ -647,6 +737,9 @@ export type WorkspaceUncheckedCreateWithoutSubjectsInput = {
   ratings?: Prisma.RatingUncheckedCreateNestedManyWithoutWorkspaceInput
   overrideRules?: Prisma.OverrideRuleUncheckedCreateNestedManyWithoutWorkspaceInput
   overrideAudit?: Prisma.OverrideAuditUncheckedCreateNestedManyWithoutWorkspaceInput
+  watches?: Prisma.WatchUncheckedCreateNestedManyWithoutWorkspaceInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutWorkspaceInput
+  webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutWorkspaceInput
 }
 
 export type WorkspaceCreateOrConnectWithoutSubjectsInput = {
@@ -675,6 +768,9 @@ export type WorkspaceUpdateWithoutSubjectsInput = {
   ratings?: Prisma.RatingUpdateManyWithoutWorkspaceNestedInput
   overrideRules?: Prisma.OverrideRuleUpdateManyWithoutWorkspaceNestedInput
   overrideAudit?: Prisma.OverrideAuditUpdateManyWithoutWorkspaceNestedInput
+  watches?: Prisma.WatchUpdateManyWithoutWorkspaceNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutWorkspaceNestedInput
+  webhookEvents?: Prisma.WebhookEventUpdateManyWithoutWorkspaceNestedInput
 }
 
 export type WorkspaceUncheckedUpdateWithoutSubjectsInput = {
@@ -688,6 +784,9 @@ export type WorkspaceUncheckedUpdateWithoutSubjectsInput = {
   ratings?: Prisma.RatingUncheckedUpdateManyWithoutWorkspaceNestedInput
   overrideRules?: Prisma.OverrideRuleUncheckedUpdateManyWithoutWorkspaceNestedInput
   overrideAudit?: Prisma.OverrideAuditUncheckedUpdateManyWithoutWorkspaceNestedInput
+  watches?: Prisma.WatchUncheckedUpdateManyWithoutWorkspaceNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutWorkspaceNestedInput
+  webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutWorkspaceNestedInput
 }
 
 export type WorkspaceCreateWithoutReportsInput = {
@@ -700,6 +799,9 @@ export type WorkspaceCreateWithoutReportsInput = {
   ratings?: Prisma.RatingCreateNestedManyWithoutWorkspaceInput
   overrideRules?: Prisma.OverrideRuleCreateNestedManyWithoutWorkspaceInput
   overrideAudit?: Prisma.OverrideAuditCreateNestedManyWithoutWorkspaceInput
+  watches?: Prisma.WatchCreateNestedManyWithoutWorkspaceInput
+  webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutWorkspaceInput
+  webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutWorkspaceInput
 }
 
 export type WorkspaceUncheckedCreateWithoutReportsInput = {
@@ -713,6 +815,9 @@ export type WorkspaceUncheckedCreateWithoutReportsInput = {
   ratings?: Prisma.RatingUncheckedCreateNestedManyWithoutWorkspaceInput
   overrideRules?: Prisma.OverrideRuleUncheckedCreateNestedManyWithoutWorkspaceInput
   overrideAudit?: Prisma.OverrideAuditUncheckedCreateNestedManyWithoutWorkspaceInput
+  watches?: Prisma.WatchUncheckedCreateNestedManyWithoutWorkspaceInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutWorkspaceInput
+  webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutWorkspaceInput
 }
 
 export type WorkspaceCreateOrConnectWithoutReportsInput = {
@@ -741,6 +846,9 @@ export type WorkspaceUpdateWithoutReportsInput = {
   ratings?: Prisma.RatingUpdateManyWithoutWorkspaceNestedInput
   overrideRules?: Prisma.OverrideRuleUpdateManyWithoutWorkspaceNestedInput
   overrideAudit?: Prisma.OverrideAuditUpdateManyWithoutWorkspaceNestedInput
+  watches?: Prisma.WatchUpdateManyWithoutWorkspaceNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutWorkspaceNestedInput
+  webhookEvents?: Prisma.WebhookEventUpdateManyWithoutWorkspaceNestedInput
 }
 
 export type WorkspaceUncheckedUpdateWithoutReportsInput = {
@@ -754,6 +862,9 @@ export type WorkspaceUncheckedUpdateWithoutReportsInput = {
   ratings?: Prisma.RatingUncheckedUpdateManyWithoutWorkspaceNestedInput
   overrideRules?: Prisma.OverrideRuleUncheckedUpdateManyWithoutWorkspaceNestedInput
   overrideAudit?: Prisma.OverrideAuditUncheckedUpdateManyWithoutWorkspaceNestedInput
+  watches?: Prisma.WatchUncheckedUpdateManyWithoutWorkspaceNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutWorkspaceNestedInput
+  webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutWorkspaceNestedInput
 }
 
 export type WorkspaceCreateWithoutRatingsInput = {
@@ -766,6 +877,9 @@ export type WorkspaceCreateWithoutRatingsInput = {
   reports?: Prisma.ReportCreateNestedManyWithoutWorkspaceInput
   overrideRules?: Prisma.OverrideRuleCreateNestedManyWithoutWorkspaceInput
   overrideAudit?: Prisma.OverrideAuditCreateNestedManyWithoutWorkspaceInput
+  watches?: Prisma.WatchCreateNestedManyWithoutWorkspaceInput
+  webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutWorkspaceInput
+  webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutWorkspaceInput
 }
 
 export type WorkspaceUncheckedCreateWithoutRatingsInput = {
@@ -779,6 +893,9 @@ export type WorkspaceUncheckedCreateWithoutRatingsInput = {
   reports?: Prisma.ReportUncheckedCreateNestedManyWithoutWorkspaceInput
   overrideRules?: Prisma.OverrideRuleUncheckedCreateNestedManyWithoutWorkspaceInput
   overrideAudit?: Prisma.OverrideAuditUncheckedCreateNestedManyWithoutWorkspaceInput
+  watches?: Prisma.WatchUncheckedCreateNestedManyWithoutWorkspaceInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutWorkspaceInput
+  webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutWorkspaceInput
 }
 
 export type WorkspaceCreateOrConnectWithoutRatingsInput = {
@@ -807,6 +924,9 @@ export type WorkspaceUpdateWithoutRatingsInput = {
   reports?: Prisma.ReportUpdateManyWithoutWorkspaceNestedInput
   overrideRules?: Prisma.OverrideRuleUpdateManyWithoutWorkspaceNestedInput
   overrideAudit?: Prisma.OverrideAuditUpdateManyWithoutWorkspaceNestedInput
+  watches?: Prisma.WatchUpdateManyWithoutWorkspaceNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutWorkspaceNestedInput
+  webhookEvents?: Prisma.WebhookEventUpdateManyWithoutWorkspaceNestedInput
 }
 
 export type WorkspaceUncheckedUpdateWithoutRatingsInput = {
@@ -820,6 +940,9 @@ export type WorkspaceUncheckedUpdateWithoutRatingsInput = {
   reports?: Prisma.ReportUncheckedUpdateManyWithoutWorkspaceNestedInput
   overrideRules?: Prisma.OverrideRuleUncheckedUpdateManyWithoutWorkspaceNestedInput
   overrideAudit?: Prisma.OverrideAuditUncheckedUpdateManyWithoutWorkspaceNestedInput
+  watches?: Prisma.WatchUncheckedUpdateManyWithoutWorkspaceNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutWorkspaceNestedInput
+  webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutWorkspaceNestedInput
 }
 
 export type WorkspaceCreateWithoutOverrideRulesInput = {
@@ -832,6 +955,9 @@ export type WorkspaceCreateWithoutOverrideRulesInput = {
   reports?: Prisma.ReportCreateNestedManyWithoutWorkspaceInput
   ratings?: Prisma.RatingCreateNestedManyWithoutWorkspaceInput
   overrideAudit?: Prisma.OverrideAuditCreateNestedManyWithoutWorkspaceInput
+  watches?: Prisma.WatchCreateNestedManyWithoutWorkspaceInput
+  webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutWorkspaceInput
+  webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutWorkspaceInput
 }
 
 export type WorkspaceUncheckedCreateWithoutOverrideRulesInput = {
@@ -845,6 +971,9 @@ export type WorkspaceUncheckedCreateWithoutOverrideRulesInput = {
   reports?: Prisma.ReportUncheckedCreateNestedManyWithoutWorkspaceInput
   ratings?: Prisma.RatingUncheckedCreateNestedManyWithoutWorkspaceInput
   overrideAudit?: Prisma.OverrideAuditUncheckedCreateNestedManyWithoutWorkspaceInput
+  watches?: Prisma.WatchUncheckedCreateNestedManyWithoutWorkspaceInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutWorkspaceInput
+  webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutWorkspaceInput
 }
 
 export type WorkspaceCreateOrConnectWithoutOverrideRulesInput = {
@@ -873,6 +1002,9 @@ export type WorkspaceUpdateWithoutOverrideRulesInput = {
   reports?: Prisma.ReportUpdateManyWithoutWorkspaceNestedInput
   ratings?: Prisma.RatingUpdateManyWithoutWorkspaceNestedInput
   overrideAudit?: Prisma.OverrideAuditUpdateManyWithoutWorkspaceNestedInput
+  watches?: Prisma.WatchUpdateManyWithoutWorkspaceNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutWorkspaceNestedInput
+  webhookEvents?: Prisma.WebhookEventUpdateManyWithoutWorkspaceNestedInput
 }
 
 export type WorkspaceUncheckedUpdateWithoutOverrideRulesInput = {
@@ -886,6 +1018,9 @@ export type WorkspaceUncheckedUpdateWithoutOverrideRulesInput = {
   reports?: Prisma.ReportUncheckedUpdateManyWithoutWorkspaceNestedInput
   ratings?: Prisma.RatingUncheckedUpdateManyWithoutWorkspaceNestedInput
   overrideAudit?: Prisma.OverrideAuditUncheckedUpdateManyWithoutWorkspaceNestedInput
+  watches?: Prisma.WatchUncheckedUpdateManyWithoutWorkspaceNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutWorkspaceNestedInput
+  webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutWorkspaceNestedInput
 }
 
 export type WorkspaceCreateWithoutOverrideAuditInput = {
@@ -898,6 +1033,9 @@ export type WorkspaceCreateWithoutOverrideAuditInput = {
   reports?: Prisma.ReportCreateNestedManyWithoutWorkspaceInput
   ratings?: Prisma.RatingCreateNestedManyWithoutWorkspaceInput
   overrideRules?: Prisma.OverrideRuleCreateNestedManyWithoutWorkspaceInput
+  watches?: Prisma.WatchCreateNestedManyWithoutWorkspaceInput
+  webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutWorkspaceInput
+  webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutWorkspaceInput
 }
 
 export type WorkspaceUncheckedCreateWithoutOverrideAuditInput = {
@@ -911,6 +1049,9 @@ export type WorkspaceUncheckedCreateWithoutOverrideAuditInput = {
   reports?: Prisma.ReportUncheckedCreateNestedManyWithoutWorkspaceInput
   ratings?: Prisma.RatingUncheckedCreateNestedManyWithoutWorkspaceInput
   overrideRules?: Prisma.OverrideRuleUncheckedCreateNestedManyWithoutWorkspaceInput
+  watches?: Prisma.WatchUncheckedCreateNestedManyWithoutWorkspaceInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutWorkspaceInput
+  webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutWorkspaceInput
 }
 
 export type WorkspaceCreateOrConnectWithoutOverrideAuditInput = {
@@ -939,6 +1080,9 @@ export type WorkspaceUpdateWithoutOverrideAuditInput = {
   reports?: Prisma.ReportUpdateManyWithoutWorkspaceNestedInput
   ratings?: Prisma.RatingUpdateManyWithoutWorkspaceNestedInput
   overrideRules?: Prisma.OverrideRuleUpdateManyWithoutWorkspaceNestedInput
+  watches?: Prisma.WatchUpdateManyWithoutWorkspaceNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutWorkspaceNestedInput
+  webhookEvents?: Prisma.WebhookEventUpdateManyWithoutWorkspaceNestedInput
 }
 
 export type WorkspaceUncheckedUpdateWithoutOverrideAuditInput = {
@@ -952,6 +1096,243 @@ export type WorkspaceUncheckedUpdateWithoutOverrideAuditInput = {
   reports?: Prisma.ReportUncheckedUpdateManyWithoutWorkspaceNestedInput
   ratings?: Prisma.RatingUncheckedUpdateManyWithoutWorkspaceNestedInput
   overrideRules?: Prisma.OverrideRuleUncheckedUpdateManyWithoutWorkspaceNestedInput
+  watches?: Prisma.WatchUncheckedUpdateManyWithoutWorkspaceNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutWorkspaceNestedInput
+  webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutWorkspaceNestedInput
+}
+
+export type WorkspaceCreateWithoutWatchesInput = {
+  name: string
+  tier?: string
+  createdAt?: Date | string
+  accounts?: Prisma.AccountCreateNestedManyWithoutWorkspaceInput
+  apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutWorkspaceInput
+  subjects?: Prisma.SubjectCreateNestedManyWithoutWorkspaceInput
+  reports?: Prisma.ReportCreateNestedManyWithoutWorkspaceInput
+  ratings?: Prisma.RatingCreateNestedManyWithoutWorkspaceInput
+  overrideRules?: Prisma.OverrideRuleCreateNestedManyWithoutWorkspaceInput
+  overrideAudit?: Prisma.OverrideAuditCreateNestedManyWithoutWorkspaceInput
+  webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutWorkspaceInput
+  webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutWorkspaceInput
+}
+
+export type WorkspaceUncheckedCreateWithoutWatchesInput = {
+  id?: number
+  name: string
+  tier?: string
+  createdAt?: Date | string
+  accounts?: Prisma.AccountUncheckedCreateNestedManyWithoutWorkspaceInput
+  apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutWorkspaceInput
+  subjects?: Prisma.SubjectUncheckedCreateNestedManyWithoutWorkspaceInput
+  reports?: Prisma.ReportUncheckedCreateNestedManyWithoutWorkspaceInput
+  ratings?: Prisma.RatingUncheckedCreateNestedManyWithoutWorkspaceInput
+  overrideRules?: Prisma.OverrideRuleUncheckedCreateNestedManyWithoutWorkspaceInput
+  overrideAudit?: Prisma.OverrideAuditUncheckedCreateNestedManyWithoutWorkspaceInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutWorkspaceInput
+  webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutWorkspaceInput
+}
+
+export type WorkspaceCreateOrConnectWithoutWatchesInput = {
+  where: Prisma.WorkspaceWhereUniqueInput
+  create: Prisma.XOR<Prisma.WorkspaceCreateWithoutWatchesInput, Prisma.WorkspaceUncheckedCreateWithoutWatchesInput>
+}
+
+export type WorkspaceUpsertWithoutWatchesInput = {
+  update: Prisma.XOR<Prisma.WorkspaceUpdateWithoutWatchesInput, Prisma.WorkspaceUncheckedUpdateWithoutWatchesInput>
+  create: Prisma.XOR<Prisma.WorkspaceCreateWithoutWatchesInput, Prisma.WorkspaceUncheckedCreateWithoutWatchesInput>
+  where?: Prisma.WorkspaceWhereInput
+}
+
+export type WorkspaceUpdateToOneWithWhereWithoutWatchesInput = {
+  where?: Prisma.WorkspaceWhereInput
+  data: Prisma.XOR<Prisma.WorkspaceUpdateWithoutWatchesInput, Prisma.WorkspaceUncheckedUpdateWithoutWatchesInput>
+}
+
+export type WorkspaceUpdateWithoutWatchesInput = {
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  tier?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  accounts?: Prisma.AccountUpdateManyWithoutWorkspaceNestedInput
+  apiKeys?: Prisma.ApiKeyUpdateManyWithoutWorkspaceNestedInput
+  subjects?: Prisma.SubjectUpdateManyWithoutWorkspaceNestedInput
+  reports?: Prisma.ReportUpdateManyWithoutWorkspaceNestedInput
+  ratings?: Prisma.RatingUpdateManyWithoutWorkspaceNestedInput
+  overrideRules?: Prisma.OverrideRuleUpdateManyWithoutWorkspaceNestedInput
+  overrideAudit?: Prisma.OverrideAuditUpdateManyWithoutWorkspaceNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutWorkspaceNestedInput
+  webhookEvents?: Prisma.WebhookEventUpdateManyWithoutWorkspaceNestedInput
+}
+
+export type WorkspaceUncheckedUpdateWithoutWatchesInput = {
+  id?: Prisma.IntFieldUpdateOperationsInput | number
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  tier?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  accounts?: Prisma.AccountUncheckedUpdateManyWithoutWorkspaceNestedInput
+  apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutWorkspaceNestedInput
+  subjects?: Prisma.SubjectUncheckedUpdateManyWithoutWorkspaceNestedInput
+  reports?: Prisma.ReportUncheckedUpdateManyWithoutWorkspaceNestedInput
+  ratings?: Prisma.RatingUncheckedUpdateManyWithoutWorkspaceNestedInput
+  overrideRules?: Prisma.OverrideRuleUncheckedUpdateManyWithoutWorkspaceNestedInput
+  overrideAudit?: Prisma.OverrideAuditUncheckedUpdateManyWithoutWorkspaceNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutWorkspaceNestedInput
+  webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutWorkspaceNestedInput
+}
+
+export type WorkspaceCreateWithoutWebhookEndpointsInput = {
+  name: string
+  tier?: string
+  createdAt?: Date | string
+  accounts?: Prisma.AccountCreateNestedManyWithoutWorkspaceInput
+  apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutWorkspaceInput
+  subjects?: Prisma.SubjectCreateNestedManyWithoutWorkspaceInput
+  reports?: Prisma.ReportCreateNestedManyWithoutWorkspaceInput
+  ratings?: Prisma.RatingCreateNestedManyWithoutWorkspaceInput
+  overrideRules?: Prisma.OverrideRuleCreateNestedManyWithoutWorkspaceInput
+  overrideAudit?: Prisma.OverrideAuditCreateNestedManyWithoutWorkspaceInput
+  watches?: Prisma.WatchCreateNestedManyWithoutWorkspaceInput
+  webhookEvents?: Prisma.WebhookEventCreateNestedManyWithoutWorkspaceInput
+}
+
+export type WorkspaceUncheckedCreateWithoutWebhookEndpointsInput = {
+  id?: number
+  name: string
+  tier?: string
+  createdAt?: Date | string
+  accounts?: Prisma.AccountUncheckedCreateNestedManyWithoutWorkspaceInput
+  apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutWorkspaceInput
+  subjects?: Prisma.SubjectUncheckedCreateNestedManyWithoutWorkspaceInput
+  reports?: Prisma.ReportUncheckedCreateNestedManyWithoutWorkspaceInput
+  ratings?: Prisma.RatingUncheckedCreateNestedManyWithoutWorkspaceInput
+  overrideRules?: Prisma.OverrideRuleUncheckedCreateNestedManyWithoutWorkspaceInput
+  overrideAudit?: Prisma.OverrideAuditUncheckedCreateNestedManyWithoutWorkspaceInput
+  watches?: Prisma.WatchUncheckedCreateNestedManyWithoutWorkspaceInput
+  webhookEvents?: Prisma.WebhookEventUncheckedCreateNestedManyWithoutWorkspaceInput
+}
+
+export type WorkspaceCreateOrConnectWithoutWebhookEndpointsInput = {
+  where: Prisma.WorkspaceWhereUniqueInput
+  create: Prisma.XOR<Prisma.WorkspaceCreateWithoutWebhookEndpointsInput, Prisma.WorkspaceUncheckedCreateWithoutWebhookEndpointsInput>
+}
+
+export type WorkspaceUpsertWithoutWebhookEndpointsInput = {
+  update: Prisma.XOR<Prisma.WorkspaceUpdateWithoutWebhookEndpointsInput, Prisma.WorkspaceUncheckedUpdateWithoutWebhookEndpointsInput>
+  create: Prisma.XOR<Prisma.WorkspaceCreateWithoutWebhookEndpointsInput, Prisma.WorkspaceUncheckedCreateWithoutWebhookEndpointsInput>
+  where?: Prisma.WorkspaceWhereInput
+}
+
+export type WorkspaceUpdateToOneWithWhereWithoutWebhookEndpointsInput = {
+  where?: Prisma.WorkspaceWhereInput
+  data: Prisma.XOR<Prisma.WorkspaceUpdateWithoutWebhookEndpointsInput, Prisma.WorkspaceUncheckedUpdateWithoutWebhookEndpointsInput>
+}
+
+export type WorkspaceUpdateWithoutWebhookEndpointsInput = {
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  tier?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  accounts?: Prisma.AccountUpdateManyWithoutWorkspaceNestedInput
+  apiKeys?: Prisma.ApiKeyUpdateManyWithoutWorkspaceNestedInput
+  subjects?: Prisma.SubjectUpdateManyWithoutWorkspaceNestedInput
+  reports?: Prisma.ReportUpdateManyWithoutWorkspaceNestedInput
+  ratings?: Prisma.RatingUpdateManyWithoutWorkspaceNestedInput
+  overrideRules?: Prisma.OverrideRuleUpdateManyWithoutWorkspaceNestedInput
+  overrideAudit?: Prisma.OverrideAuditUpdateManyWithoutWorkspaceNestedInput
+  watches?: Prisma.WatchUpdateManyWithoutWorkspaceNestedInput
+  webhookEvents?: Prisma.WebhookEventUpdateManyWithoutWorkspaceNestedInput
+}
+
+export type WorkspaceUncheckedUpdateWithoutWebhookEndpointsInput = {
+  id?: Prisma.IntFieldUpdateOperationsInput | number
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  tier?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  accounts?: Prisma.AccountUncheckedUpdateManyWithoutWorkspaceNestedInput
+  apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutWorkspaceNestedInput
+  subjects?: Prisma.SubjectUncheckedUpdateManyWithoutWorkspaceNestedInput
+  reports?: Prisma.ReportUncheckedUpdateManyWithoutWorkspaceNestedInput
+  ratings?: Prisma.RatingUncheckedUpdateManyWithoutWorkspaceNestedInput
+  overrideRules?: Prisma.OverrideRuleUncheckedUpdateManyWithoutWorkspaceNestedInput
+  overrideAudit?: Prisma.OverrideAuditUncheckedUpdateManyWithoutWorkspaceNestedInput
+  watches?: Prisma.WatchUncheckedUpdateManyWithoutWorkspaceNestedInput
+  webhookEvents?: Prisma.WebhookEventUncheckedUpdateManyWithoutWorkspaceNestedInput
+}
+
+export type WorkspaceCreateWithoutWebhookEventsInput = {
+  name: string
+  tier?: string
+  createdAt?: Date | string
+  accounts?: Prisma.AccountCreateNestedManyWithoutWorkspaceInput
+  apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutWorkspaceInput
+  subjects?: Prisma.SubjectCreateNestedManyWithoutWorkspaceInput
+  reports?: Prisma.ReportCreateNestedManyWithoutWorkspaceInput
+  ratings?: Prisma.RatingCreateNestedManyWithoutWorkspaceInput
+  overrideRules?: Prisma.OverrideRuleCreateNestedManyWithoutWorkspaceInput
+  overrideAudit?: Prisma.OverrideAuditCreateNestedManyWithoutWorkspaceInput
+  watches?: Prisma.WatchCreateNestedManyWithoutWorkspaceInput
+  webhookEndpoints?: Prisma.WebhookEndpointCreateNestedManyWithoutWorkspaceInput
+}
+
+export type WorkspaceUncheckedCreateWithoutWebhookEventsInput = {
+  id?: number
+  name: string
+  tier?: string
+  createdAt?: Date | string
+  accounts?: Prisma.AccountUncheckedCreateNestedManyWithoutWorkspaceInput
+  apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutWorkspaceInput
+  subjects?: Prisma.SubjectUncheckedCreateNestedManyWithoutWorkspaceInput
+  reports?: Prisma.ReportUncheckedCreateNestedManyWithoutWorkspaceInput
+  ratings?: Prisma.RatingUncheckedCreateNestedManyWithoutWorkspaceInput
+  overrideRules?: Prisma.OverrideRuleUncheckedCreateNestedManyWithoutWorkspaceInput
+  overrideAudit?: Prisma.OverrideAuditUncheckedCreateNestedManyWithoutWorkspaceInput
+  watches?: Prisma.WatchUncheckedCreateNestedManyWithoutWorkspaceInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedCreateNestedManyWithoutWorkspaceInput
+}
+
+export type WorkspaceCreateOrConnectWithoutWebhookEventsInput = {
+  where: Prisma.WorkspaceWhereUniqueInput
+  create: Prisma.XOR<Prisma.WorkspaceCreateWithoutWebhookEventsInput, Prisma.WorkspaceUncheckedCreateWithoutWebhookEventsInput>
+}
+
+export type WorkspaceUpsertWithoutWebhookEventsInput = {
+  update: Prisma.XOR<Prisma.WorkspaceUpdateWithoutWebhookEventsInput, Prisma.WorkspaceUncheckedUpdateWithoutWebhookEventsInput>
+  create: Prisma.XOR<Prisma.WorkspaceCreateWithoutWebhookEventsInput, Prisma.WorkspaceUncheckedCreateWithoutWebhookEventsInput>
+  where?: Prisma.WorkspaceWhereInput
+}
+
+export type WorkspaceUpdateToOneWithWhereWithoutWebhookEventsInput = {
+  where?: Prisma.WorkspaceWhereInput
+  data: Prisma.XOR<Prisma.WorkspaceUpdateWithoutWebhookEventsInput, Prisma.WorkspaceUncheckedUpdateWithoutWebhookEventsInput>
+}
+
+export type WorkspaceUpdateWithoutWebhookEventsInput = {
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  tier?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  accounts?: Prisma.AccountUpdateManyWithoutWorkspaceNestedInput
+  apiKeys?: Prisma.ApiKeyUpdateManyWithoutWorkspaceNestedInput
+  subjects?: Prisma.SubjectUpdateManyWithoutWorkspaceNestedInput
+  reports?: Prisma.ReportUpdateManyWithoutWorkspaceNestedInput
+  ratings?: Prisma.RatingUpdateManyWithoutWorkspaceNestedInput
+  overrideRules?: Prisma.OverrideRuleUpdateManyWithoutWorkspaceNestedInput
+  overrideAudit?: Prisma.OverrideAuditUpdateManyWithoutWorkspaceNestedInput
+  watches?: Prisma.WatchUpdateManyWithoutWorkspaceNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUpdateManyWithoutWorkspaceNestedInput
+}
+
+export type WorkspaceUncheckedUpdateWithoutWebhookEventsInput = {
+  id?: Prisma.IntFieldUpdateOperationsInput | number
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  tier?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  accounts?: Prisma.AccountUncheckedUpdateManyWithoutWorkspaceNestedInput
+  apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutWorkspaceNestedInput
+  subjects?: Prisma.SubjectUncheckedUpdateManyWithoutWorkspaceNestedInput
+  reports?: Prisma.ReportUncheckedUpdateManyWithoutWorkspaceNestedInput
+  ratings?: Prisma.RatingUncheckedUpdateManyWithoutWorkspaceNestedInput
+  overrideRules?: Prisma.OverrideRuleUncheckedUpdateManyWithoutWorkspaceNestedInput
+  overrideAudit?: Prisma.OverrideAuditUncheckedUpdateManyWithoutWorkspaceNestedInput
+  watches?: Prisma.WatchUncheckedUpdateManyWithoutWorkspaceNestedInput
+  webhookEndpoints?: Prisma.WebhookEndpointUncheckedUpdateManyWithoutWorkspaceNestedInput
 }
 
 
@@ -967,6 +1348,9 @@ export type WorkspaceCountOutputType = {
   ratings: number
   overrideRules: number
   overrideAudit: number
+  watches: number
+  webhookEndpoints: number
+  webhookEvents: number
 }
 
 export type WorkspaceCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -977,6 +1361,9 @@ export type WorkspaceCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensi
   ratings?: boolean | WorkspaceCountOutputTypeCountRatingsArgs
   overrideRules?: boolean | WorkspaceCountOutputTypeCountOverrideRulesArgs
   overrideAudit?: boolean | WorkspaceCountOutputTypeCountOverrideAuditArgs
+  watches?: boolean | WorkspaceCountOutputTypeCountWatchesArgs
+  webhookEndpoints?: boolean | WorkspaceCountOutputTypeCountWebhookEndpointsArgs
+  webhookEvents?: boolean | WorkspaceCountOutputTypeCountWebhookEventsArgs
 }
 
 /**
@@ -1038,6 +1425,27 @@ export type WorkspaceCountOutputTypeCountOverrideAuditArgs<ExtArgs extends runti
   where?: Prisma.OverrideAuditWhereInput
 }
 
+/**
+ * WorkspaceCountOutputType without action
+ */
+export type WorkspaceCountOutputTypeCountWatchesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.WatchWhereInput
+}
+
+/**
+ * WorkspaceCountOutputType without action
+ */
+export type WorkspaceCountOutputTypeCountWebhookEndpointsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.WebhookEndpointWhereInput
+}
+
+/**
+ * WorkspaceCountOutputType without action
+ */
+export type WorkspaceCountOutputTypeCountWebhookEventsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.WebhookEventWhereInput
+}
+
 
 export type WorkspaceSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -1051,6 +1459,9 @@ export type WorkspaceSelect<ExtArgs extends runtime.Types.Extensions.InternalArg
   ratings?: boolean | Prisma.Workspace$ratingsArgs<ExtArgs>
   overrideRules?: boolean | Prisma.Workspace$overrideRulesArgs<ExtArgs>
   overrideAudit?: boolean | Prisma.Workspace$overrideAuditArgs<ExtArgs>
+  watches?: boolean | Prisma.Workspace$watchesArgs<ExtArgs>
+  webhookEndpoints?: boolean | Prisma.Workspace$webhookEndpointsArgs<ExtArgs>
+  webhookEvents?: boolean | Prisma.Workspace$webhookEventsArgs<ExtArgs>
   _count?: boolean | Prisma.WorkspaceCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["workspace"]>
 
@@ -1084,6 +1495,9 @@ export type WorkspaceInclude<ExtArgs extends runtime.Types.Extensions.InternalAr
   ratings?: boolean | Prisma.Workspace$ratingsArgs<ExtArgs>
   overrideRules?: boolean | Prisma.Workspace$overrideRulesArgs<ExtArgs>
   overrideAudit?: boolean | Prisma.Workspace$overrideAuditArgs<ExtArgs>
+  watches?: boolean | Prisma.Workspace$watchesArgs<ExtArgs>
+  webhookEndpoints?: boolean | Prisma.Workspace$webhookEndpointsArgs<ExtArgs>
+  webhookEvents?: boolean | Prisma.Workspace$webhookEventsArgs<ExtArgs>
   _count?: boolean | Prisma.WorkspaceCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type WorkspaceIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {}
@@ -1099,6 +1513,9 @@ export type $WorkspacePayload<ExtArgs extends runtime.Types.Extensions.InternalA
     ratings: Prisma.$RatingPayload<ExtArgs>[]
     overrideRules: Prisma.$OverrideRulePayload<ExtArgs>[]
     overrideAudit: Prisma.$OverrideAuditPayload<ExtArgs>[]
+    watches: Prisma.$WatchPayload<ExtArgs>[]
+    webhookEndpoints: Prisma.$WebhookEndpointPayload<ExtArgs>[]
+    webhookEvents: Prisma.$WebhookEventPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: number
@@ -1509,6 +1926,9 @@ export interface Prisma__WorkspaceClient<T, Null = never, ExtArgs extends runtim
   ratings<T extends Prisma.Workspace$ratingsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Workspace$ratingsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RatingPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   overrideRules<T extends Prisma.Workspace$overrideRulesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Workspace$overrideRulesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$OverrideRulePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   overrideAudit<T extends Prisma.Workspace$overrideAuditArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Workspace$overrideAuditArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$OverrideAuditPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  watches<T extends Prisma.Workspace$watchesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Workspace$watchesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$WatchPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  webhookEndpoints<T extends Prisma.Workspace$webhookEndpointsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Workspace$webhookEndpointsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$WebhookEndpointPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  webhookEvents<T extends Prisma.Workspace$webhookEventsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Workspace$webhookEventsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$WebhookEventPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -2100,6 +2520,78 @@ export type Workspace$overrideAuditArgs<ExtArgs extends runtime.Types.Extensions
   take?: number
   skip?: number
   distinct?: Prisma.OverrideAuditScalarFieldEnum | Prisma.OverrideAuditScalarFieldEnum[]
+}
+
+/**
+ * Workspace.watches
+ */
+export type Workspace$watchesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the Watch
+   */
+  select?: Prisma.WatchSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the Watch
+   */
+  omit?: Prisma.WatchOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.WatchInclude<ExtArgs> | null
+  where?: Prisma.WatchWhereInput
+  orderBy?: Prisma.WatchOrderByWithRelationInput | Prisma.WatchOrderByWithRelationInput[]
+  cursor?: Prisma.WatchWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.WatchScalarFieldEnum | Prisma.WatchScalarFieldEnum[]
+}
+
+/**
+ * Workspace.webhookEndpoints
+ */
+export type Workspace$webhookEndpointsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the WebhookEndpoint
+   */
+  select?: Prisma.WebhookEndpointSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the WebhookEndpoint
+   */
+  omit?: Prisma.WebhookEndpointOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.WebhookEndpointInclude<ExtArgs> | null
+  where?: Prisma.WebhookEndpointWhereInput
+  orderBy?: Prisma.WebhookEndpointOrderByWithRelationInput | Prisma.WebhookEndpointOrderByWithRelationInput[]
+  cursor?: Prisma.WebhookEndpointWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.WebhookEndpointScalarFieldEnum | Prisma.WebhookEndpointScalarFieldEnum[]
+}
+
+/**
+ * Workspace.webhookEvents
+ */
+export type Workspace$webhookEventsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the WebhookEvent
+   */
+  select?: Prisma.WebhookEventSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the WebhookEvent
+   */
+  omit?: Prisma.WebhookEventOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.WebhookEventInclude<ExtArgs> | null
+  where?: Prisma.WebhookEventWhereInput
+  orderBy?: Prisma.WebhookEventOrderByWithRelationInput | Prisma.WebhookEventOrderByWithRelationInput[]
+  cursor?: Prisma.WebhookEventWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.WebhookEventScalarFieldEnum | Prisma.WebhookEventScalarFieldEnum[]
 }
 
 /**
