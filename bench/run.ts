@@ -81,7 +81,7 @@ const PEER_PLAN: Plan = [['crowdsec-fresh', CONNECTIONS], ['crowdsec-decided', C
 const SERVICE_PLAN: Plan = ([
   ['score-rest', 1], ['score-rest', 8], ['score-rest', CONNECTIONS], ['score-rest-written', CONNECTIONS], ['score-graphql', CONNECTIONS],
   // Last of the score rows: the rules it creates stay in force for the rows after it, which do not read them.
-  ['score-mcp', CONNECTIONS], ['score-batch', CONNECTIONS], ['score-rest-overrides', CONNECTIONS], ['dimensions', CONNECTIONS], ['rate', CONNECTIONS], ['report', CONNECTIONS],
+  ['score-mcp', CONNECTIONS], ['score-batch-1', CONNECTIONS], ['score-batch', CONNECTIONS], ['score-rest-overrides', CONNECTIONS], ['dimensions', CONNECTIONS], ['rate', CONNECTIONS], ['report', CONNECTIONS],
   // A pipeline's upload, not an interactive call: a few clients at once, each request a 500-line transaction.
   ['report-bulk', 4],
 ] as Plan).filter(([name]) => scenarioWanted(name));

@@ -7,7 +7,7 @@
 /** One request as the generators take it (wrk through bench/load.ts; autocannon in soak.ts). */
 export type Request = { method?: string; path: string; headers: Record<string, string>; body?: string };
 
-export type ScenarioName = 'floor-http' | 'floor-yoga' | 'score-rest' | 'score-rest-written' | 'score-rest-overrides' | 'score-graphql' | 'score-mcp' | 'score-batch' | 'rate' | 'report' | 'report-bulk' | 'dimensions'
+export type ScenarioName = 'floor-http' | 'floor-yoga' | 'score-rest' | 'score-rest-written' | 'score-rest-overrides' | 'score-graphql' | 'score-mcp' | 'score-batch' | 'score-batch-1' | 'rate' | 'report' | 'report-bulk' | 'dimensions'
   | 'analyst-graphql' | 'crowdsec-fresh' | 'crowdsec-decided';
 
 export type Scenario = {
@@ -97,6 +97,11 @@ export function scenarios(scoreQuery: string): Record<ScenarioName, Scenario> {
     'score-batch': {
       name: 'score-batch', label: `score REST batch of ${BATCH_IPS} IPs`, path: '/risk_api/score/batch/', graphql: false, floor: 'floor-http',
       ipsPerRequest: BATCH_IPS, body: (_ip, _n, batch) => json({ ips: batch }),
+    },
+    // The same endpoint with one IP: with the row above it splits a batch's CPU into a part per request and a part per IP.
+    'score-batch-1': {
+      name: 'score-batch-1', label: 'score REST batch of 1 IP', path: '/risk_api/score/batch/', graphql: false, floor: 'floor-http',
+      body: (ip) => json({ ips: [ip] }),
     },
     rate: {
       name: 'rate', label: 'rate', path: '/risk_api/rate/', graphql: false, floor: 'floor-http',
