@@ -41,7 +41,7 @@ export interface paths {
         put?: never;
         /**
          * Score 1 to 100 IPs in one call (metered)
-         * @description One answer per requested IP, in request order: the same objects as the single score (query, score, community_signal, links, workspace_memory, publication), or `{ ip, ok: false, error: "invalid_ip", message }` for an item that is not an IP, which is not counted. A repeated IP (after canonicalisation) is scored and counted once. The batch costs one call per distinct valid IP on the daily score quota and on the key's burst limit, reserved all or nothing before any IP is scored: when fewer are left today it is refused with 429 quota_exceeded, when they do not fit this second's burst window with 429 rate_limited, and either refusal counts nothing. A batch of more distinct valid IPs than the tier's burst_per_second can never pass, and is refused with 400 invalid_request. Needs a tier that includes score.
+         * @description One answer per requested IP, in request order: the same objects as the single score (query, score, community_signal, links, workspace_memory, publication), or `{ ip, ok: false, error: "invalid_ip", message }` for an item that is not an IP, which is not counted. A repeated IP (after canonicalisation) is scored and counted once. The batch costs one call per distinct valid IP on the daily score quota and on the key's burst limit, reserved all or nothing before any IP is scored: when fewer are left today it is refused with 429 quota_exceeded, when they do not fit this second's burst window with 429 rate_limited, and either refusal counts nothing. A batch of more distinct valid IPs than the tier's burst_per_second can never pass, and is refused with 400 invalid_request. Batches take turns on each server, one at a time (single score calls never wait for them); a workspace may have 64 running or waiting, and one more is refused at once with 429 rate_limited and `in_flight` (nothing counted). Needs a tier that includes score.
          */
         post: operations["scoreBatch"];
         delete?: never;
@@ -433,6 +433,10 @@ export interface components {
             burst?: {
                 limit: number;
                 window_s: number;
+            };
+            /** @description rate_limited by score/batch: the most batches a workspace may have running or waiting on one server. */
+            in_flight?: {
+                maximum: number;
             };
         };
         IpRequest: {

@@ -12,39 +12,17 @@
 import { GraphQLError } from 'graphql';
 import { ERRORS } from '../../errors.ts';
 import { QUERY_LIMITS } from './limits.ts';
+import { WorkGate } from '../../platform/work-gate.ts';
 
 export const HEAVY_READS = { minCost: QUERY_LIMITS.maxCost / 10, running: 1, perCaller: 8 };
 export type HeavyReadLimits = typeof HEAVY_READS;
 
-export class HeavyReadGate {
-  private active = 0;
-  private readonly queue: Array<() => void> = [];
-  private readonly perCaller = new Map<string, number>();
-
-  constructor(private readonly limits: HeavyReadLimits = HEAVY_READS) {}
-
-  /** Waits for a place; resolves with its release (call once, when the query is done). Throws when the caller has too many in. */
-  async enter(caller: string): Promise<() => void> {
-    const held = this.perCaller.get(caller) ?? 0;
-    if (held >= this.limits.perCaller) {
-      throw new GraphQLError(
-        `You already have ${held} heavy queries (estimated at ${this.limits.minCost} cost points or more) running or waiting; send this one when one of them has answered.`,
-        { extensions: { code: 'rate_limited', limit: 'heavyQueriesPerCaller', maximum: this.limits.perCaller, http: { status: ERRORS.rate_limited.status } } },
-      );
-    }
-    this.perCaller.set(caller, held + 1);
-    if (this.active < this.limits.running) this.active++;
-    else await new Promise<void>((resolve) => this.queue.push(resolve)); // the place is handed over by release
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const left = this.perCaller.get(caller)! - 1;
-      if (left === 0) this.perCaller.delete(caller);
-      else this.perCaller.set(caller, left);
-      const next = this.queue.shift();
-      if (next) next();
-      else this.active--;
-    };
+/** The places heavy GraphQL queries take turns for; a refusal is a GraphQL error with the limit it hit. */
+export class HeavyReadGate extends WorkGate {
+  constructor(limits: HeavyReadLimits = HEAVY_READS) {
+    super(limits, (held) => new GraphQLError(
+      `You already have ${held} heavy queries (estimated at ${limits.minCost} cost points or more) running or waiting; send this one when one of them has answered.`,
+      { extensions: { code: 'rate_limited', limit: 'heavyQueriesPerCaller', maximum: limits.perCaller, http: { status: ERRORS.rate_limited.status } } },
+    ));
   }
 }

@@ -82,7 +82,8 @@ export const errorBody = object({
   request_id: { type: 'string', description: 'internal_error and database_unavailable: the X-Request-Id to quote.' },
   quota: object({ daily_limit: count, used_today: count, remaining: count, over_limit: { type: 'boolean' }, resets_at: dateTime }, { description: 'quota_exceeded: the daily quota and when it resets (00:00 UTC).' }),
   burst: object({ limit: count, window_s: count }, { description: 'rate_limited: the per-key burst limit that was exceeded.' }),
-}, { optional: ['details', 'request_id', 'quota', 'burst'] });
+  in_flight: object({ maximum: count }, { description: 'rate_limited by score/batch: the most batches a workspace may have running or waiting on one server.' }),
+}, { optional: ['details', 'request_id', 'quota', 'burst', 'in_flight'] });
 
 export const freeQuota = object({ counted: { const: false }, reason: { const: 'free_endpoint' } }, { description: 'Free endpoint: never counted against the score quota.' });
 const counts = object({ reports: count, bad_ratings: count, neutral_ratings: count, good_ratings: count, feed_listings: count });

@@ -18,6 +18,7 @@ import { checkBlockInputSchema } from '../../domain/lookups/block-check.ts';
 import { runOperation, type Operation } from './operation.ts';
 import { rateOperation, reportOperation, shapeRate, shapeReport } from './writes.ts';
 import { sendJson } from '../http/send.ts';
+import { inBatchTurn } from '../http/score-batch-gate.ts';
 import { sendError } from '../http/errors.ts';
 import { openApiDocument } from './openapi.ts';
 import { handleExport } from './export.ts';
@@ -45,6 +46,8 @@ type Endpoint = {
   creates: boolean;
   /** The status of a success when it is not the writes' rule (a change without Idempotency-Key, e.g. creating an override: 201). */
   status?: number;
+  /** Set: the operation, its shaping and its JSON run in the workspace's turn (score batches: score-batch-gate.ts). */
+  inTurn?: typeof inBatchTurn;
 };
 
 function endpoint(deps: ApiDeps, spec: Endpoint): Method {
@@ -53,9 +56,12 @@ function endpoint(deps: ApiDeps, spec: Endpoint): Method {
     const idempotencyKey = spec.creates ? readIdempotencyKey(req.headers['idempotency-key']) : undefined;
     const input = snakeToCamelKeys(await readJsonObject(req, deps.config.maxBodyBytes)) as Record<string, unknown>;
     const context = requestContext(deps, req, requestId, viewer, { via: 'rest', idempotencyKey, input: restInput(spec.schema, input) });
-    const data = await runOperation<never>(spec.op, { ...spec.variables(input), ...(spec.creates ? { idempotencyKey } : {}) }, context);
-    const { body, replayed, headers } = spec.shape(data);
-    sendJson(res, spec.status ?? (spec.creates && !replayed ? 201 : 200), body, { ...headers, ...(replayed ? { 'idempotent-replayed': 'true' } : {}) });
+    const run = async () => {
+      const data = await runOperation<never>(spec.op, { ...spec.variables(input), ...(spec.creates ? { idempotencyKey } : {}) }, context);
+      const { body, replayed, headers } = spec.shape(data);
+      sendJson(res, spec.status ?? (spec.creates && !replayed ? 201 : 200), body, { ...headers, ...(replayed ? { 'idempotent-replayed': 'true' } : {}) });
+    };
+    await (spec.inTurn ? spec.inTurn(viewer.workspaceId, run) : run());
   };
 }
 
@@ -74,7 +80,7 @@ export function createRestRouter(deps: ApiDeps): Handler {
     '/risk_api/report': { POST: endpoint(deps, { schema: reportInputSchema, op: reportOperation, variables: (input) => ({ input }), shape: shapeReport as never, creates: true }) },
     '/risk_api/report/bulk': { POST: reportBulkRoute(deps) },
     '/risk_api/score': { POST: endpoint(deps, { schema: ipQuerySchema, op: scoreOperation, variables: (input) => ({ ip: input.ip }), shape: shapeScore as never, creates: false }) },
-    '/risk_api/score/batch': { POST: endpoint(deps, { schema: scoreBatchInputSchema, op: scoreBatchOperation, variables: (input) => ({ ips: input.ips }), shape: shapeScoreBatch as never, creates: false }) },
+    '/risk_api/score/batch': { POST: endpoint(deps, { schema: scoreBatchInputSchema, op: scoreBatchOperation, variables: (input) => ({ ips: input.ips }), shape: shapeScoreBatch as never, creates: false, inTurn: inBatchTurn }) },
     '/risk_api/check_block': { POST: endpoint(deps, { schema: checkBlockInputSchema, op: checkBlockOperation, variables: (input) => ({ cidr: input.cidr, first: input.limit, after: input.cursor }), shape: shapeCheckBlock as never, creates: false }) },
     '/risk_api/dimensions': { POST: endpoint(deps, { schema: ipQuerySchema, op: dimensionsOperation, variables: (input) => ({ ip: input.ip }), shape: shapeDimensions as never, creates: false }) },
     '/risk_api/overrides': { POST: endpoint(deps, { schema: createOverrideSchema, op: createOverrideOperation, variables: (input) => ({ input }), shape: shapeCreateOverride as never, creates: false, status: 201 }) },

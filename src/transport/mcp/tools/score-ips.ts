@@ -3,6 +3,8 @@ import { scoreBatchOperation, shapeScoreBatch, type ScoreBatchData } from '../..
 import { runOperation } from '../../rest/operation.ts';
 import { scoreBatchResponse } from '../../rest/openapi-schemas.ts';
 import type { ToolSpec } from '../tool.ts';
+import { inBatchTurn } from '../../http/score-batch-gate.ts';
+import { viewerOf } from '../../http/request-context.ts';
 
 const quota = scoreBatchResponse.properties.quota;
 
@@ -29,11 +31,14 @@ export const scoreIps: ToolSpec<{ ips: BatchIp[] }> = {
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   input: scoreBatchInputSchema,
   output,
-  async run(_input, ctx, raw) {
-    // The operation takes the strings as sent; its resolver reads the checked items from the context (ctx.input).
-    const data = await runOperation<ScoreBatchData>(scoreBatchOperation, { ips: raw.ips }, ctx);
-    const { body } = shapeScoreBatch(data);
-    return { ...body, quota: { ...body.quota, resets_at: data.scoreBatch.quota.resetsAt } };
+  run(_input, ctx, raw) {
+    // Takes its turn with REST's batches (score-batch-gate.ts). The operation takes the strings as sent; its
+    // resolver reads the checked items from the context (ctx.input).
+    return inBatchTurn(viewerOf(ctx).workspaceId, async () => {
+      const data = await runOperation<ScoreBatchData>(scoreBatchOperation, { ips: raw.ips }, ctx);
+      const { body } = shapeScoreBatch(data);
+      return { ...body, quota: { ...body.quota, resets_at: data.scoreBatch.quota.resetsAt } };
+    });
   },
   render: renderBatch,
 };
