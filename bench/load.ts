@@ -29,6 +29,12 @@ export type LoadOptions = {
   /** A body containing this text counts as failed (GraphQL `"errors"`, MCP `"isError":true`); costs wrk a body read per response. */
   failMarker?: string | null | undefined;
   threads?: number | undefined;
+  /**
+   * Set: a steady load of about this many requests/s in all instead of a closed loop. Each connection waits an
+   * exponentially distributed pause (mean connections / rate) before each request, so arrivals are spread like
+   * independent clients' rather than sent in bursts; the achieved rate is the row's req/s.
+   */
+  ratePerSecond?: number | undefined;
 };
 
 /** Where wrk is, or null: the bench then stops with how to install it. */
@@ -77,7 +83,7 @@ function rawRequest(host: string, r: Request): string {
 }
 
 /** The Lua script: requests in turn; with a marker, statuses and marked bodies counted per thread, summed in `done`. */
-function luaScript(requestsFile: string, marker: string | null): string {
+function luaScript(requestsFile: string, marker: string | null, meanPauseMs: number | null): string {
   const counting = marker === null ? '' : `
 local bad, statuses = 0, {}
 function response(status, headers, body)
@@ -99,6 +105,7 @@ function request()
   i = i % n + 1
   return reqs[i]
 end
+${meanPauseMs === null ? '' : `function delay() return math.floor(-${meanPauseMs} * math.log(1 - math.random())) end`}
 ${counting}
 function done(summary, latency, requests)
   local bad, statuses = 0, {}
@@ -135,7 +142,7 @@ export async function measure(baseUrl: string, requests: Request[], opts: LoadOp
     const file = path.join(dir, 'requests.bin');
     writeFileSync(file, requests.map((r) => rawRequest(host, r)).join('\0'));
     const script = path.join(dir, 'load.lua');
-    writeFileSync(script, luaScript(file, opts.failMarker ?? null));
+    writeFileSync(script, luaScript(file, opts.failMarker ?? null, opts.ratePerSecond ? (opts.connections * 1000) / opts.ratePerSecond : null));
     const threads = Math.min(opts.threads ?? 1, opts.connections);
     const args = ['-t', String(threads), '-c', String(opts.connections), '-d', `${opts.durationS}s`, '--timeout', '10s', '--latency', '-s', script, baseUrl];
     const out = await run(wrk, args, (opts.durationS + 30) * 1000);

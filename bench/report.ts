@@ -10,6 +10,8 @@ import type { LoopDelay } from './loop-delay.ts';
 
 export type LoadRow = {
   target: string; scenario: Scenario; connections: number; result: Measured | { skipped: string }; cpu: CpuUse | null;
+  /** A steady-rate row: the requests/s asked (undefined: a closed loop, as fast as the server answers). */
+  ratePerSecond?: number | undefined;
   /** The server's event-loop delay over the window; null where the server has no /metrics. */
   loop: LoopDelay | null;
   /** Reports stored per second, for a scenario of many reports per request (req/s is rounded: too coarse for it). */
@@ -21,8 +23,8 @@ export const TARGETS = {
   scoreWrittenVsFresh: 0.9, mcpCpuVsRest: 1.5, rssMb: 400, readyMs: 5000,
   /** Issue 19 item 4, server CPU per call against the floor's of the same run: REST score, GraphQL score (bare yoga), report. */
   scoreRestCpuVsFloor: 5, scoreGraphQLCpuVsYoga: 2, reportCpuVsFloor: 10, reportStoresUs: 150,
-  /** Issue 19 item 3: REST score's p99 at most this many times its p50 (32 connections). */
-  scoreRestP99VsP50: 3,
+  /** Issue 19 item 3: REST score's p99 at most this many times its p50 (32 connections), and at a steady rate at most this many times the floor's p99 at the same rate. */
+  scoreRestP99VsP50: 3, steadyP99VsFloor: 2,
   /** rate: the metered-score issue's target (req/s against the floor), which issue 19 did not restate. */
   writeRatio: 0.1,
   /** Issue 21: a batch's server CPU per IP at least this many times lower than a single score REST call's. */
@@ -42,7 +44,12 @@ function isMeasured(r: LoadRow['result']): r is Measured {
 
 /** The requirement a row is held to, or null when none applies. `rest`: the same server's score REST row at the same connections. */
 function check(row: LoadRow, ratio: number | null, floor: LoadRow | undefined, rest: LoadRow | undefined, one: LoadRow | undefined, mainConnections: number): { text: string; pass: boolean } | null {
-  if (row.connections !== mainConnections || ratio === null || !isMeasured(row.result)) return null;
+  if (row.ratePerSecond && row.scenario.name === 'score-rest' && isMeasured(row.result)) {
+    const floorP99 = floor && isMeasured(floor.result) ? floor.result.p99 : Number.NaN;
+    const times = row.result.p99 / floorP99;
+    return { text: `p99 ≤ ${TARGETS.steadyP99VsFloor}× floor's at the same rate (${fmt(times, 1)}×)`, pass: times <= TARGETS.steadyP99VsFloor && row.result.failed === 0 };
+  }
+  if (row.connections !== mainConnections || row.ratePerSecond || ratio === null || !isMeasured(row.result)) return null;
   const r = row.result;
   const name: ScenarioName = row.scenario.name;
   if (name === 'score-mcp') {
@@ -108,8 +115,8 @@ function batchParts(row: LoadRow, one: LoadRow | undefined): string {
 }
 
 export function loadTable(rows: LoadRow[], mainConnections: number): string {
-  const floorOf = (floor: string, connections: number) =>
-    rows.find((r) => r.scenario.name === floor && r.connections === connections && isMeasured(r.result));
+  const floorOf = (floor: string, connections: number, rate: number | undefined) =>
+    rows.find((r) => r.scenario.name === floor && r.connections === connections && r.ratePerSecond === rate && isMeasured(r.result));
   const lines = [
     '| server | scenario | conns | req/s | p50 ms | p99 ms | failed | server CPU | server µs/req | Redis+PG µs/req | loop delay p50 / p99 / max ms | vs floor | target | result |',
     '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|---|',
@@ -120,14 +127,16 @@ export function loadTable(rows: LoadRow[], mainConnections: number): string {
       lines.push(`| ${row.target} | ${row.scenario.label} | ${row.connections} | — | — | — | — | — | — | — | — | — | — | ${r.skipped} |`);
       continue;
     }
-    const floor = row.scenario.floor ? floorOf(row.scenario.floor, row.connections) : undefined;
+    const floor = row.scenario.floor ? floorOf(row.scenario.floor, row.connections, row.ratePerSecond) : undefined;
     const ratio = floor ? r.rps / (floor.result as Measured).rps : null;
-    const rest = rows.find((x) => x.target === row.target && x.scenario.name === 'score-rest' && x.connections === row.connections && isMeasured(x.result));
-    const one = rows.find((x) => x.target === row.target && x.scenario.name === 'score-batch-1' && x.connections === row.connections && isMeasured(x.result));
+    const closedLoop = (name: ScenarioName) => rows.find((x) => x.target === row.target && x.scenario.name === name && x.connections === row.connections && !x.ratePerSecond && isMeasured(x.result));
+    const rest = closedLoop('score-rest');
+    const one = closedLoop('score-batch-1');
     const c = check(row, ratio, floor, rest, one, mainConnections);
     const cpu = row.cpu;
     const loop = row.loop ? `${fmt(row.loop.p50, 1)} / ${fmt(row.loop.p99, 1)} / ${fmt(row.loop.max, 1)}` : '—';
-    const label = row.linesPerSecond === undefined ? row.scenario.label : `${row.scenario.label}: ${fmt(row.linesPerSecond)} lines/s`;
+    const label = row.linesPerSecond !== undefined ? `${row.scenario.label}: ${fmt(row.linesPerSecond)} lines/s`
+      : row.ratePerSecond ? `${row.scenario.label}, steady ${fmt(row.ratePerSecond)}/s asked` : row.scenario.label;
     lines.push(`| ${row.target} | ${label} | ${row.connections} | ${fmt(r.rps)} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${fmt(r.failed)} | `
       + `${cpu ? `${fmt(cpu.serverPct)}%` : '—'} | ${cpu ? fmt(cpu.serverUsPerRequest) : '—'} | ${cpu ? fmt(cpu.storesUsPerRequest) : '—'} | ${loop} | `
       + `${ratio === null ? '—' : pct(ratio)} | ${c?.text ?? '—'} | ${c ? (c.pass ? 'PASS' : 'FAIL') : '—'} |`);

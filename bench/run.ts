@@ -74,12 +74,15 @@ setTimeout(() => abort(`time limit of ${Math.round(TIME_LIMIT_MS / 60_000)} min 
 process.once('SIGINT', () => abort('interrupted'));
 process.once('SIGTERM', () => abort('terminated'));
 
-type Plan = Array<[ScenarioName, number]>;
-const FLOOR_PLAN: Plan = [['floor-http', 1], ['floor-http', 8], ['floor-http', CONNECTIONS], ['floor-yoga', CONNECTIONS]];
+/** Rows to run: a scenario, its connections and, for a steady-rate row, the requests/s asked. */
+type Plan = Array<[ScenarioName, number] | [ScenarioName, number, number]>;
+/** Issue 19's tail at a steady rate: score REST's p99 against the floor's at the same rate, same generator. */
+const STEADY: [number, number] = [16, 1000];
+const FLOOR_PLAN: Plan = [['floor-http', 1], ['floor-http', 8], ['floor-http', CONNECTIONS], ['floor-http', ...STEADY], ['floor-yoga', CONNECTIONS]];
 const PEER_PLAN: Plan = [['crowdsec-fresh', CONNECTIONS], ['crowdsec-decided', CONNECTIONS]];
 // Reads before writes: rate/report grow the database, which the reads should not see.
 const SERVICE_PLAN: Plan = ([
-  ['score-rest', 1], ['score-rest', 8], ['score-rest', CONNECTIONS], ['score-rest-written', CONNECTIONS], ['score-graphql', CONNECTIONS],
+  ['score-rest', 1], ['score-rest', 8], ['score-rest', CONNECTIONS], ['score-rest', ...STEADY], ['score-rest-written', CONNECTIONS], ['score-graphql', CONNECTIONS],
   // Last of the score rows: the rules it creates stay in force for the rows after it, which do not read them.
   ['score-mcp', CONNECTIONS], ['score-batch-1', CONNECTIONS], ['score-batch', CONNECTIONS], ['score-rest-overrides', CONNECTIONS], ['dimensions', CONNECTIONS], ['rate', CONNECTIONS], ['report', CONNECTIONS],
   // A pipeline's upload, not an interactive call: a few clients at once, each request a 500-line transaction.
@@ -100,7 +103,7 @@ async function runPlan(
   target: string, server: Child, baseUrl: string, plan: Plan, all: Record<ScenarioName, Scenario>, sets: IpSets, keys: string[],
 ): Promise<LoadRow[]> {
   const rows: LoadRow[] = [];
-  for (const [name, connections] of plan) {
+  for (const [name, connections, ratePerSecond] of plan) {
     const s = all[name];
     // A batch request carries many IPs: as many IPs in all as the other rows rotate over, in fewer requests.
     const rotation = s.ipsPerRequest ? Math.max(256, Math.ceil(ROTATION / s.ipsPerRequest)) : s.rotation ?? ROTATION;
@@ -113,12 +116,12 @@ async function runPlan(
     const p = await probe(baseUrl, requests[0]!, s.graphql, s.mcp);
     if (!p.ok) {
       log(`${target} ${s.label}: ${p.reason}`);
-      rows.push({ target, scenario: s, connections, result: { skipped: p.reason }, cpu: null, loop: null });
+      rows.push({ target, scenario: s, connections, ratePerSecond, result: { skipped: p.reason }, cpu: null, loop: null });
       continue;
     }
-    const durationS = connections === CONNECTIONS ? DURATION_S : SWEEP_S;
+    const durationS = connections === CONNECTIONS || ratePerSecond ? DURATION_S : SWEEP_S;
     const failMarker = s.failMarker ?? (s.graphql ? '"errors"' : s.mcp ? '"isError":true' : null);
-    const load = { connections, failMarker, threads: WRK_THREADS };
+    const load = { connections, failMarker, threads: WRK_THREADS, ratePerSecond };
     await measure(baseUrl, requests, { ...load, durationS: WARMUP_S });
     const loopEnd = await loopDelayWindow(baseUrl);
     const cpuUse = cpuWindow(server.proc.pid);
@@ -126,11 +129,11 @@ async function runPlan(
     const cpu = cpuUse(result.requests);
     const loop = await loopEnd();
     const linesPerSecond = s.linesPerRequest ? Math.round((result.requests * s.linesPerRequest) / durationS) : undefined;
-    log(`${target} ${s.label} c=${connections}: ${result.rps} req/s${linesPerSecond === undefined ? '' : ` (${linesPerSecond} lines/s)`}, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, failed ${result.failed} ${JSON.stringify(result.statuses)}`
+    log(`${target} ${s.label} c=${connections}${ratePerSecond ? ` at ${ratePerSecond}/s` : ''}: ${result.rps} req/s${linesPerSecond === undefined ? '' : ` (${linesPerSecond} lines/s)`}, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, failed ${result.failed} ${JSON.stringify(result.statuses)}`
       + (cpu ? `, server CPU ${cpu.serverPct.toFixed(0)}% = ${cpu.serverUsPerRequest.toFixed(0)} µs/req, Redis+PostgreSQL ${cpu.storesUsPerRequest.toFixed(0)} µs/req` : '')
       + (cpu && s.ipsPerRequest ? ` (${(cpu.serverUsPerRequest / s.ipsPerRequest).toFixed(1)} µs/IP)` : '')
       + (loop ? `, loop delay p50 ${loop.p50.toFixed(1)} / p99 ${loop.p99.toFixed(1)} / max ${loop.max.toFixed(1)} ms` : ''));
-    rows.push({ target, scenario: s, connections, result, cpu, loop, ...(linesPerSecond === undefined ? {} : { linesPerSecond }) });
+    rows.push({ target, scenario: s, connections, ratePerSecond, result, cpu, loop, ...(linesPerSecond === undefined ? {} : { linesPerSecond }) });
   }
   return rows;
 }
