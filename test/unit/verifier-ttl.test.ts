@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openDatabase, type Database } from '../../src/platform/db/database.ts';
 import { KeyVerifier } from '../../src/domain/access/verifier.ts';
 import { createApiKey, revokeApiKey } from '../../src/domain/access/keys.ts';
@@ -41,6 +41,33 @@ describe('KeyVerifier cache bound', () => {
     verifier.invalidate(key.prefix);
     await inFlight.catch(() => {});
     await expect(verifier.verify(key.secret)).rejects.toMatchObject({ code: 'invalid_api_key' });
+  });
+
+  it('re-reads a key in use in the background past half its TTL: no call waits for that read, and a revocation still reaches within the TTL', async () => {
+    let now = 3_000_000;
+    let reads = 0;
+    let hold: Promise<void> | null = null;
+    // Each of the verifier's statements is counted, and waits while `hold` is set.
+    const counting = db.prisma.$extends({ query: { $queryRaw: async ({ args, query }) => { reads++; await hold; return query(args); } } }) as unknown as typeof db.prisma;
+    const verifier = new KeyVerifier(counting, 'p'.repeat(32), 5_000, () => now);
+    const key = await createApiKey(db.prisma, 'p'.repeat(32), { workspace: 'ahead', name: 'k' });
+    await verifier.verify(key.secret);
+    now += 2_000; // under half the TTL: the entry alone
+    await verifier.verify(key.secret);
+    expect(reads).toBe(1);
+
+    let release!: () => void;
+    hold = new Promise((r) => { release = r; });
+    await revokeApiKey(db.prisma, key.prefix); // as another process would
+    now += 1_000; // past half the TTL: answered from the entry while the row is read again
+    await expect(verifier.verify(key.secret)).resolves.toMatchObject({ keyPrefix: key.prefix });
+    expect(reads).toBe(2);
+    await expect(verifier.verify(key.secret)).resolves.toBeTruthy(); // still the entry; the read in flight is shared
+    expect(reads).toBe(2);
+    release();
+    hold = null;
+    await vi.waitFor(() => expect(verifier.verify(key.secret)).rejects.toMatchObject({ code: 'invalid_api_key' }));
+    expect(reads).toBe(2); // the background read refreshed the entry: no call read it again
   });
 
   it('records last use in batches', async () => {

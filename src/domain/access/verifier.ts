@@ -21,6 +21,8 @@ const DUMMY_HASH = '0'.repeat(64);
 /**
  * Verifies API keys with a short in-process cache. A revocation (or tier change) reaches
  * every process within `ttlMs`, because each process re-reads the key row after that long.
+ * A key in use is re-read in the background once its entry is past half that age, so its
+ * calls keep finding a fresh entry instead of one in every ttlMs waiting for the read.
  * `lastUsedAt` is written in batches, not per request.
  */
 export class KeyVerifier {
@@ -47,9 +49,17 @@ export class KeyVerifier {
 
   private async lookup(prefix: string): Promise<CacheEntry> {
     const cached = this.cache.get(prefix);
-    if (cached && this.now() - cached.at < this.ttlMs) return cached;
-    // Concurrent calls for one prefix share one read: when an entry expires under load, every
-    // request carrying that key would otherwise query the database at the same moment.
+    const age = cached ? this.now() - cached.at : Infinity;
+    if (age < this.ttlMs) {
+      // A failed background read changes nothing: the entry expires and the next call reads (and fails) itself.
+      if (age >= this.ttlMs / 2) this.shared(prefix).catch(() => {});
+      return cached!;
+    }
+    return this.shared(prefix);
+  }
+
+  /** Concurrent reads of one prefix share one statement: when an entry expires under load, every request carrying that key would otherwise query the database at the same moment. */
+  private shared(prefix: string): Promise<CacheEntry> {
     let pending = this.inFlight.get(prefix);
     if (!pending) {
       const read = this.read(prefix).finally(() => { if (this.inFlight.get(prefix) === read) this.inFlight.delete(prefix); });
