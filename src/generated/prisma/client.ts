@@ -181,6 +181,12 @@ export type OverrideAudit = Prisma.OverrideAuditModel
  */
 export type Watch = Prisma.WatchModel
 /**
+ * Model WatchReportCursor
+ * How far the watch.reported follower has read the reports: (writtenXid, id) of the last report read, in the
+ * order the override cache follows its rules (src/domain/watches/report-follower.ts). One row, id 1.
+ */
+export type WatchReportCursor = Prisma.WatchReportCursorModel
+/**
  * Model WebhookEndpoint
  * Where a workspace's events are delivered: an https (or operator-allowed) URL and the event types it wants.
  */

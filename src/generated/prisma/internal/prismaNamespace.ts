@@ -421,6 +421,7 @@ export const ModelName = {
   OverrideRule: 'OverrideRule',
   OverrideAudit: 'OverrideAudit',
   Watch: 'Watch',
+  WatchReportCursor: 'WatchReportCursor',
   WebhookEndpoint: 'WebhookEndpoint',
   WebhookEvent: 'WebhookEvent',
   WebhookDelivery: 'WebhookDelivery',
@@ -440,7 +441,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "workspace" | "account" | "apiKey" | "subject" | "report" | "reportLink" | "rating" | "idempotencyRecord" | "feed" | "feedEntry" | "feedSchedule" | "publication" | "publishedSummary" | "tier" | "webSession" | "emailVerification" | "subscriptionRequest" | "providerCancellation" | "providerEvent" | "mailOutbox" | "subjectMemory" | "overrideRule" | "overrideAudit" | "watch" | "webhookEndpoint" | "webhookEvent" | "webhookDelivery" | "webhookAttempt"
+    modelProps: "workspace" | "account" | "apiKey" | "subject" | "report" | "reportLink" | "rating" | "idempotencyRecord" | "feed" | "feedEntry" | "feedSchedule" | "publication" | "publishedSummary" | "tier" | "webSession" | "emailVerification" | "subscriptionRequest" | "providerCancellation" | "providerEvent" | "mailOutbox" | "subjectMemory" | "overrideRule" | "overrideAudit" | "watch" | "watchReportCursor" | "webhookEndpoint" | "webhookEvent" | "webhookDelivery" | "webhookAttempt"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -2220,6 +2221,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    WatchReportCursor: {
+      payload: Prisma.$WatchReportCursorPayload<ExtArgs>
+      fields: Prisma.WatchReportCursorFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.WatchReportCursorFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$WatchReportCursorPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.WatchReportCursorFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$WatchReportCursorPayload>
+        }
+        findFirst: {
+          args: Prisma.WatchReportCursorFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$WatchReportCursorPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.WatchReportCursorFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$WatchReportCursorPayload>
+        }
+        findMany: {
+          args: Prisma.WatchReportCursorFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$WatchReportCursorPayload>[]
+        }
+        create: {
+          args: Prisma.WatchReportCursorCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$WatchReportCursorPayload>
+        }
+        createMany: {
+          args: Prisma.WatchReportCursorCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.WatchReportCursorCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$WatchReportCursorPayload>[]
+        }
+        delete: {
+          args: Prisma.WatchReportCursorDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$WatchReportCursorPayload>
+        }
+        update: {
+          args: Prisma.WatchReportCursorUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$WatchReportCursorPayload>
+        }
+        deleteMany: {
+          args: Prisma.WatchReportCursorDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.WatchReportCursorUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.WatchReportCursorUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$WatchReportCursorPayload>[]
+        }
+        upsert: {
+          args: Prisma.WatchReportCursorUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$WatchReportCursorPayload>
+        }
+        aggregate: {
+          args: Prisma.WatchReportCursorAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateWatchReportCursor>
+        }
+        groupBy: {
+          args: Prisma.WatchReportCursorGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.WatchReportCursorGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.WatchReportCursorCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.WatchReportCursorCountAggregateOutputType> | number
+        }
+      }
+    }
     WebhookEndpoint: {
       payload: Prisma.$WebhookEndpointPayload<ExtArgs>
       fields: Prisma.WebhookEndpointFieldRefs
@@ -2909,10 +2984,21 @@ export const WatchScalarFieldEnum = {
   createdAt: 'createdAt',
   lastScore: 'lastScore',
   lastLevel: 'lastLevel',
-  lastSpiking: 'lastSpiking'
+  lastSpiking: 'lastSpiking',
+  lastPublicationVersion: 'lastPublicationVersion',
+  spikeCheckedWindow: 'spikeCheckedWindow'
 } as const
 
 export type WatchScalarFieldEnum = (typeof WatchScalarFieldEnum)[keyof typeof WatchScalarFieldEnum]
+
+
+export const WatchReportCursorScalarFieldEnum = {
+  id: 'id',
+  writtenXid: 'writtenXid',
+  reportId: 'reportId'
+} as const
+
+export type WatchReportCursorScalarFieldEnum = (typeof WatchReportCursorScalarFieldEnum)[keyof typeof WatchReportCursorScalarFieldEnum]
 
 
 export const WebhookEndpointScalarFieldEnum = {
@@ -3294,6 +3380,7 @@ export type GlobalOmitConfig = {
   overrideRule?: Prisma.OverrideRuleOmit
   overrideAudit?: Prisma.OverrideAuditOmit
   watch?: Prisma.WatchOmit
+  watchReportCursor?: Prisma.WatchReportCursorOmit
   webhookEndpoint?: Prisma.WebhookEndpointOmit
   webhookEvent?: Prisma.WebhookEventOmit
   webhookDelivery?: Prisma.WebhookDeliveryOmit

@@ -75,6 +75,7 @@ export const ModelName = {
   OverrideRule: 'OverrideRule',
   OverrideAudit: 'OverrideAudit',
   Watch: 'Watch',
+  WatchReportCursor: 'WatchReportCursor',
   WebhookEndpoint: 'WebhookEndpoint',
   WebhookEvent: 'WebhookEvent',
   WebhookDelivery: 'WebhookDelivery',
@@ -451,10 +452,21 @@ export const WatchScalarFieldEnum = {
   createdAt: 'createdAt',
   lastScore: 'lastScore',
   lastLevel: 'lastLevel',
-  lastSpiking: 'lastSpiking'
+  lastSpiking: 'lastSpiking',
+  lastPublicationVersion: 'lastPublicationVersion',
+  spikeCheckedWindow: 'spikeCheckedWindow'
 } as const
 
 export type WatchScalarFieldEnum = (typeof WatchScalarFieldEnum)[keyof typeof WatchScalarFieldEnum]
+
+
+export const WatchReportCursorScalarFieldEnum = {
+  id: 'id',
+  writtenXid: 'writtenXid',
+  reportId: 'reportId'
+} as const
+
+export type WatchReportCursorScalarFieldEnum = (typeof WatchReportCursorScalarFieldEnum)[keyof typeof WatchReportCursorScalarFieldEnum]
 
 
 export const WebhookEndpointScalarFieldEnum = {
