@@ -19,9 +19,12 @@ type Row = { id: number; workspaceId: number; targetKind: WatchTargetKind; targe
 /**
  * Reads the community signal of every ip, cidr and asn watch once per 10-minute window (the windows the signal
  * is made of: community/windows.ts) and fires watch.spike_started when it goes from not spiking to spiking.
- * Chunks and locks as checkPublication: each watch's new state and its event commit together, once per window
- * across processes. The first check of a watch only records state. A signal that cannot be read (counter store
- * down) fails the chunk, which changes nothing and is retried on the next run.
+ * A step picks WATCH_LIMITS.chunk watches not yet checked this window and reads their signals OUTSIDE any
+ * transaction (no row lock or database connection waits on the counter store), then, in one transaction, locks
+ * those still unchecked (FOR UPDATE SKIP LOCKED: another process may have taken them meanwhile) and writes each
+ * watch's new state with its event: once per window across processes. The first check of a watch only records
+ * state. A signal that cannot be read (counter store down) fails the step, which changes nothing and is retried
+ * on the next run.
  */
 export async function checkSpikes(
   prisma: PrismaClient, community: Pick<CommunitySignals, 'read'>, keysOf: Pick<TargetMeasurer, 'spikeKeys'>, nowMs: number,
@@ -29,28 +32,38 @@ export async function checkSpikes(
 ): Promise<{ watches: number; events: number }> {
   const done = { watches: 0, events: 0 };
   const window = BigInt(windowStart(nowMs - SPIKE_SETTLE_MS));
+  let after = 0;
   for (;;) {
-    const taken = await prisma.$transaction(async (tx) => {
+    const due = await prisma.$queryRaw<Array<Pick<Row, 'id' | 'targetKind' | 'target'>>>`
+      SELECT "id", "targetKind", "target" FROM "Watch"
+       WHERE "id" > ${after} AND "targetKind" <> 'subject' AND ("spikeCheckedWindow" IS NULL OR "spikeCheckedWindow" < ${window})
+       ORDER BY "id" LIMIT ${chunk}`;
+    if (due.length === 0) return done;
+    after = due.at(-1)!.id;
+    const spikingOf = new Map<number, SpikingEntity[]>();
+    await Promise.all(due.map(async (w) => {
+      const keys = keysOf.spikeKeys(w.targetKind, w.target);
+      const signals = await Promise.all(keys.map((key) => community.read(key, nowMs)));
+      spikingOf.set(w.id, signals.flatMap((s, i) => (s.hasSpike
+        ? [{ key: keys[i]!, lookups10m: s.lookups10m, requesters60m: s.requesters60m, spikeWindows7d: s.spikeWindows7d }] : [])));
+    }));
+    await prisma.$transaction(async (tx) => {
       const rows = await tx.$queryRaw<Row[]>`
         SELECT "id", "workspaceId", "targetKind", "target", "scoreThreshold", "note", "lastSpiking", "spikeCheckedWindow"
           FROM "Watch"
-         WHERE "targetKind" <> 'subject' AND ("spikeCheckedWindow" IS NULL OR "spikeCheckedWindow" < ${window})
-         ORDER BY "id" LIMIT ${chunk} FOR UPDATE SKIP LOCKED`;
+         WHERE "id" = ANY(${due.map((w) => w.id)}::int[]) AND ("spikeCheckedWindow" IS NULL OR "spikeCheckedWindow" < ${window})
+         ORDER BY "id" FOR UPDATE SKIP LOCKED`;
       const at = new Date(nowMs);
       for (const w of rows) {
-        const keys = keysOf.spikeKeys(w.targetKind, w.target);
-        const signals = await Promise.all(keys.map((key) => community.read(key, nowMs)));
-        const spiking: SpikingEntity[] = signals.flatMap((s, i) => (s.hasSpike
-          ? [{ key: keys[i]!, lookups10m: s.lookups10m, requesters60m: s.requesters60m, spikeWindows7d: s.spikeWindows7d }] : []));
+        const spiking = spikingOf.get(w.id)!;
         const now = spiking.length > 0;
         if (now && !w.lastSpiking && w.spikeCheckedWindow !== null) {
           if (await emitWebhookEvent(tx, { workspaceId: w.workspaceId, ...spikeEvent(w, spiking, Number(window), at) })) done.events++;
         }
         await tx.watch.update({ where: { id: w.id }, data: { lastSpiking: now, spikeCheckedWindow: window } });
       }
-      return rows.length;
+      done.watches += rows.length;
     });
-    done.watches += taken;
-    if (taken < chunk) return done;
+    if (due.length < chunk) return done;
   }
 }

@@ -375,7 +375,7 @@ export function openApiDocument(baseUrl?: string) {
         CreateOverrideRequest: bodySchema(createOverrideSchema), ListOverridesRequest: optionalOnly(bodySchema(listOverridesSchema)),
         ExpireOverrideRequest: bodySchema(expireOverrideSchema), UpdateOverrideRequest: bodySchema(updateOverrideSchema), OverrideAuditRequest: optionalOnly(bodySchema(overrideAuditSchema)),
         OverrideRuleResponse: overrideRuleResponse, OverrideListResponse: overrideListResponse, OverrideAuditRecord: overrideAuditRecord,
-        CreateWatchRequest: bodySchema(createWatchSchema), ListWatchesRequest: optionalOnly(bodySchema(listWatchesSchema)),
+        CreateWatchRequest: optionalOnly(bodySchema(createWatchSchema)), ListWatchesRequest: optionalOnly(bodySchema(listWatchesSchema)),
         UpdateWatchRequest: bodySchema(updateWatchSchema), DeleteWatchRequest: bodySchema(deleteWatchSchema),
         WatchResponse: watchApi.watchResponse, WatchListResponse: watchApi.watchListResponse,
         ExportRecord: exportRecord, Health: healthBody, Readiness: readinessBody,
