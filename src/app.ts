@@ -91,7 +91,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const services = await createServices({ prisma: db.prisma, network, publications, counters, baseUrl: config.baseUrl, log, metrics, bulkChunkSize });
   registerStateGauges(metrics, { prisma: db.prisma, publications, log });
   const stopWatches = config.watchDetectionMs > 0
-    ? startWatchDetection({ prisma: db.prisma, network, publications, community: services.community, log, intervalMs: config.watchDetectionMs })
+    ? startWatchDetection({ prisma: db.prisma, network, publications, community: services.community, keyCountries: services.keyCountries, log, intervalMs: config.watchDetectionMs })
     : () => {};
   const pepper = resolvePepper(config.apiKeyPepper, config.dataDir);
   const verifier = new KeyVerifier(db.prisma, pepper, config.keyCacheTtlMs);

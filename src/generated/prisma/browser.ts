@@ -33,6 +33,12 @@ export type Account = Prisma.AccountModel
  */
 export type ApiKey = Prisma.ApiKeyModel
 /**
+ * Model ApiKeyCountry
+ * The countries an API key has been used from (the client address's country): key.new_country fires when a key
+ * that has a country adds another (src/domain/watches/key-countries.ts).
+ */
+export type ApiKeyCountry = Prisma.ApiKeyCountryModel
+/**
  * Model Subject
  * A thing reports are about: (kind, normalised key), unique within a workspace so one
  * workspace's memory never reveals another's.

@@ -11,6 +11,7 @@
 export type * from './models/Workspace.ts'
 export type * from './models/Account.ts'
 export type * from './models/ApiKey.ts'
+export type * from './models/ApiKeyCountry.ts'
 export type * from './models/Subject.ts'
 export type * from './models/Report.ts'
 export type * from './models/ReportLink.ts'

@@ -400,6 +400,7 @@ export const ModelName = {
   Workspace: 'Workspace',
   Account: 'Account',
   ApiKey: 'ApiKey',
+  ApiKeyCountry: 'ApiKeyCountry',
   Subject: 'Subject',
   Report: 'Report',
   ReportLink: 'ReportLink',
@@ -441,7 +442,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "workspace" | "account" | "apiKey" | "subject" | "report" | "reportLink" | "rating" | "idempotencyRecord" | "feed" | "feedEntry" | "feedSchedule" | "publication" | "publishedSummary" | "tier" | "webSession" | "emailVerification" | "subscriptionRequest" | "providerCancellation" | "providerEvent" | "mailOutbox" | "subjectMemory" | "overrideRule" | "overrideAudit" | "watch" | "watchReportCursor" | "webhookEndpoint" | "webhookEvent" | "webhookDelivery" | "webhookAttempt"
+    modelProps: "workspace" | "account" | "apiKey" | "apiKeyCountry" | "subject" | "report" | "reportLink" | "rating" | "idempotencyRecord" | "feed" | "feedEntry" | "feedSchedule" | "publication" | "publishedSummary" | "tier" | "webSession" | "emailVerification" | "subscriptionRequest" | "providerCancellation" | "providerEvent" | "mailOutbox" | "subjectMemory" | "overrideRule" | "overrideAudit" | "watch" | "watchReportCursor" | "webhookEndpoint" | "webhookEvent" | "webhookDelivery" | "webhookAttempt"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -664,6 +665,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         count: {
           args: Prisma.ApiKeyCountArgs<ExtArgs>
           result: runtime.Types.Utils.Optional<Prisma.ApiKeyCountAggregateOutputType> | number
+        }
+      }
+    }
+    ApiKeyCountry: {
+      payload: Prisma.$ApiKeyCountryPayload<ExtArgs>
+      fields: Prisma.ApiKeyCountryFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.ApiKeyCountryFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ApiKeyCountryPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.ApiKeyCountryFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ApiKeyCountryPayload>
+        }
+        findFirst: {
+          args: Prisma.ApiKeyCountryFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ApiKeyCountryPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.ApiKeyCountryFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ApiKeyCountryPayload>
+        }
+        findMany: {
+          args: Prisma.ApiKeyCountryFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ApiKeyCountryPayload>[]
+        }
+        create: {
+          args: Prisma.ApiKeyCountryCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ApiKeyCountryPayload>
+        }
+        createMany: {
+          args: Prisma.ApiKeyCountryCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.ApiKeyCountryCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ApiKeyCountryPayload>[]
+        }
+        delete: {
+          args: Prisma.ApiKeyCountryDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ApiKeyCountryPayload>
+        }
+        update: {
+          args: Prisma.ApiKeyCountryUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ApiKeyCountryPayload>
+        }
+        deleteMany: {
+          args: Prisma.ApiKeyCountryDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.ApiKeyCountryUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.ApiKeyCountryUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ApiKeyCountryPayload>[]
+        }
+        upsert: {
+          args: Prisma.ApiKeyCountryUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ApiKeyCountryPayload>
+        }
+        aggregate: {
+          args: Prisma.ApiKeyCountryAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateApiKeyCountry>
+        }
+        groupBy: {
+          args: Prisma.ApiKeyCountryGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ApiKeyCountryGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.ApiKeyCountryCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ApiKeyCountryCountAggregateOutputType> | number
         }
       }
     }
@@ -2667,6 +2742,15 @@ export const ApiKeyScalarFieldEnum = {
 export type ApiKeyScalarFieldEnum = (typeof ApiKeyScalarFieldEnum)[keyof typeof ApiKeyScalarFieldEnum]
 
 
+export const ApiKeyCountryScalarFieldEnum = {
+  apiKeyId: 'apiKeyId',
+  country: 'country',
+  firstSeenAt: 'firstSeenAt'
+} as const
+
+export type ApiKeyCountryScalarFieldEnum = (typeof ApiKeyCountryScalarFieldEnum)[keyof typeof ApiKeyCountryScalarFieldEnum]
+
+
 export const SubjectScalarFieldEnum = {
   id: 'id',
   workspaceId: 'workspaceId',
@@ -3359,6 +3443,7 @@ export type GlobalOmitConfig = {
   workspace?: Prisma.WorkspaceOmit
   account?: Prisma.AccountOmit
   apiKey?: Prisma.ApiKeyOmit
+  apiKeyCountry?: Prisma.ApiKeyCountryOmit
   subject?: Prisma.SubjectOmit
   report?: Prisma.ReportOmit
   reportLink?: Prisma.ReportLinkOmit

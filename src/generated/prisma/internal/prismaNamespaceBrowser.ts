@@ -54,6 +54,7 @@ export const ModelName = {
   Workspace: 'Workspace',
   Account: 'Account',
   ApiKey: 'ApiKey',
+  ApiKeyCountry: 'ApiKeyCountry',
   Subject: 'Subject',
   Report: 'Report',
   ReportLink: 'ReportLink',
@@ -133,6 +134,15 @@ export const ApiKeyScalarFieldEnum = {
 } as const
 
 export type ApiKeyScalarFieldEnum = (typeof ApiKeyScalarFieldEnum)[keyof typeof ApiKeyScalarFieldEnum]
+
+
+export const ApiKeyCountryScalarFieldEnum = {
+  apiKeyId: 'apiKeyId',
+  country: 'country',
+  firstSeenAt: 'firstSeenAt'
+} as const
+
+export type ApiKeyCountryScalarFieldEnum = (typeof ApiKeyCountryScalarFieldEnum)[keyof typeof ApiKeyCountryScalarFieldEnum]
 
 
 export const SubjectScalarFieldEnum = {
