@@ -38,8 +38,8 @@ describe(`key.new_country (${backendName})`, () => {
     const candidates = ['8.8.8.8', '1.1.1.1', '9.9.9.9', '81.2.69.142', '2.125.160.216', '89.160.20.112', '175.16.199.1', '202.196.224.1', '217.65.48.1', '216.160.83.56'];
     const byCountry = new Map<string, string>();
     for (const ip of candidates) { const c = countryOf(ip); if (c && !byCountry.has(c)) byCountry.set(c, ip); }
-    const [[c1, ip1], [c2, ip2], [c3, ip3]] = [...byCountry] as Array<[string, string]>;
-    expect([c1, c2, c3].every(Boolean), JSON.stringify([...byCountry])).toBe(true);
+    expect(byCountry.size, JSON.stringify([...byCountry])).toBeGreaterThanOrEqual(3);
+    const [[c1, ip1], [c2, ip2], [c3, ip3]] = [...byCountry] as [[string, string], [string, string], [string, string]];
 
     await callFrom(ip1!);
     await callFrom('10.0.0.1'); // private: no country
