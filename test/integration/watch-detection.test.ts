@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { backendName } from '../helpers/backend.ts';
+import { backendName, usingPostgres } from '../helpers/backend.ts';
 import { publish } from '../../src/domain/publishing/index.ts';
 import { detectOnce } from '../../src/domain/watches/detection.ts';
 import { followReports } from '../../src/domain/watches/report-follower.ts';
@@ -144,6 +144,39 @@ describe(`watch detection (${backendName})`, () => {
     const toB = (await events(wsB, 'watch.reported')).slice(startB);
     expect(toB).toHaveLength(1);
     expect(toB[0]!.data).toMatchObject({ watch: { id: ids.bIp }, subject: { kind: 'ipaddress', key: '9.9.9.9', role: 'subject' } });
+  });
+
+  it.runIf(usingPostgres)('watch.reported never skips a report whose transaction commits after a later one was followed', async () => {
+    await followReports(s.app.db.prisma);
+    const start = (await events(wsA, 'watch.reported')).length;
+    let release!: () => void;
+    const held = new Promise<void>((r) => { release = r; });
+    let written!: () => void;
+    const inserted = new Promise<void>((r) => { written = r; });
+    // A report written in a transaction that stays open (its id comes first) ...
+    const slow = s.app.db.prisma.$transaction(async (tx) => {
+      const subject = await tx.subject.upsert({
+        where: { workspaceId_kind_key: { workspaceId: wsB, kind: 'domain', key: 'evil.example' } }, update: {}, create: { workspaceId: wsB, kind: 'domain', key: 'evil.example' },
+      });
+      await tx.report.create({ data: {
+        workspaceId: wsB, subjectId: subject.id, eventType: 'outcome', outcomeCode: 'chargeback', severity: 'high', title: 'slow', summary: '', details: '', tags: [],
+        status: 'open', sharePolicy: 'clear_share', namespace: 'default', requestedVisibility: 'community', effectiveVisibility: 'community', policyNotice: '',
+      } });
+      written();
+      await held;
+    }, { timeout: 60_000 });
+    await inserted;
+    // ... while a later report commits and the follower runs.
+    await report(b, { visibility: 'community' });
+    await followReports(s.app.db.prisma);
+    const during = (await events(wsA, 'watch.reported')).slice(start);
+    expect(during.map((e) => e.data.report.outcome_code)).not.toContain('chargeback');
+    release();
+    await slow;
+    await followReports(s.app.db.prisma);
+    const after = (await events(wsA, 'watch.reported')).slice(start);
+    expect(after.filter((e) => e.data.report.outcome_code === 'chargeback').map((e) => e.data.watch.id)).toEqual([ids.domain]);
+    expect(after.filter((e) => e.data.report.outcome_code === 'fraud_confirmed').map((e) => e.data.watch.id)).toEqual([ids.ip]);
   });
 
   it('watch.spike_started fires once when the community signal starts spiking, not on the first check', async () => {
