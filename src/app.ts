@@ -14,6 +14,7 @@ import type { NetworkIndex } from './domain/network/index.ts';
 import { loadNetworkDataInWorker } from './domain/network/load-in-worker.ts';
 import { PublicationCache, startPublishSchedule } from './domain/publishing/index.ts';
 import { createServices, type Services } from './domain/services.ts';
+import { startWatchDetection } from './domain/watches/detection.ts';
 import { BULK_CHUNK_SIZE } from './domain/memory/report-bulk.ts';
 import { startFeedSchedule } from './domain/feeds/scheduler.ts';
 import { registerStateGauges } from './domain/observability/state-gauges.ts';
@@ -89,6 +90,9 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const bulkChunkSize = db.kind === 'pglite' ? BULK_CHUNK_SIZE.embedded : BULK_CHUNK_SIZE.postgres;
   const services = await createServices({ prisma: db.prisma, network, publications, counters, baseUrl: config.baseUrl, log, metrics, bulkChunkSize });
   registerStateGauges(metrics, { prisma: db.prisma, publications, log });
+  const stopWatches = config.watchDetectionMs > 0
+    ? startWatchDetection({ prisma: db.prisma, network, publications, community: services.community, keyCountries: services.keyCountries, log, intervalMs: config.watchDetectionMs })
+    : () => {};
   const pepper = resolvePepper(config.apiKeyPepper, config.dataDir);
   const verifier = new KeyVerifier(db.prisma, pepper, config.keyCacheTtlMs);
   const bus = config.redisUrl
@@ -138,6 +142,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       services.ipMemory.stop();
       services.overrides.stop();
       stopPublishing();
+      stopWatches();
       await stopFeeds(); // a download in progress is cancelled and recorded before the database closes
       await http.drain();
       await admin?.close();

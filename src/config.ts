@@ -21,6 +21,8 @@ const envSchema = z.object({
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(10 * 1024 * 1024).default(64 * 1024),
   PUBLICATION_REFRESH_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
   PUBLISH_INTERVAL_MS: z.coerce.number().int().min(0).max(7 * 86_400_000).default(3_600_000),
+  /** How often each process runs watch detection (docs/watches.md); 0 = never (tests drive it themselves). */
+  WATCH_DETECTION_MS: z.coerce.number().int().min(0).max(3_600_000).default(15_000),
   PUBLICATIONS_KEPT: z.coerce.number().int().min(1).max(100).default(3),
   TRUSTED_PROXIES: z.string().default('').transform((v) => v.split(',').map((x) => x.trim()).filter(Boolean)).pipe(z.array(z.union([z.ipv4(), z.ipv6(), z.cidrv4(), z.cidrv6()], { error: 'must be a comma-separated list of IP addresses or CIDR blocks' }))),
   MAXMIND_CITY_MMDB: z.string().min(1).optional(),
@@ -115,6 +117,7 @@ export type Config = {
   maxmind: { city?: string; asn?: string; isp?: string };
   publicationRefreshMs: number;
   publishIntervalMs: number;
+  watchDetectionMs: number;
   publicationsKept: number;
   sessionTtlMs: number;
   smtpUrl: string | undefined;
@@ -175,6 +178,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     publicationRefreshMs: e.PUBLICATION_REFRESH_MS,
     publishIntervalMs: e.PUBLISH_INTERVAL_MS,
+    watchDetectionMs: e.WATCH_DETECTION_MS,
     publicationsKept: e.PUBLICATIONS_KEPT,
     sessionTtlMs: e.SESSION_TTL_HOURS * 3_600_000,
     smtpUrl: e.SMTP_URL,

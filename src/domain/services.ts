@@ -11,6 +11,7 @@ import { ScoreMeter } from './metering/meter.ts';
 import { CommunitySignals } from './community/signal.ts';
 import { IpMemoryCache, IP_MEMORY_FOLLOW_MS } from './memory/ip-memory.ts';
 import { OverrideCache, OVERRIDE_FOLLOW_MS } from './overrides/rule-cache.ts';
+import { KeyCountryTracker } from './watches/key-countries.ts';
 
 /** The long-lived parts every resolver may use; built once by createApp. */
 export type Services = ScoreDeps & {
@@ -21,6 +22,8 @@ export type Services = ScoreDeps & {
   baseUrl: string;
   log: Logger;
   observeBatch?: BatchObserver | undefined;
+  /** The countries API keys are used from (key.new_country): noted per request, recorded by watch detection. */
+  keyCountries: KeyCountryTracker;
   /** Reports per transaction of a bulk report: smaller on the embedded database, which runs on this event loop (memory/report-bulk.ts). */
   bulkChunkSize: number;
 };
@@ -47,6 +50,7 @@ export async function createServices(parts: Parts): Promise<Services> {
     }),
     ipMemory: new IpMemoryCache(prisma),
     overrides: new OverrideCache(prisma),
+    keyCountries: new KeyCountryTracker(parts.network),
   };
   await Promise.all([services.ipMemory.catchUp(), services.overrides.catchUp()]);
   services.overrides.follow(OVERRIDE_FOLLOW_MS, (e) => log.warn('override rules catch-up failed', { err: e }));

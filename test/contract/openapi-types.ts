@@ -280,6 +280,98 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/risk_api/watches/": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your own id for this request (a proxy's or tracer's): kept and echoed when it is 1-128 characters of letters, digits and `.:_+/=-`. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Watch an IP, block, AS or report subject (free)
+         * @description A watch of the workspace on an IP, a CIDR block or an AS (target), or on any other report subject (subject: kind and key). Its events go to the workspace's webhook endpoints that want them: watch.score_crossed and watch.level_changed when a new publication moves the target's score across score_threshold or changes its level, watch.spike_started when its community signal starts spiking, watch.reported when another workspace's community-visible report names it (docs/watches.md). The first publication seen only records state. At most 10000 watches per workspace, one per target. The author is the calling key. Never counted.
+         */
+        post: operations["createWatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/risk_api/watches/list/": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your own id for this request (a proxy's or tracer's): kept and echoed when it is 1-128 characters of letters, digits and `.:_+/=-`. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List watches (free)
+         * @description The workspace's watches, oldest first, with the state detection last recorded; limit 1-100 (default 50), next_cursor as cursor for the next page. Never counted.
+         */
+        post: operations["listWatches"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/risk_api/watches/update/": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your own id for this request (a proxy's or tracer's): kept and echoed when it is 1-128 characters of letters, digits and `.:_+/=-`. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change a watch's threshold or note (free)
+         * @description score_threshold (1-100; null removes it) or note; at least one. The target never changes: that is another watch. Never counted.
+         */
+        post: operations["updateWatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/risk_api/watches/delete/": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your own id for this request (a proxy's or tracer's): kept and echoed when it is 1-128 characters of letters, digits and `.:_+/=-`. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete a watch (free)
+         * @description Deletes the watch and answers it as it was; events already written are still delivered. A watch of another workspace is not found. Never counted.
+         */
+        post: operations["deleteWatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/risk_api/export/": {
         parameters: {
             query?: never;
@@ -410,7 +502,7 @@ export interface components {
              * @description Stable machine-readable code (docs/api.md, status codes and errors).
              * @enum {string}
              */
-            error: "missing_api_key" | "invalid_api_key" | "conflicting_api_keys" | "api_key_not_accepted" | "unauthenticated" | "invalid_json" | "invalid_request" | "query_too_complex" | "invalid_signature" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "not_acceptable" | "not_found" | "tier_not_eligible" | "email_unverified" | "origin_not_allowed" | "metrics_loopback_only" | "metrics_token_invalid" | "csrf_token_invalid" | "idempotency_key_reused" | "rate_limited" | "quota_exceeded" | "idempotency_in_progress" | "override_exists" | "override_limit_reached" | "override_not_active" | "service_unavailable" | "query_timeout" | "response_too_large" | "quota_unavailable" | "database_unavailable" | "internal_error";
+            error: "missing_api_key" | "invalid_api_key" | "conflicting_api_keys" | "api_key_not_accepted" | "unauthenticated" | "invalid_json" | "invalid_request" | "query_too_complex" | "invalid_signature" | "unsupported_media_type" | "payload_too_large" | "method_not_allowed" | "not_acceptable" | "not_found" | "tier_not_eligible" | "email_unverified" | "origin_not_allowed" | "metrics_loopback_only" | "metrics_token_invalid" | "csrf_token_invalid" | "idempotency_key_reused" | "rate_limited" | "quota_exceeded" | "idempotency_in_progress" | "override_exists" | "override_limit_reached" | "override_not_active" | "watch_exists" | "watch_limit_reached" | "service_unavailable" | "query_timeout" | "response_too_large" | "quota_unavailable" | "database_unavailable" | "internal_error";
             /** @description What went wrong and what to do, in English. */
             message: string;
             /** @description Validation errors: one entry per offending field, named as on the wire (e.g. related_subjects[2].key). */
@@ -1895,6 +1987,138 @@ export interface components {
             } | null;
             /** Format: date-time */
             created_at: string;
+        };
+        CreateWatchRequest: {
+            target?: string | null;
+            subject?: {
+                /** @description A report subject kind: domain, url, email, phone, organization, transaction, account. */
+                kind: string;
+                /** @description The subject's key, normalised as reports normalise it. */
+                key: string;
+            } | null;
+            /** @description A score from 1 to 100: watch.score_crossed fires when a new publication moves the score from below it to at or above it, or back. Absent or null: level changes only. Not used by subject watches. */
+            score_threshold?: number | null;
+            /**
+             * @description Internal note (at most 1000 characters), carried in every event of the watch.
+             * @default
+             */
+            note?: string | null;
+        };
+        ListWatchesRequest: {
+            /**
+             * @description Items per page, 1 to 100 (default 50).
+             * @default 50
+             */
+            limit?: number | null;
+            /** @description next_cursor of the previous page (absent or null: the first page). */
+            cursor?: string | null;
+        };
+        UpdateWatchRequest: {
+            /** @description The watch's id. */
+            id: number;
+            /** @description A score from 1 to 100: watch.score_crossed fires when a new publication moves the score from below it to at or above it, or back. Absent or null: level changes only. Not used by subject watches. */
+            score_threshold?: number | null;
+            /** @description New internal note (at most 1000 characters). */
+            note?: string;
+        };
+        DeleteWatchRequest: {
+            /** @description The watch's id. */
+            id: number;
+        };
+        WatchResponse: {
+            /** @constant */
+            ok: true;
+            /** @enum {string} */
+            endpoint: "watches_create" | "watches_update" | "watches_delete";
+            /** @description Free endpoint: never counted against the score quota. */
+            quota: {
+                /** @constant */
+                counted: false;
+                /** @constant */
+                reason: "free_endpoint";
+            };
+            watch: {
+                id: number;
+                /**
+                 * @description What the watch names.
+                 * @enum {string}
+                 */
+                target_kind: "ip" | "cidr" | "asn" | "subject";
+                /** @description Canonical: an IP, a CIDR block, AS<n>, or <subject kind>:<key>. */
+                target: string;
+                /** @description watch.score_crossed fires when a publication moves the score across it; null: level changes only. */
+                score_threshold: number | null;
+                note: string;
+                author: {
+                    /** @enum {string} */
+                    kind: "api_key" | "account";
+                    id: number;
+                    /** @description The key's name and prefix, or the account's e-mail, at the time. */
+                    label: string;
+                };
+                /** Format: date-time */
+                created_at: string;
+                /** @description The score the last publication compared gave; null before the first and for subject watches. */
+                last_score: number | null;
+                /**
+                 * @description Its level.
+                 * @enum {string|null}
+                 */
+                last_level: "minimal" | "low" | "medium" | "high" | "critical" | null;
+                /** @description The publication last_score is from. */
+                last_publication_version: number | null;
+                /** @description Whether the community signal was spiking at the last check. */
+                last_spiking: boolean;
+            };
+        };
+        WatchListResponse: {
+            /** @constant */
+            ok: true;
+            /** @constant */
+            endpoint: "watches_list";
+            /** @description Free endpoint: never counted against the score quota. */
+            quota: {
+                /** @constant */
+                counted: false;
+                /** @constant */
+                reason: "free_endpoint";
+            };
+            /** @description Oldest first. */
+            watches: {
+                id: number;
+                /**
+                 * @description What the watch names.
+                 * @enum {string}
+                 */
+                target_kind: "ip" | "cidr" | "asn" | "subject";
+                /** @description Canonical: an IP, a CIDR block, AS<n>, or <subject kind>:<key>. */
+                target: string;
+                /** @description watch.score_crossed fires when a publication moves the score across it; null: level changes only. */
+                score_threshold: number | null;
+                note: string;
+                author: {
+                    /** @enum {string} */
+                    kind: "api_key" | "account";
+                    id: number;
+                    /** @description The key's name and prefix, or the account's e-mail, at the time. */
+                    label: string;
+                };
+                /** Format: date-time */
+                created_at: string;
+                /** @description The score the last publication compared gave; null before the first and for subject watches. */
+                last_score: number | null;
+                /**
+                 * @description Its level.
+                 * @enum {string|null}
+                 */
+                last_level: "minimal" | "low" | "medium" | "high" | "critical" | null;
+                /** @description The publication last_score is from. */
+                last_publication_version: number | null;
+                /** @description Whether the community signal was spiking at the last check. */
+                last_spiking: boolean;
+            }[];
+            /** @description Send as cursor for the next page; null on the last page. */
+            next_cursor: string | null;
         };
         ExportRecord: {
             id: number;
@@ -4935,6 +5159,570 @@ export interface operations {
             };
             /** @description `missing_api_key`: no key in X-API-Key or Authorization: Bearer; `invalid_api_key`: an unknown, malformed or revoked key, or an Authorization header that is not Bearer. */
             401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `method_not_allowed`: another method than the path answers (see Allow). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over MAX_BODY_BYTES. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: Content-Type is not application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: unexpected; logged under request_id. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`: the database dropped the connection; retry writes with the same Idempotency-Key; `service_unavailable`: the server is shutting down. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenKnown"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createWatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your own id for this request (a proxy's or tracer's): kept and echoed when it is 1-128 characters of letters, digits and `.:_+/=-`. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "target": "203.0.113.0/24",
+                 *       "score_threshold": 60,
+                 *       "note": "checkout fraud ring, ticket 4711"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateWatchRequest"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "endpoint": "watches_create",
+                     *       "quota": {
+                     *         "counted": false,
+                     *         "reason": "free_endpoint"
+                     *       },
+                     *       "watch": {
+                     *         "id": 7,
+                     *         "target_kind": "cidr",
+                     *         "target": "203.0.113.0/24",
+                     *         "score_threshold": 60,
+                     *         "note": "checkout fraud ring, ticket 4711",
+                     *         "author": {
+                     *           "kind": "api_key",
+                     *           "id": 3,
+                     *           "label": "checkout (rk_adDTKSHH)"
+                     *         },
+                     *         "created_at": "2026-11-26T07:00:00.000Z",
+                     *         "last_score": null,
+                     *         "last_level": null,
+                     *         "last_publication_version": null,
+                     *         "last_spiking": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WatchResponse"];
+                };
+            };
+            /** @description `invalid_json`: the body is not JSON; `invalid_request`: a field, parameter or header is invalid (details names each); `conflicting_api_keys`: X-API-Key and Authorization: Bearer carry different keys. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no key in X-API-Key or Authorization: Bearer; `invalid_api_key`: an unknown, malformed or revoked key, or an Authorization header that is not Bearer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `method_not_allowed`: another method than the path answers (see Allow). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `watch_exists`: the workspace already watches this target; `watch_limit_reached`: the workspace has 10000 watches. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over MAX_BODY_BYTES. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: Content-Type is not application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: unexpected; logged under request_id. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`: the database dropped the connection; retry writes with the same Idempotency-Key; `service_unavailable`: the server is shutting down. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenKnown"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWatches: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your own id for this request (a proxy's or tracer's): kept and echoed when it is 1-128 characters of letters, digits and `.:_+/=-`. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "limit": 50
+                 *     }
+                 */
+                "application/json": components["schemas"]["ListWatchesRequest"];
+            };
+        };
+        responses: {
+            /** @description One page of watches. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "endpoint": "watches_list",
+                     *       "quota": {
+                     *         "counted": false,
+                     *         "reason": "free_endpoint"
+                     *       },
+                     *       "watches": [
+                     *         {
+                     *           "id": 7,
+                     *           "target_kind": "cidr",
+                     *           "target": "203.0.113.0/24",
+                     *           "score_threshold": 60,
+                     *           "note": "checkout fraud ring, ticket 4711",
+                     *           "author": {
+                     *             "kind": "api_key",
+                     *             "id": 3,
+                     *             "label": "checkout (rk_adDTKSHH)"
+                     *           },
+                     *           "created_at": "2026-11-26T07:00:00.000Z",
+                     *           "last_score": 42,
+                     *           "last_level": "medium",
+                     *           "last_publication_version": 118,
+                     *           "last_spiking": false
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WatchListResponse"];
+                };
+            };
+            /** @description `invalid_json`: the body is not JSON; `invalid_request`: a field, parameter or header is invalid (details names each); `conflicting_api_keys`: X-API-Key and Authorization: Bearer carry different keys. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no key in X-API-Key or Authorization: Bearer; `invalid_api_key`: an unknown, malformed or revoked key, or an Authorization header that is not Bearer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `method_not_allowed`: another method than the path answers (see Allow). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over MAX_BODY_BYTES. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: Content-Type is not application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: unexpected; logged under request_id. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`: the database dropped the connection; retry writes with the same Idempotency-Key; `service_unavailable`: the server is shutting down. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenKnown"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateWatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your own id for this request (a proxy's or tracer's): kept and echoed when it is 1-128 characters of letters, digits and `.:_+/=-`. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": 7,
+                 *       "score_threshold": 50
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateWatchRequest"];
+            };
+        };
+        responses: {
+            /** @description Changed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "endpoint": "watches_update",
+                     *       "quota": {
+                     *         "counted": false,
+                     *         "reason": "free_endpoint"
+                     *       },
+                     *       "watch": {
+                     *         "id": 7,
+                     *         "target_kind": "cidr",
+                     *         "target": "203.0.113.0/24",
+                     *         "score_threshold": 50,
+                     *         "note": "checkout fraud ring, ticket 4711",
+                     *         "author": {
+                     *           "kind": "api_key",
+                     *           "id": 3,
+                     *           "label": "checkout (rk_adDTKSHH)"
+                     *         },
+                     *         "created_at": "2026-11-26T07:00:00.000Z",
+                     *         "last_score": 42,
+                     *         "last_level": "medium",
+                     *         "last_publication_version": 118,
+                     *         "last_spiking": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WatchResponse"];
+                };
+            };
+            /** @description `invalid_json`: the body is not JSON; `invalid_request`: a field, parameter or header is invalid (details names each); `conflicting_api_keys`: X-API-Key and Authorization: Bearer carry different keys. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no key in X-API-Key or Authorization: Bearer; `invalid_api_key`: an unknown, malformed or revoked key, or an Authorization header that is not Bearer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no watch with this id in the workspace. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `method_not_allowed`: another method than the path answers (see Allow). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over MAX_BODY_BYTES. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: Content-Type is not application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: unexpected; logged under request_id. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`: the database dropped the connection; retry writes with the same Idempotency-Key; `service_unavailable`: the server is shutting down. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenKnown"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteWatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your own id for this request (a proxy's or tracer's): kept and echoed when it is 1-128 characters of letters, digits and `.:_+/=-`. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": 7
+                 *     }
+                 */
+                "application/json": components["schemas"]["DeleteWatchRequest"];
+            };
+        };
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "endpoint": "watches_delete",
+                     *       "quota": {
+                     *         "counted": false,
+                     *         "reason": "free_endpoint"
+                     *       },
+                     *       "watch": {
+                     *         "id": 7,
+                     *         "target_kind": "cidr",
+                     *         "target": "203.0.113.0/24",
+                     *         "score_threshold": 60,
+                     *         "note": "checkout fraud ring, ticket 4711",
+                     *         "author": {
+                     *           "kind": "api_key",
+                     *           "id": 3,
+                     *           "label": "checkout (rk_adDTKSHH)"
+                     *         },
+                     *         "created_at": "2026-11-26T07:00:00.000Z",
+                     *         "last_score": 42,
+                     *         "last_level": "medium",
+                     *         "last_publication_version": 118,
+                     *         "last_spiking": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WatchResponse"];
+                };
+            };
+            /** @description `invalid_json`: the body is not JSON; `invalid_request`: a field, parameter or header is invalid (details names each); `conflicting_api_keys`: X-API-Key and Authorization: Bearer carry different keys. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no key in X-API-Key or Authorization: Bearer; `invalid_api_key`: an unknown, malformed or revoked key, or an Authorization header that is not Bearer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no watch with this id in the workspace. */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;

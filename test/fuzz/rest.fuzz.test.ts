@@ -359,6 +359,51 @@ describe(`REST fuzz (${backendName}), ${FUZZ_RUNS} cases per endpoint`, () => {
     }), fuzzParameters());
   }, fuzzTimeout(40));
 
+  const watchCount = () => s.app.db.prisma.watch.count();
+  const watchFields = mutatedObject({
+    target: fc.oneof(ipCase.map((c) => c.text), fc.constantFrom('203.0.113.0/24', '203.0.113.7/24', '10.0.0.0/7', '2001:db8::/32', 'AS64500', 'as0', 'NL', ''), oddString(3)),
+    subject: fc.oneof(
+      fc.record({ kind: fc.constantFrom('domain', 'email', 'url', 'phone', 'ipaddress', 'asn', 'planet', ''), key: fc.oneof(oddString(3), fc.constantFrom('shop.example', 'a@b.example', '+31201234567', 'https://x.example/p')) }),
+      wrongValue,
+    ),
+    score_threshold: fc.oneof(fc.integer({ min: -5, max: 105 }), fc.constantFrom(null, 2.5, '50')),
+    note: fc.oneof(oddString(3), fc.constantFrom(null, 'x'.repeat(1001))),
+  });
+  /** Bodies the rules accept (so the write, the cap and the one-watch-per-target check are reached), and the rest. */
+  const validWatch = fc.oneof(
+    fc.record({ target: fc.oneof(fc.ipV4(), fc.integer({ min: 1, max: 400_000 }).map((n) => `AS${n}`)), score_threshold: fc.integer({ min: 1, max: 100 }) }),
+    fc.record({ subject: fc.record({ kind: fc.constant('domain'), key: fc.stringMatching(/^[a-z]{1,12}\.example$/) }) }),
+  );
+
+  it('POST /risk_api/watches/: 201 with one watch, or nothing written', async () => {
+    await fc.assert(fc.asyncProperty(request(bodies(fc.oneof({ weight: 1, arbitrary: validWatch }, { weight: 2, arbitrary: watchFields }))), async (c) => {
+      const before = await watchCount();
+      const a = await post('/risk_api/watches/', c);
+      tally.add('POST /risk_api/watches/', a.status, assertRestAnswer(a, 'watches_create', show(c)));
+      expect(await watchCount(), show(c)).toBe(a.status === 201 ? before + 1 : before);
+    }), fuzzParameters());
+  }, fuzzTimeout(40));
+
+  it('POST /risk_api/watches/list/, update/ and delete/: an answer or a coded error; only a served delete removes one watch', async () => {
+    const id = fc.oneof(fc.integer({ min: -2, max: 60 }), fc.constant(2 ** 31));
+    const paths = [
+      ['/risk_api/watches/list/', 'watches_list', mutatedObject({ limit: fc.integer({ min: 0, max: 101 }), cursor: fc.oneof(fc.constantFrom('1', '3', '0', '01', 'abc'), oddString(2)) })],
+      ['/risk_api/watches/update/', 'watches_update', fc.oneof(
+        fc.record({ id: fc.integer({ min: 1, max: 60 }), note: fc.constantFrom('fuzz note', ''), score_threshold: fc.constantFrom(null, 40) }),
+        mutatedObject({ id, note: oddString(3), score_threshold: fc.oneof(fc.integer({ min: -5, max: 105 }), fc.constantFrom(null, 'x')) }),
+      )],
+      ['/risk_api/watches/delete/', 'watches_delete', mutatedObject({ id })],
+    ] as const;
+    const chosen = fc.constantFrom(0, 1, 2).chain((which) => request(bodies(paths[which]![2])).map((c) => ({ which, c })));
+    await fc.assert(fc.asyncProperty(chosen, async ({ which, c }) => {
+      const [path, endpoint] = paths[which]!;
+      const before = await watchCount();
+      const a = await post(path, c);
+      tally.add(`POST ${path}`, a.status, assertRestAnswer(a, endpoint, show(c)));
+      expect(await watchCount(), show(c)).toBe(endpoint === 'watches_delete' && a.status === 200 ? before - 1 : before);
+    }), fuzzParameters());
+  }, fuzzTimeout(40));
+
   const exportQuery = fc.dictionary(
     fc.oneof(fc.constantFrom('kind', 'outcome_code', 'severity', 'share_policy', 'namespace', 'tags', 'from', 'to', 'text', 'limit', 'cursor', 'format', 'outcomeCode'), oddString(2)),
     fc.oneof(oddString(4), fc.constantFrom('csv', 'ndjson', 'json', '0', '1', '100000', '100001', '-1', '1e3', '2026-01-01T00:00:00Z', '2026-13-45', '-271821-04-20T00:00:00Z', '+275760-09-13T00:00:00Z', '0000-01-01', '1e21', 'spam,fraud_watch', ',', 'eyJ4IjoxfQ', '%zz')),

@@ -17,7 +17,8 @@ export type TestEnv = { env: Record<string, string>; dataDir: string; cleanup():
 
 export async function freshEnvironment(extra: Record<string, string> = {}): Promise<TestEnv> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'risk-api-test-'));
-  const env: Record<string, string> = { DATA_DIR: dataDir, LOG_LEVEL: 'silent', PORT: '0', ...extra };
+  // Watch detection runs when a test calls it (detectOnce), never on a timer in the middle of another test's counts.
+  const env: Record<string, string> = { DATA_DIR: dataDir, LOG_LEVEL: 'silent', PORT: '0', WATCH_DETECTION_MS: '0', ...extra };
   let dropDatabase = async () => {};
   if (usingPostgres) {
     const base = new URL(process.env.DATABASE_URL!);

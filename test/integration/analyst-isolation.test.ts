@@ -69,6 +69,7 @@ describe(`workspace isolation across the whole graph (${backendName})`, () => {
       scoreBatch: '(ips: ["8.8.8.8"])',
       block: '(cidr: "8.8.0.0/16")',
       overrides: '(state: all, first: 20)',
+      watches: '(first: 20)',
       overrideAudit: '(first: 20)',
       viewer: '',
     });

@@ -86,6 +86,12 @@ async function seedEveryTable(app: App): Promise<string> {
   await prisma.overrideAudit.create({ data: {
     workspaceId: ws.id, ruleId: rule.id, action: 'create', surface: 'rest', actorKind: 'api_key', actorId: 1, actorLabel: 'ops key', after: { target: rule.target, points: -15 },
   } });
+  await prisma.watch.create({ data: {
+    workspaceId: ws.id, targetKind: 'subject', target: 'domain:büro.example', note: 'watch — Notiz', authorKind: 'api_key', authorId: 1, authorLabel: 'ops key',
+    lastScore: 42, lastLevel: 'medium', lastPublicationVersion: 1, lastSpiking: true, spikeCheckedWindow: 2n ** 40n,
+  } });
+  const keyRow = await prisma.apiKey.findUniqueOrThrow({ where: { prefix: key.prefix } });
+  await prisma.apiKeyCountry.create({ data: { apiKeyId: keyRow.id, country: 'NL' } });
   return key.secret;
 }
 

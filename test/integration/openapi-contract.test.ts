@@ -9,6 +9,7 @@ import type { components } from '../contract/openapi-types.ts';
 import { TierCatalog } from '../../src/domain/metering/tiers.ts';
 import { ScoreMeter } from '../../src/domain/metering/meter.ts';
 import { OVERRIDE_LIMITS } from '../../src/domain/overrides/schemas.ts';
+import { WATCH_LIMITS } from '../../src/domain/watches/schemas.ts';
 
 /**
  * Every route of openapi.json made to answer every status it documents, each answer checked against the document
@@ -123,6 +124,13 @@ describe(`openapi.json against live answers (${backendName})`, () => {
     const trail = await call('/risk_api/overrides/audit/', { body: { limit: 1 } });
     expect([trail.status, trail.headers.get('x-next-cursor')]).toEqual([200, expect.any(String)]);
 
+    // watches: created, listed, updated, deleted
+    const watch = await call('/risk_api/watches/', { body: { target: '9.9.9.0/24', score_threshold: 60, note: 'contract' } });
+    expect(watch.status).toBe(201);
+    expect((await call('/risk_api/watches/list/', { body: { limit: 1 } })).json().watches).toHaveLength(1);
+    expect((await call('/risk_api/watches/update/', { body: { id: watch.json().watch.id, score_threshold: null } })).json().watch.score_threshold).toBeNull();
+    expect((await call('/risk_api/watches/delete/', { body: { id: watch.json().watch.id } })).json().watch.id).toBe(watch.json().watch.id);
+
     for (const path of ['/healthz', '/readyz', '/metrics']) expect((await call(path, { method: 'GET', key: null })).status).toBe(200);
   });
 
@@ -130,7 +138,8 @@ describe(`openapi.json against live answers (${backendName})`, () => {
     const routes = [['/risk_api/score/', { ip: '9.9.9.9' }], ['/risk_api/score/batch/', { ips: ['9.9.9.9'] }], ['/risk_api/check_block/', { cidr: '9.9.9.0/24' }], ['/risk_api/dimensions/', { ip: '9.9.9.9' }], ['/risk_api/rate/', { ip: '9.9.9.9', rating: 1 }],
       ['/risk_api/report/', { kind: 'ipaddress', key: '9.9.9.9', outcome_code: 'spam' }], ['/risk_api/export/', {}],
       ['/risk_api/overrides/', { target: '9.9.9.11', action: 'deny', reason: 'x' }], ['/risk_api/overrides/list/', {}], ['/risk_api/overrides/expire/', { id: 1 }], ['/risk_api/overrides/update/', { id: 1, reason: 'x' }],
-      ['/risk_api/overrides/audit/', {}]] as const;
+      ['/risk_api/overrides/audit/', {}],
+      ['/risk_api/watches/', { target: '9.9.9.11' }], ['/risk_api/watches/list/', {}], ['/risk_api/watches/update/', { id: 1, note: 'x' }], ['/risk_api/watches/delete/', { id: 1 }]] as const;
     for (const [path, body] of routes) {
       expect((await call(path, { raw: '{"ip": ' })).status).toBe(400);
       expect((await call(path, { body: { ...body, unknown_field: 1 } })).status).toBe(400);
@@ -178,6 +187,15 @@ describe(`openapi.json against live answers (${backendName})`, () => {
       workspaceId: workspace.id, targetKind: 'ip', target: `10.${i >> 8}.${i & 255}.1`, action: 'deny', reason: 'cap', authorKind: 'api_key', authorId: 1, authorLabel: 'seed', writtenXid: 0n,
     })) });
     expect((await call('/risk_api/overrides/', { key: keys.block, body: { target: '9.9.7.1', action: 'deny', reason: 'one too many' } })).json()).toMatchObject({ error: 'override_limit_reached' });
+    // watches: a second watch on a target, the cap, a watch of no one's
+    expect((await call('/risk_api/watches/', { key: keys.block, body: { target: '9.9.8.0/24' } })).status).toBe(201);
+    expect((await call('/risk_api/watches/', { key: keys.block, body: { target: '9.9.8.0/24' } })).json()).toMatchObject({ error: 'watch_exists' });
+    expect((await call('/risk_api/watches/update/', { key: keys.block, body: { id: 2_000_000_000, note: 'none' } })).json()).toMatchObject({ error: 'not_found' });
+    expect((await call('/risk_api/watches/delete/', { key: keys.block, body: { id: 2_000_000_000 } })).json()).toMatchObject({ error: 'not_found' });
+    await s.app.db.prisma.watch.createMany({ data: Array.from({ length: WATCH_LIMITS.perWorkspace }, (_, i) => ({
+      workspaceId: workspace.id, targetKind: 'subject', target: `domain:cap-${i}.example`, authorKind: 'api_key', authorId: 1, authorLabel: 'seed',
+    })) });
+    expect((await call('/risk_api/watches/', { key: keys.block, body: { target: '9.9.7.1' } })).json()).toMatchObject({ error: 'watch_limit_reached' });
   });
 
   it('answers an exhausted quota and a burst with 429, its headers and body', async () => {
@@ -197,7 +215,8 @@ describe(`openapi.json against live answers (${backendName})`, () => {
   it('answers faults with 500 and 503 as documented', async () => {
     const routes = [['POST', '/risk_api/score/'], ['POST', '/risk_api/score/batch/'], ['POST', '/risk_api/check_block/'], ['POST', '/risk_api/dimensions/'],
       ['POST', '/risk_api/rate/'], ['POST', '/risk_api/report/'], ['GET', '/risk_api/export/'], ['POST', '/risk_api/export/'], ['POST', '/risk_api/report/bulk/'],
-      ['POST', '/risk_api/overrides/'], ['POST', '/risk_api/overrides/list/'], ['POST', '/risk_api/overrides/expire/'], ['POST', '/risk_api/overrides/update/'], ['POST', '/risk_api/overrides/audit/']] as const;
+      ['POST', '/risk_api/overrides/'], ['POST', '/risk_api/overrides/list/'], ['POST', '/risk_api/overrides/expire/'], ['POST', '/risk_api/overrides/update/'], ['POST', '/risk_api/overrides/audit/'],
+      ['POST', '/risk_api/watches/'], ['POST', '/risk_api/watches/list/'], ['POST', '/risk_api/watches/update/'], ['POST', '/risk_api/watches/delete/']] as const;
     const verifier = s.app.verifier;
     await patched(verifier, 'verify', async () => { throw new Error('injected bug'); }, async () => {
       for (const [method, path] of routes) expect((await call(path, { method, body: method === 'POST' ? {} : undefined })).status).toBe(500);

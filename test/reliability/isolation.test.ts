@@ -72,7 +72,7 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
   let ua: Browserish;
   let ub: Browserish;
   let keyA: string, keyB: string, keyRevoked: string, revokedPrefix: string;
-  let aReportId: number, aRatingCreatedAt: string, aRuleId: number;
+  let aReportId: number, aRatingCreatedAt: string, aRuleId: number, aWatchId: number;
   const aPrefixes: string[] = [];
   const rootArgs: Record<string, string> = {};
   const skippedNested = new Set<string>();
@@ -124,6 +124,12 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
     aRuleId = rule.body.rule.id;
     const asRule = await call(`${s.url}/risk_api/overrides/`, 'POST', authA, { target: 'AS15169', action: 'adjust', points: 50, reason: `${SECRET} as` });
     expect(asRule.status, asRule.text).toBe(201);
+    // A's watches on its IP and on a subject of its private report: B's lists, changes and pages never reach them.
+    const watch = await call(`${s.url}/risk_api/watches/`, 'POST', authA, { target: A_IP, score_threshold: 50, note: `${SECRET} watch` });
+    expect(watch.status, watch.text).toBe(201);
+    aWatchId = watch.body.watch.id;
+    const subjectWatch = await call(`${s.url}/risk_api/watches/`, 'POST', authA, { subject: { kind: 'domain', key: `${SECRET}.example` } });
+    expect(subjectWatch.status, subjectWatch.text).toBe(201);
     // B's own memory, so every walk reaches real data and an empty answer is not the reason nothing leaks.
     const own = await call(`${s.url}/risk_api/report/`, 'POST', { 'x-api-key': keyB }, {
       kind: 'domain', key: 'b-own.example', outcome_code: 'spam', related_subjects: [{ kind: 'ipaddress', key: B_IP }],
@@ -157,6 +163,7 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
       block: '(cidr: "8.8.0.0/16")',
       overrides: '(state: all, first: 20)',
       overrideAudit: '(first: 20)',
+      watches: '(first: 20)',
       viewer: '',
     });
   }, 180_000);
@@ -190,6 +197,28 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
       refused: 'not_found',
       async check() {
         expect((await s.app.db.prisma.overrideRule.findUniqueOrThrow({ where: { id: aRuleId } })).expiredAt).toBeNull();
+      },
+    },
+    createWatch: {
+      // the target A watches: a watch of B's own, which A's neither blocks nor shows through
+      query: `mutation { createWatch(input: { target: "${A_IP}", note: "b own" }) { id note target } }`,
+      check(a) {
+        expect(a.body.data.createWatch, a.text).toMatchObject({ note: 'b own', target: A_IP });
+        expect(a.body.data.createWatch.id).not.toBe(aWatchId);
+      },
+    },
+    updateWatch: {
+      get query() { return `mutation { updateWatch(input: { id: ${aWatchId}, note: "b was here" }) { id note } }`; },
+      refused: 'not_found',
+      async check() {
+        expect((await s.app.db.prisma.watch.findUniqueOrThrow({ where: { id: aWatchId } })).note).toContain(SECRET);
+      },
+    },
+    deleteWatch: {
+      get query() { return `mutation { deleteWatch(id: ${aWatchId}) { id note } }`; },
+      refused: 'not_found',
+      async check() {
+        expect(await s.app.db.prisma.watch.count({ where: { id: aWatchId } })).toBe(1);
       },
     },
     rate: {
@@ -367,6 +396,30 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
         expect(lines.map((l) => l.rule_id)).not.toContain(aRuleId);
       },
     },
+    'POST /risk_api/watches': {
+      // A's /24 of A_IP: B's own watch, whatever A holds
+      call: (h) => call(`${s.url}/risk_api/watches/`, 'POST', h, { target: '8.8.4.0/24', note: 'b block' }),
+      isolated(a) {
+        expect(a.status, a.text).toBe(201);
+        expect(a.body.watch).toMatchObject({ target: '8.8.4.0/24', note: 'b block' });
+      },
+    },
+    'POST /risk_api/watches/list': {
+      call: (h) => call(`${s.url}/risk_api/watches/list/`, 'POST', h, { limit: 100 }),
+      isolated(a) {
+        expect(a.status, a.text).toBe(200);
+        expect(a.body.watches.length).toBeGreaterThan(0); // B's own are there
+        expect(a.body.watches.map((w: { id: number }) => w.id)).not.toContain(aWatchId);
+      },
+    },
+    'POST /risk_api/watches/update': {
+      call: (h) => call(`${s.url}/risk_api/watches/update/`, 'POST', h, { id: aWatchId, note: 'b was here' }),
+      isolated(a) { expect([a.status, a.body.error], a.text).toEqual([404, 'not_found']); },
+    },
+    'POST /risk_api/watches/delete': {
+      call: (h) => call(`${s.url}/risk_api/watches/delete/`, 'POST', h, { id: aWatchId }),
+      isolated(a) { expect([a.status, a.body.error], a.text).toEqual([404, 'not_found']); },
+    },
     'GET /risk_api/openapi.json': { call: (h) => call(`${s.url}/risk_api/openapi.json`, 'GET', h), public: true },
   };
 
@@ -406,6 +459,7 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
       ['GET', '/workspace/register'], ['POST', '/workspace/register'], ['GET', '/workspace/confirm'], ['POST', '/workspace/confirm'], ['GET', '/workspace/sign-in'], ['POST', '/workspace/sign-in'],
       ['POST', '/workspace/sign-out'], ['GET', '/workspace/assets/app.js'], ['POST', '/workspace/graphql'],
       ['GET', '/workspace/overrides'], ['POST', '/workspace/overrides'], ['POST', '/workspace/overrides/expire'], ['GET', '/workspace/overrides/audit.ndjson'],
+      ['GET', '/workspace/watches'], ['POST', '/workspace/watches'], ['POST', '/workspace/watches/delete'],
     ] as const;
 
     it('lists every page the control plane routes (a new page must be added here)', () => {
@@ -426,7 +480,7 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
       expect((await s.app.db.prisma.apiKey.findUniqueOrThrow({ where: { prefix: aPrefixes[0]! } })).revokedAt).toBeNull();
       const reports = [`/workspace/reports/ip/${A_IP}`, '/workspace/reports/subnet/8.8.4.0%2F24', '/workspace/reports/asn/AS15169'];
       // A report page shows its content to the confirm POST; its GET shows only the button. Both are checked.
-      const views: Array<[string, 'GET' | 'POST']> = [...[...reports, '/workspace/usage', '/workspace/subscription', '/workspace/overrides', '/workspace/overrides/audit.ndjson'].map((p) => [p, 'GET'] as [string, 'GET']), ...reports.map((p) => [p, 'POST'] as [string, 'POST'])];
+      const views: Array<[string, 'GET' | 'POST']> = [...[...reports, '/workspace/usage', '/workspace/subscription', '/workspace/overrides', '/workspace/overrides/audit.ndjson', '/workspace/watches'].map((p) => [p, 'GET'] as [string, 'GET']), ...reports.map((p) => [p, 'POST'] as [string, 'POST'])];
       for (const [page, method] of views) {
         const r = method === 'POST' ? await ub.request(page, { form: { _csrf: token } }) : await ub.request(page);
         expect(r.status, `${method} ${page}: ${r.text.slice(0, 300)}`).toBe(200);
@@ -450,6 +504,22 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
       expect(read.body.data.overrideAudit.nodes.map((e: { ruleId: number }) => e.ruleId)).not.toContain(aRuleId);
       const rule = await s.app.db.prisma.overrideRule.findUniqueOrThrow({ where: { id: aRuleId } });
       expect([rule.expiredAt, rule.reason]).toEqual([null, `${SECRET} reason`]);
+    });
+
+    it('shows B\'s session none of A\'s watches, and will not delete or change one by form or /workspace/graphql', async () => {
+      const token = await ub.csrfOf('/workspace/watches');
+      const byForm = await ub.request('/workspace/watches/delete', { form: { _csrf: token, id: String(aWatchId) } });
+      expect(byForm.status, byForm.text).toBe(404);
+      expect(byForm.text).not.toContain(SECRET);
+      const gql = (query: string) => call(`${s.url}/workspace/graphql`, 'POST', { cookie: `rk_session=${ub.cookies.get('rk_session')}`, 'x-csrf-token': token }, { query });
+      for (const query of [`mutation { deleteWatch(id: ${aWatchId}) { id note } }`, `mutation { updateWatch(input: { id: ${aWatchId}, note: "b was here" }) { id } }`]) {
+        const r = await gql(query);
+        expect(r.body.errors?.[0]?.extensions?.code, r.text).toBe('not_found');
+      }
+      const read = await gql('{ watches(first: 100) { nodes { id target note } } }');
+      expect(read.text).not.toContain(SECRET);
+      expect(read.body.data.watches.nodes.map((w: { id: number }) => w.id)).not.toContain(aWatchId);
+      expect((await s.app.db.prisma.watch.findUniqueOrThrow({ where: { id: aWatchId } })).note).toBe(`${SECRET} watch`);
     });
 
     it('refuses API keys on every page, with or without a session', async () => {

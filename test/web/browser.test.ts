@@ -32,7 +32,7 @@ describe(`control plane in Chromium (${backendName})`, () => {
   });
   const shot = (name: string) => p.screenshot({ path: path.join(ARTIFACTS, `${backendName}-${name}.png`), fullPage: true });
 
-  it('registers, confirms the e-mailed link, creates a key shown once, buys a tier through the e-mailed approval URL, sets and expires an override rule, and revokes the key', { timeout: 300_000 }, async () => {
+  it('registers, confirms the e-mailed link, creates a key shown once, buys a tier through the e-mailed approval URL, sets and expires an override rule, makes and deletes a watch, and revokes the key', { timeout: 300_000 }, async () => {
     p.setDefaultTimeout(60_000); // a loaded CI machine, not a performance assertion
     await p.goto(`${h.url}/workspace/register`);
     await p.fill('input[name=email]', 'chromium@example.com');
@@ -97,6 +97,20 @@ describe(`control plane in Chromium (${backendName})`, () => {
 
     const body = await (await score()).json() as { links?: { ip?: string }; override: unknown };
     expect(body.override).toBeNull();
+
+    // A watch made on the Watches page, a bad one refused with its field named, then the watch deleted there.
+    await p.click('header a:has-text("Watches")');
+    await p.fill('input[name=target]', 'NL');
+    await Promise.all([p.waitForLoadState(), p.click('#create-watch button[type=submit]')]);
+    expect(await p.textContent('#target-error')).toContain('countries cannot be watched');
+    await p.fill('input[name=target]', '8.8.8.0/24');
+    await p.fill('input[name=score_threshold]', '60');
+    await p.fill('input[name=note]', 'card testing ring');
+    await Promise.all([p.waitForURL(/\/workspace\/watches\?created=\d+$/), p.click('#create-watch button[type=submit]')]);
+    expect(await p.textContent('#watches tbody tr')).toContain('8.8.8.0/24');
+    await shot('watch-created');
+    await Promise.all([p.waitForURL(/deleted=\d+$/), p.click('#watches button:has-text("Delete")')]);
+    expect(await p.locator('#no-watches').isVisible()).toBe(true);
 
     await p.goto(`${h.url}/workspace/usage`);
     expect(await p.textContent('#score-usage')).toBe('3 / 1000');

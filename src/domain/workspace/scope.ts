@@ -21,6 +21,7 @@ const SCOPE: Record<string, (workspaceId: number) => Record<string, unknown>> = 
   ReportLink: (workspaceId) => ({ report: { is: { workspaceId } } }),
   OverrideRule: (workspaceId) => ({ workspaceId }),
   OverrideAudit: (workspaceId) => ({ workspaceId }),
+  Watch: (workspaceId) => ({ workspaceId }),
 };
 
 // One extended client per (database, workspace), reused across requests: building a Prisma

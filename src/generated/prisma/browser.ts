@@ -33,6 +33,12 @@ export type Account = Prisma.AccountModel
  */
 export type ApiKey = Prisma.ApiKeyModel
 /**
+ * Model ApiKeyCountry
+ * The countries an API key has been used from (the client address's country): key.new_country fires when a key
+ * that has a country adds another (src/domain/watches/key-countries.ts).
+ */
+export type ApiKeyCountry = Prisma.ApiKeyCountryModel
+/**
  * Model Subject
  * A thing reports are about: (kind, normalised key), unique within a workspace so one
  * workspace's memory never reveals another's.
@@ -156,6 +162,12 @@ export type OverrideAudit = Prisma.OverrideAuditModel
  * Events about it go to the workspace's webhook endpoints that want their type.
  */
 export type Watch = Prisma.WatchModel
+/**
+ * Model WatchReportCursor
+ * How far the watch.reported follower has read the reports: (writtenXid, id) of the last report read, in the
+ * order the override cache follows its rules (src/domain/watches/report-follower.ts). One row, id 1.
+ */
+export type WatchReportCursor = Prisma.WatchReportCursorModel
 /**
  * Model WebhookEndpoint
  * Where a workspace's events are delivered: an https (or operator-allowed) URL and the event types it wants.

@@ -46,10 +46,10 @@ export function requestContext(
   deps: Pick<ApiDeps, 'services' | 'proxies'>, req: IncomingMessage, requestId: string, viewer: Viewer | null,
   more: Pick<RequestContext, 'via'> & Partial<Pick<RequestContext, 'idempotencyKey' | 'surface' | 'input'>>,
 ): RequestContext {
-  return {
-    prisma: deps.services.prisma, services: deps.services, viewer, requestId, ...more,
-    clientIp: clientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], deps.proxies),
-  };
+  const ip = clientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], deps.proxies);
+  // The key's country of use (key.new_country): a map read for an address already seen with the key, no query.
+  if (viewer) deps.services.keyCountries.note(viewer, ip);
+  return { prisma: deps.services.prisma, services: deps.services, viewer, requestId, ...more, clientIp: ip };
 }
 
 /** A resolver's input: the transport's validated one, else its arguments parsed here (each request validates once). */

@@ -17,6 +17,8 @@ import {
 } from './openapi-schemas.ts';
 import * as example from './openapi-examples.ts';
 import { overrideAuditRecord, overrideListResponse, overrideRuleResponse } from './openapi-overrides.ts';
+import * as watchApi from './openapi-watches.ts';
+import { WATCH_LIMITS, createWatchSchema, deleteWatchSchema, listWatchesSchema, updateWatchSchema } from '../../domain/watches/schemas.ts';
 import { OVERRIDE_LIMITS, createOverrideSchema, expireOverrideSchema, listOverridesSchema, overrideAuditSchema, updateOverrideSchema } from '../../domain/overrides/schemas.ts';
 import { errorResponses, examples, headers, parameters, rateLimitHeaders, ref, requestIdHeader } from './openapi-parts.ts';
 
@@ -98,6 +100,41 @@ const idempotentWrite = (operationId: 'rate' | 'report', summary: string, descri
     },
   },
 });
+
+/** The POST /risk_api/watches/ family: free, bounded (docs/api.md, watches; docs/watches.md for the events). */
+function watchPaths() {
+  const op = (operationId: string, summary: string, description: string, request: string, requestExample: unknown, ok: Record<string, unknown>, codes: ErrorCode[], when: Partial<Record<ErrorCode, string>> = {}) => ({ post: {
+    tags: ['Watches'], operationId, summary, description, requestBody: body(request, requestExample),
+    responses: { ...ok, ...errorResponses([...JSON_BODY, ...codes, ...AUTHENTICATED], when) },
+  } });
+  const notFound = { not_found: 'no watch with this id in the workspace' };
+  return {
+    '/risk_api/watches/': op('createWatch', 'Watch an IP, block, AS or report subject (free)',
+      'A watch of the workspace on an IP, a CIDR block or an AS (target), or on any other report subject (subject: kind and key). '
+      + 'Its events go to the workspace\'s webhook endpoints that want them: watch.score_crossed and watch.level_changed when a new publication '
+      + 'moves the target\'s score across score_threshold or changes its level, watch.spike_started when its community signal starts spiking, '
+      + 'watch.reported when another workspace\'s community-visible report names it (docs/watches.md). The first publication seen only records state. '
+      + `At most ${WATCH_LIMITS.perWorkspace} watches per workspace, one per target. The author is the calling key. Never counted.`,
+      'CreateWatchRequest', watchApi.createWatchRequestExample,
+      { 201: { description: 'Created.', headers: requestIdHeader, content: json('WatchResponse', watchApi.watchExampleResponse) } },
+      ['watch_exists', 'watch_limit_reached'],
+      { watch_exists: 'the workspace already watches this target', watch_limit_reached: `the workspace has ${WATCH_LIMITS.perWorkspace} watches` }),
+    '/risk_api/watches/list/': op('listWatches', 'List watches (free)',
+      `The workspace's watches, oldest first, with the state detection last recorded; limit 1-${WATCH_LIMITS.listPage} (default ${WATCH_LIMITS.defaultListPage}), next_cursor as cursor for the next page. Never counted.`,
+      'ListWatchesRequest', { limit: 50 },
+      { 200: { description: 'One page of watches.', headers: requestIdHeader, content: json('WatchListResponse', watchApi.watchListExample) } }, []),
+    '/risk_api/watches/update/': op('updateWatch', 'Change a watch\'s threshold or note (free)',
+      'score_threshold (1-100; null removes it) or note; at least one. The target never changes: that is another watch. Never counted.',
+      'UpdateWatchRequest', watchApi.updateWatchRequestExample,
+      { 200: { description: 'Changed.', headers: requestIdHeader, content: json('WatchResponse', watchApi.updatedWatchExample) } },
+      ['not_found'], notFound),
+    '/risk_api/watches/delete/': op('deleteWatch', 'Delete a watch (free)',
+      'Deletes the watch and answers it as it was; events already written are still delivered. A watch of another workspace is not found. Never counted.',
+      'DeleteWatchRequest', { id: 7 },
+      { 200: { description: 'Deleted.', headers: requestIdHeader, content: json('WatchResponse', watchApi.deletedWatchExample) } },
+      ['not_found'], notFound),
+  };
+}
 
 function bulkOperation() {
   return { post: {
@@ -248,6 +285,7 @@ function paths() {
       + 'under a share policy and a visibility. Keys are normalised by kind. Never counted.'),
     '/risk_api/report/bulk/': bulkOperation(),
     ...overridePaths(),
+    ...watchPaths(),
     '/risk_api/export/': { get: exportOperation('get', request), post: exportOperation('post', request) },
     '/risk_api/openapi.json': { get: {
       tags: ['Contract'], operationId: 'openapi', summary: 'This document', security: [],
@@ -318,6 +356,7 @@ export function openApiDocument(baseUrl?: string) {
       { name: 'Scoring', description: 'The metered score and the raw dimensional read (tiers that include score).' },
       { name: 'Memory', description: 'Free writebacks into the workspace\'s memory, safe to retry with an Idempotency-Key.' },
       { name: 'Overrides', description: 'The workspace\'s allow, deny and adjust rules over its own scores, with their audit trail (free).' },
+      { name: 'Watches', description: 'The workspace\'s watches on IPs, blocks, ASes and report subjects, whose events go to its webhook endpoints (free).' },
       { name: 'Export', description: 'The workspace\'s reports as NDJSON or CSV.' },
       { name: 'Operations', description: 'Liveness, readiness and metrics for orchestrators and monitoring.' },
       { name: 'Contract', description: 'This document.' },
@@ -339,6 +378,9 @@ export function openApiDocument(baseUrl?: string) {
         CreateOverrideRequest: bodySchema(createOverrideSchema), ListOverridesRequest: optionalOnly(bodySchema(listOverridesSchema)),
         ExpireOverrideRequest: bodySchema(expireOverrideSchema), UpdateOverrideRequest: bodySchema(updateOverrideSchema), OverrideAuditRequest: optionalOnly(bodySchema(overrideAuditSchema)),
         OverrideRuleResponse: overrideRuleResponse, OverrideListResponse: overrideListResponse, OverrideAuditRecord: overrideAuditRecord,
+        CreateWatchRequest: optionalOnly(bodySchema(createWatchSchema)), ListWatchesRequest: optionalOnly(bodySchema(listWatchesSchema)),
+        UpdateWatchRequest: bodySchema(updateWatchSchema), DeleteWatchRequest: bodySchema(deleteWatchSchema),
+        WatchResponse: watchApi.watchResponse, WatchListResponse: watchApi.watchListResponse,
         ExportRecord: exportRecord, Health: healthBody, Readiness: readinessBody,
       },
     },

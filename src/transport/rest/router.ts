@@ -29,6 +29,10 @@ import {
   createOverrideOperation, expireOverrideOperation, handleOverrideAudit, listOverridesOperation, shapeCreateOverride, shapeExpireOverride, shapeListOverrides,
   shapeUpdateOverride, updateOverrideOperation,
 } from './overrides.ts';
+import { createWatchSchema, deleteWatchSchema, listWatchesSchema, updateWatchSchema } from '../../domain/watches/schemas.ts';
+import {
+  createWatchOperation, deleteWatchOperation, listWatchesOperation, shapeCreateWatch, shapeDeleteWatch, shapeListWatches, shapeUpdateWatch, updateWatchOperation,
+} from './watches.ts';
 
 type Method = (req: IncomingMessage, res: ServerResponse, requestId: string) => Promise<void>;
 
@@ -88,6 +92,10 @@ export function createRestRouter(deps: ApiDeps): Handler {
     '/risk_api/overrides/update': { POST: endpoint(deps, { schema: updateOverrideSchema, op: updateOverrideOperation, variables: (input) => ({ input }), shape: shapeUpdateOverride as never, creates: false }) },
     '/risk_api/overrides/expire': { POST: endpoint(deps, { schema: expireOverrideSchema, op: expireOverrideOperation, variables: (input) => ({ id: input.id }), shape: shapeExpireOverride as never, creates: false }) },
     '/risk_api/overrides/audit': { POST: (req, res, id) => handleOverrideAudit(req, res, id, deps) },
+    '/risk_api/watches': { POST: endpoint(deps, { schema: createWatchSchema, op: createWatchOperation, variables: (input) => ({ input }), shape: shapeCreateWatch as never, creates: false, status: 201 }) },
+    '/risk_api/watches/list': { POST: endpoint(deps, { schema: listWatchesSchema, op: listWatchesOperation, variables: (input) => ({ first: input.limit, after: input.cursor }), shape: shapeListWatches as never, creates: false }) },
+    '/risk_api/watches/update': { POST: endpoint(deps, { schema: updateWatchSchema, op: updateWatchOperation, variables: (input) => ({ input }), shape: shapeUpdateWatch as never, creates: false }) },
+    '/risk_api/watches/delete': { POST: endpoint(deps, { schema: deleteWatchSchema, op: deleteWatchOperation, variables: (input) => ({ id: input.id }), shape: shapeDeleteWatch as never, creates: false }) },
     '/risk_api/export': { GET: (req, res, id) => handleExport(req, res, id, deps), POST: (req, res, id) => handleExport(req, res, id, deps) },
     '/risk_api/openapi.json': {
       GET: async (_req, res) => {

@@ -15,6 +15,7 @@ import { subscriptionPage } from './subscription-page.ts';
 import { usagePage } from './usage-page.ts';
 import { reportPage } from './report-page.ts';
 import { auditDownload, expireRulePage, overridesPage } from './overrides-page.ts';
+import { deleteWatchPage, watchesPage } from './watches-page.ts';
 import { APP_JS } from './assets.ts';
 import { createWorkspaceGraphql, WORKSPACE_GRAPHQL_PATH } from './graphql/server.ts';
 
@@ -83,6 +84,8 @@ async function route(deps: WebDeps, web: WebRequest) {
   if (path === '/workspace/overrides') return overridesPage(deps, signedIn);
   if (path === '/workspace/overrides/expire' && method === 'POST') return expireRulePage(deps, signedIn);
   if (path === '/workspace/overrides/audit.ndjson' && method === 'GET') return auditDownload(deps, signedIn);
+  if (path === '/workspace/watches') return watchesPage(deps, signedIn);
+  if (path === '/workspace/watches/delete' && method === 'POST') return deleteWatchPage(deps, signedIn);
   const report = /^\/workspace\/reports\/([a-z]+)\/([^/]+)$/.exec(path);
   if (report && method !== 'HEAD') return reportPage(deps, signedIn, report[1]!, report[2]!);
   throw new AppError('not_found', `Nothing at ${path}.`);

@@ -400,6 +400,7 @@ export const ModelName = {
   Workspace: 'Workspace',
   Account: 'Account',
   ApiKey: 'ApiKey',
+  ApiKeyCountry: 'ApiKeyCountry',
   Subject: 'Subject',
   Report: 'Report',
   ReportLink: 'ReportLink',
@@ -421,6 +422,7 @@ export const ModelName = {
   OverrideRule: 'OverrideRule',
   OverrideAudit: 'OverrideAudit',
   Watch: 'Watch',
+  WatchReportCursor: 'WatchReportCursor',
   WebhookEndpoint: 'WebhookEndpoint',
   WebhookEvent: 'WebhookEvent',
   WebhookDelivery: 'WebhookDelivery',
@@ -440,7 +442,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "workspace" | "account" | "apiKey" | "subject" | "report" | "reportLink" | "rating" | "idempotencyRecord" | "feed" | "feedEntry" | "feedSchedule" | "publication" | "publishedSummary" | "tier" | "webSession" | "emailVerification" | "subscriptionRequest" | "providerCancellation" | "providerEvent" | "mailOutbox" | "subjectMemory" | "overrideRule" | "overrideAudit" | "watch" | "webhookEndpoint" | "webhookEvent" | "webhookDelivery" | "webhookAttempt"
+    modelProps: "workspace" | "account" | "apiKey" | "apiKeyCountry" | "subject" | "report" | "reportLink" | "rating" | "idempotencyRecord" | "feed" | "feedEntry" | "feedSchedule" | "publication" | "publishedSummary" | "tier" | "webSession" | "emailVerification" | "subscriptionRequest" | "providerCancellation" | "providerEvent" | "mailOutbox" | "subjectMemory" | "overrideRule" | "overrideAudit" | "watch" | "watchReportCursor" | "webhookEndpoint" | "webhookEvent" | "webhookDelivery" | "webhookAttempt"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -663,6 +665,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         count: {
           args: Prisma.ApiKeyCountArgs<ExtArgs>
           result: runtime.Types.Utils.Optional<Prisma.ApiKeyCountAggregateOutputType> | number
+        }
+      }
+    }
+    ApiKeyCountry: {
+      payload: Prisma.$ApiKeyCountryPayload<ExtArgs>
+      fields: Prisma.ApiKeyCountryFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.ApiKeyCountryFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ApiKeyCountryPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.ApiKeyCountryFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ApiKeyCountryPayload>
+        }
+        findFirst: {
+          args: Prisma.ApiKeyCountryFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ApiKeyCountryPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.ApiKeyCountryFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ApiKeyCountryPayload>
+        }
+        findMany: {
+          args: Prisma.ApiKeyCountryFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ApiKeyCountryPayload>[]
+        }
+        create: {
+          args: Prisma.ApiKeyCountryCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ApiKeyCountryPayload>
+        }
+        createMany: {
+          args: Prisma.ApiKeyCountryCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.ApiKeyCountryCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ApiKeyCountryPayload>[]
+        }
+        delete: {
+          args: Prisma.ApiKeyCountryDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ApiKeyCountryPayload>
+        }
+        update: {
+          args: Prisma.ApiKeyCountryUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ApiKeyCountryPayload>
+        }
+        deleteMany: {
+          args: Prisma.ApiKeyCountryDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.ApiKeyCountryUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.ApiKeyCountryUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ApiKeyCountryPayload>[]
+        }
+        upsert: {
+          args: Prisma.ApiKeyCountryUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ApiKeyCountryPayload>
+        }
+        aggregate: {
+          args: Prisma.ApiKeyCountryAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateApiKeyCountry>
+        }
+        groupBy: {
+          args: Prisma.ApiKeyCountryGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ApiKeyCountryGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.ApiKeyCountryCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ApiKeyCountryCountAggregateOutputType> | number
         }
       }
     }
@@ -2220,6 +2296,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    WatchReportCursor: {
+      payload: Prisma.$WatchReportCursorPayload<ExtArgs>
+      fields: Prisma.WatchReportCursorFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.WatchReportCursorFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$WatchReportCursorPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.WatchReportCursorFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$WatchReportCursorPayload>
+        }
+        findFirst: {
+          args: Prisma.WatchReportCursorFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$WatchReportCursorPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.WatchReportCursorFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$WatchReportCursorPayload>
+        }
+        findMany: {
+          args: Prisma.WatchReportCursorFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$WatchReportCursorPayload>[]
+        }
+        create: {
+          args: Prisma.WatchReportCursorCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$WatchReportCursorPayload>
+        }
+        createMany: {
+          args: Prisma.WatchReportCursorCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.WatchReportCursorCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$WatchReportCursorPayload>[]
+        }
+        delete: {
+          args: Prisma.WatchReportCursorDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$WatchReportCursorPayload>
+        }
+        update: {
+          args: Prisma.WatchReportCursorUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$WatchReportCursorPayload>
+        }
+        deleteMany: {
+          args: Prisma.WatchReportCursorDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.WatchReportCursorUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.WatchReportCursorUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$WatchReportCursorPayload>[]
+        }
+        upsert: {
+          args: Prisma.WatchReportCursorUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$WatchReportCursorPayload>
+        }
+        aggregate: {
+          args: Prisma.WatchReportCursorAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateWatchReportCursor>
+        }
+        groupBy: {
+          args: Prisma.WatchReportCursorGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.WatchReportCursorGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.WatchReportCursorCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.WatchReportCursorCountAggregateOutputType> | number
+        }
+      }
+    }
     WebhookEndpoint: {
       payload: Prisma.$WebhookEndpointPayload<ExtArgs>
       fields: Prisma.WebhookEndpointFieldRefs
@@ -2592,6 +2742,15 @@ export const ApiKeyScalarFieldEnum = {
 export type ApiKeyScalarFieldEnum = (typeof ApiKeyScalarFieldEnum)[keyof typeof ApiKeyScalarFieldEnum]
 
 
+export const ApiKeyCountryScalarFieldEnum = {
+  apiKeyId: 'apiKeyId',
+  country: 'country',
+  firstSeenAt: 'firstSeenAt'
+} as const
+
+export type ApiKeyCountryScalarFieldEnum = (typeof ApiKeyCountryScalarFieldEnum)[keyof typeof ApiKeyCountryScalarFieldEnum]
+
+
 export const SubjectScalarFieldEnum = {
   id: 'id',
   workspaceId: 'workspaceId',
@@ -2909,10 +3068,21 @@ export const WatchScalarFieldEnum = {
   createdAt: 'createdAt',
   lastScore: 'lastScore',
   lastLevel: 'lastLevel',
-  lastSpiking: 'lastSpiking'
+  lastSpiking: 'lastSpiking',
+  lastPublicationVersion: 'lastPublicationVersion',
+  spikeCheckedWindow: 'spikeCheckedWindow'
 } as const
 
 export type WatchScalarFieldEnum = (typeof WatchScalarFieldEnum)[keyof typeof WatchScalarFieldEnum]
+
+
+export const WatchReportCursorScalarFieldEnum = {
+  id: 'id',
+  writtenXid: 'writtenXid',
+  reportId: 'reportId'
+} as const
+
+export type WatchReportCursorScalarFieldEnum = (typeof WatchReportCursorScalarFieldEnum)[keyof typeof WatchReportCursorScalarFieldEnum]
 
 
 export const WebhookEndpointScalarFieldEnum = {
@@ -3273,6 +3443,7 @@ export type GlobalOmitConfig = {
   workspace?: Prisma.WorkspaceOmit
   account?: Prisma.AccountOmit
   apiKey?: Prisma.ApiKeyOmit
+  apiKeyCountry?: Prisma.ApiKeyCountryOmit
   subject?: Prisma.SubjectOmit
   report?: Prisma.ReportOmit
   reportLink?: Prisma.ReportLinkOmit
@@ -3294,6 +3465,7 @@ export type GlobalOmitConfig = {
   overrideRule?: Prisma.OverrideRuleOmit
   overrideAudit?: Prisma.OverrideAuditOmit
   watch?: Prisma.WatchOmit
+  watchReportCursor?: Prisma.WatchReportCursorOmit
   webhookEndpoint?: Prisma.WebhookEndpointOmit
   webhookEvent?: Prisma.WebhookEventOmit
   webhookDelivery?: Prisma.WebhookDeliveryOmit

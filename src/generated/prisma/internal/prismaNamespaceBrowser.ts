@@ -54,6 +54,7 @@ export const ModelName = {
   Workspace: 'Workspace',
   Account: 'Account',
   ApiKey: 'ApiKey',
+  ApiKeyCountry: 'ApiKeyCountry',
   Subject: 'Subject',
   Report: 'Report',
   ReportLink: 'ReportLink',
@@ -75,6 +76,7 @@ export const ModelName = {
   OverrideRule: 'OverrideRule',
   OverrideAudit: 'OverrideAudit',
   Watch: 'Watch',
+  WatchReportCursor: 'WatchReportCursor',
   WebhookEndpoint: 'WebhookEndpoint',
   WebhookEvent: 'WebhookEvent',
   WebhookDelivery: 'WebhookDelivery',
@@ -132,6 +134,15 @@ export const ApiKeyScalarFieldEnum = {
 } as const
 
 export type ApiKeyScalarFieldEnum = (typeof ApiKeyScalarFieldEnum)[keyof typeof ApiKeyScalarFieldEnum]
+
+
+export const ApiKeyCountryScalarFieldEnum = {
+  apiKeyId: 'apiKeyId',
+  country: 'country',
+  firstSeenAt: 'firstSeenAt'
+} as const
+
+export type ApiKeyCountryScalarFieldEnum = (typeof ApiKeyCountryScalarFieldEnum)[keyof typeof ApiKeyCountryScalarFieldEnum]
 
 
 export const SubjectScalarFieldEnum = {
@@ -451,10 +462,21 @@ export const WatchScalarFieldEnum = {
   createdAt: 'createdAt',
   lastScore: 'lastScore',
   lastLevel: 'lastLevel',
-  lastSpiking: 'lastSpiking'
+  lastSpiking: 'lastSpiking',
+  lastPublicationVersion: 'lastPublicationVersion',
+  spikeCheckedWindow: 'spikeCheckedWindow'
 } as const
 
 export type WatchScalarFieldEnum = (typeof WatchScalarFieldEnum)[keyof typeof WatchScalarFieldEnum]
+
+
+export const WatchReportCursorScalarFieldEnum = {
+  id: 'id',
+  writtenXid: 'writtenXid',
+  reportId: 'reportId'
+} as const
+
+export type WatchReportCursorScalarFieldEnum = (typeof WatchReportCursorScalarFieldEnum)[keyof typeof WatchReportCursorScalarFieldEnum]
 
 
 export const WebhookEndpointScalarFieldEnum = {

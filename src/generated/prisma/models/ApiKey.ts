@@ -258,6 +258,7 @@ export type ApiKeyWhereInput = {
   revokedAt?: Prisma.DateTimeNullableFilter<"ApiKey"> | Date | string | null
   workspace?: Prisma.XOR<Prisma.WorkspaceScalarRelationFilter, Prisma.WorkspaceWhereInput>
   account?: Prisma.XOR<Prisma.AccountNullableScalarRelationFilter, Prisma.AccountWhereInput> | null
+  countries?: Prisma.ApiKeyCountryListRelationFilter
 }
 
 export type ApiKeyOrderByWithRelationInput = {
@@ -272,6 +273,7 @@ export type ApiKeyOrderByWithRelationInput = {
   revokedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   workspace?: Prisma.WorkspaceOrderByWithRelationInput
   account?: Prisma.AccountOrderByWithRelationInput
+  countries?: Prisma.ApiKeyCountryOrderByRelationAggregateInput
 }
 
 export type ApiKeyWhereUniqueInput = Prisma.AtLeast<{
@@ -289,6 +291,7 @@ export type ApiKeyWhereUniqueInput = Prisma.AtLeast<{
   revokedAt?: Prisma.DateTimeNullableFilter<"ApiKey"> | Date | string | null
   workspace?: Prisma.XOR<Prisma.WorkspaceScalarRelationFilter, Prisma.WorkspaceWhereInput>
   account?: Prisma.XOR<Prisma.AccountNullableScalarRelationFilter, Prisma.AccountWhereInput> | null
+  countries?: Prisma.ApiKeyCountryListRelationFilter
 }, "id" | "prefix">
 
 export type ApiKeyOrderByWithAggregationInput = {
@@ -332,6 +335,7 @@ export type ApiKeyCreateInput = {
   revokedAt?: Date | string | null
   workspace: Prisma.WorkspaceCreateNestedOneWithoutApiKeysInput
   account?: Prisma.AccountCreateNestedOneWithoutApiKeysInput
+  countries?: Prisma.ApiKeyCountryCreateNestedManyWithoutApiKeyInput
 }
 
 export type ApiKeyUncheckedCreateInput = {
@@ -344,6 +348,7 @@ export type ApiKeyUncheckedCreateInput = {
   createdAt?: Date | string
   lastUsedAt?: Date | string | null
   revokedAt?: Date | string | null
+  countries?: Prisma.ApiKeyCountryUncheckedCreateNestedManyWithoutApiKeyInput
 }
 
 export type ApiKeyUpdateInput = {
@@ -355,6 +360,7 @@ export type ApiKeyUpdateInput = {
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   workspace?: Prisma.WorkspaceUpdateOneRequiredWithoutApiKeysNestedInput
   account?: Prisma.AccountUpdateOneWithoutApiKeysNestedInput
+  countries?: Prisma.ApiKeyCountryUpdateManyWithoutApiKeyNestedInput
 }
 
 export type ApiKeyUncheckedUpdateInput = {
@@ -367,6 +373,7 @@ export type ApiKeyUncheckedUpdateInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   lastUsedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  countries?: Prisma.ApiKeyCountryUncheckedUpdateManyWithoutApiKeyNestedInput
 }
 
 export type ApiKeyCreateManyInput = {
@@ -458,6 +465,11 @@ export type ApiKeySumOrderByAggregateInput = {
   id?: Prisma.SortOrder
   workspaceId?: Prisma.SortOrder
   accountId?: Prisma.SortOrder
+}
+
+export type ApiKeyScalarRelationFilter = {
+  is?: Prisma.ApiKeyWhereInput
+  isNot?: Prisma.ApiKeyWhereInput
 }
 
 export type ApiKeyCreateNestedManyWithoutWorkspaceInput = {
@@ -552,6 +564,20 @@ export type NullableIntFieldUpdateOperationsInput = {
   divide?: number
 }
 
+export type ApiKeyCreateNestedOneWithoutCountriesInput = {
+  create?: Prisma.XOR<Prisma.ApiKeyCreateWithoutCountriesInput, Prisma.ApiKeyUncheckedCreateWithoutCountriesInput>
+  connectOrCreate?: Prisma.ApiKeyCreateOrConnectWithoutCountriesInput
+  connect?: Prisma.ApiKeyWhereUniqueInput
+}
+
+export type ApiKeyUpdateOneRequiredWithoutCountriesNestedInput = {
+  create?: Prisma.XOR<Prisma.ApiKeyCreateWithoutCountriesInput, Prisma.ApiKeyUncheckedCreateWithoutCountriesInput>
+  connectOrCreate?: Prisma.ApiKeyCreateOrConnectWithoutCountriesInput
+  upsert?: Prisma.ApiKeyUpsertWithoutCountriesInput
+  connect?: Prisma.ApiKeyWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.ApiKeyUpdateToOneWithWhereWithoutCountriesInput, Prisma.ApiKeyUpdateWithoutCountriesInput>, Prisma.ApiKeyUncheckedUpdateWithoutCountriesInput>
+}
+
 export type ApiKeyCreateWithoutWorkspaceInput = {
   name: string
   prefix: string
@@ -560,6 +586,7 @@ export type ApiKeyCreateWithoutWorkspaceInput = {
   lastUsedAt?: Date | string | null
   revokedAt?: Date | string | null
   account?: Prisma.AccountCreateNestedOneWithoutApiKeysInput
+  countries?: Prisma.ApiKeyCountryCreateNestedManyWithoutApiKeyInput
 }
 
 export type ApiKeyUncheckedCreateWithoutWorkspaceInput = {
@@ -571,6 +598,7 @@ export type ApiKeyUncheckedCreateWithoutWorkspaceInput = {
   createdAt?: Date | string
   lastUsedAt?: Date | string | null
   revokedAt?: Date | string | null
+  countries?: Prisma.ApiKeyCountryUncheckedCreateNestedManyWithoutApiKeyInput
 }
 
 export type ApiKeyCreateOrConnectWithoutWorkspaceInput = {
@@ -622,6 +650,7 @@ export type ApiKeyCreateWithoutAccountInput = {
   lastUsedAt?: Date | string | null
   revokedAt?: Date | string | null
   workspace: Prisma.WorkspaceCreateNestedOneWithoutApiKeysInput
+  countries?: Prisma.ApiKeyCountryCreateNestedManyWithoutApiKeyInput
 }
 
 export type ApiKeyUncheckedCreateWithoutAccountInput = {
@@ -633,6 +662,7 @@ export type ApiKeyUncheckedCreateWithoutAccountInput = {
   createdAt?: Date | string
   lastUsedAt?: Date | string | null
   revokedAt?: Date | string | null
+  countries?: Prisma.ApiKeyCountryUncheckedCreateNestedManyWithoutApiKeyInput
 }
 
 export type ApiKeyCreateOrConnectWithoutAccountInput = {
@@ -661,6 +691,68 @@ export type ApiKeyUpdateManyWithWhereWithoutAccountInput = {
   data: Prisma.XOR<Prisma.ApiKeyUpdateManyMutationInput, Prisma.ApiKeyUncheckedUpdateManyWithoutAccountInput>
 }
 
+export type ApiKeyCreateWithoutCountriesInput = {
+  name: string
+  prefix: string
+  secretHash: string
+  createdAt?: Date | string
+  lastUsedAt?: Date | string | null
+  revokedAt?: Date | string | null
+  workspace: Prisma.WorkspaceCreateNestedOneWithoutApiKeysInput
+  account?: Prisma.AccountCreateNestedOneWithoutApiKeysInput
+}
+
+export type ApiKeyUncheckedCreateWithoutCountriesInput = {
+  id?: number
+  workspaceId: number
+  accountId?: number | null
+  name: string
+  prefix: string
+  secretHash: string
+  createdAt?: Date | string
+  lastUsedAt?: Date | string | null
+  revokedAt?: Date | string | null
+}
+
+export type ApiKeyCreateOrConnectWithoutCountriesInput = {
+  where: Prisma.ApiKeyWhereUniqueInput
+  create: Prisma.XOR<Prisma.ApiKeyCreateWithoutCountriesInput, Prisma.ApiKeyUncheckedCreateWithoutCountriesInput>
+}
+
+export type ApiKeyUpsertWithoutCountriesInput = {
+  update: Prisma.XOR<Prisma.ApiKeyUpdateWithoutCountriesInput, Prisma.ApiKeyUncheckedUpdateWithoutCountriesInput>
+  create: Prisma.XOR<Prisma.ApiKeyCreateWithoutCountriesInput, Prisma.ApiKeyUncheckedCreateWithoutCountriesInput>
+  where?: Prisma.ApiKeyWhereInput
+}
+
+export type ApiKeyUpdateToOneWithWhereWithoutCountriesInput = {
+  where?: Prisma.ApiKeyWhereInput
+  data: Prisma.XOR<Prisma.ApiKeyUpdateWithoutCountriesInput, Prisma.ApiKeyUncheckedUpdateWithoutCountriesInput>
+}
+
+export type ApiKeyUpdateWithoutCountriesInput = {
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  prefix?: Prisma.StringFieldUpdateOperationsInput | string
+  secretHash?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  lastUsedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  workspace?: Prisma.WorkspaceUpdateOneRequiredWithoutApiKeysNestedInput
+  account?: Prisma.AccountUpdateOneWithoutApiKeysNestedInput
+}
+
+export type ApiKeyUncheckedUpdateWithoutCountriesInput = {
+  id?: Prisma.IntFieldUpdateOperationsInput | number
+  workspaceId?: Prisma.IntFieldUpdateOperationsInput | number
+  accountId?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  prefix?: Prisma.StringFieldUpdateOperationsInput | string
+  secretHash?: Prisma.StringFieldUpdateOperationsInput | string
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  lastUsedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+}
+
 export type ApiKeyCreateManyWorkspaceInput = {
   id?: number
   accountId?: number | null
@@ -680,6 +772,7 @@ export type ApiKeyUpdateWithoutWorkspaceInput = {
   lastUsedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   account?: Prisma.AccountUpdateOneWithoutApiKeysNestedInput
+  countries?: Prisma.ApiKeyCountryUpdateManyWithoutApiKeyNestedInput
 }
 
 export type ApiKeyUncheckedUpdateWithoutWorkspaceInput = {
@@ -691,6 +784,7 @@ export type ApiKeyUncheckedUpdateWithoutWorkspaceInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   lastUsedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  countries?: Prisma.ApiKeyCountryUncheckedUpdateManyWithoutApiKeyNestedInput
 }
 
 export type ApiKeyUncheckedUpdateManyWithoutWorkspaceInput = {
@@ -723,6 +817,7 @@ export type ApiKeyUpdateWithoutAccountInput = {
   lastUsedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   workspace?: Prisma.WorkspaceUpdateOneRequiredWithoutApiKeysNestedInput
+  countries?: Prisma.ApiKeyCountryUpdateManyWithoutApiKeyNestedInput
 }
 
 export type ApiKeyUncheckedUpdateWithoutAccountInput = {
@@ -734,6 +829,7 @@ export type ApiKeyUncheckedUpdateWithoutAccountInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   lastUsedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  countries?: Prisma.ApiKeyCountryUncheckedUpdateManyWithoutApiKeyNestedInput
 }
 
 export type ApiKeyUncheckedUpdateManyWithoutAccountInput = {
@@ -748,6 +844,35 @@ export type ApiKeyUncheckedUpdateManyWithoutAccountInput = {
 }
 
 
+/**
+ * Count Type ApiKeyCountOutputType
+ */
+
+export type ApiKeyCountOutputType = {
+  countries: number
+}
+
+export type ApiKeyCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  countries?: boolean | ApiKeyCountOutputTypeCountCountriesArgs
+}
+
+/**
+ * ApiKeyCountOutputType without action
+ */
+export type ApiKeyCountOutputTypeDefaultArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the ApiKeyCountOutputType
+   */
+  select?: Prisma.ApiKeyCountOutputTypeSelect<ExtArgs> | null
+}
+
+/**
+ * ApiKeyCountOutputType without action
+ */
+export type ApiKeyCountOutputTypeCountCountriesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.ApiKeyCountryWhereInput
+}
+
 
 export type ApiKeySelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -761,6 +886,8 @@ export type ApiKeySelect<ExtArgs extends runtime.Types.Extensions.InternalArgs =
   revokedAt?: boolean
   workspace?: boolean | Prisma.WorkspaceDefaultArgs<ExtArgs>
   account?: boolean | Prisma.ApiKey$accountArgs<ExtArgs>
+  countries?: boolean | Prisma.ApiKey$countriesArgs<ExtArgs>
+  _count?: boolean | Prisma.ApiKeyCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["apiKey"]>
 
 export type ApiKeySelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -807,6 +934,8 @@ export type ApiKeyOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = r
 export type ApiKeyInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   workspace?: boolean | Prisma.WorkspaceDefaultArgs<ExtArgs>
   account?: boolean | Prisma.ApiKey$accountArgs<ExtArgs>
+  countries?: boolean | Prisma.ApiKey$countriesArgs<ExtArgs>
+  _count?: boolean | Prisma.ApiKeyCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type ApiKeyIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   workspace?: boolean | Prisma.WorkspaceDefaultArgs<ExtArgs>
@@ -822,6 +951,7 @@ export type $ApiKeyPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs
   objects: {
     workspace: Prisma.$WorkspacePayload<ExtArgs>
     account: Prisma.$AccountPayload<ExtArgs> | null
+    countries: Prisma.$ApiKeyCountryPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: number
@@ -1229,6 +1359,7 @@ export interface Prisma__ApiKeyClient<T, Null = never, ExtArgs extends runtime.T
   readonly [Symbol.toStringTag]: "PrismaPromise"
   workspace<T extends Prisma.WorkspaceDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.WorkspaceDefaultArgs<ExtArgs>>): Prisma.Prisma__WorkspaceClient<runtime.Types.Result.GetResult<Prisma.$WorkspacePayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
   account<T extends Prisma.ApiKey$accountArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.ApiKey$accountArgs<ExtArgs>>): Prisma.Prisma__AccountClient<runtime.Types.Result.GetResult<Prisma.$AccountPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
+  countries<T extends Prisma.ApiKey$countriesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.ApiKey$countriesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ApiKeyCountryPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -1684,6 +1815,30 @@ export type ApiKey$accountArgs<ExtArgs extends runtime.Types.Extensions.Internal
    */
   include?: Prisma.AccountInclude<ExtArgs> | null
   where?: Prisma.AccountWhereInput
+}
+
+/**
+ * ApiKey.countries
+ */
+export type ApiKey$countriesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the ApiKeyCountry
+   */
+  select?: Prisma.ApiKeyCountrySelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the ApiKeyCountry
+   */
+  omit?: Prisma.ApiKeyCountryOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.ApiKeyCountryInclude<ExtArgs> | null
+  where?: Prisma.ApiKeyCountryWhereInput
+  orderBy?: Prisma.ApiKeyCountryOrderByWithRelationInput | Prisma.ApiKeyCountryOrderByWithRelationInput[]
+  cursor?: Prisma.ApiKeyCountryWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.ApiKeyCountryScalarFieldEnum | Prisma.ApiKeyCountryScalarFieldEnum[]
 }
 
 /**

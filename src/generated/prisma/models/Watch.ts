@@ -33,6 +33,8 @@ export type WatchAvgAggregateOutputType = {
   scoreThreshold: number | null
   authorId: number | null
   lastScore: number | null
+  lastPublicationVersion: number | null
+  spikeCheckedWindow: number | null
 }
 
 export type WatchSumAggregateOutputType = {
@@ -41,6 +43,8 @@ export type WatchSumAggregateOutputType = {
   scoreThreshold: number | null
   authorId: number | null
   lastScore: number | null
+  lastPublicationVersion: number | null
+  spikeCheckedWindow: bigint | null
 }
 
 export type WatchMinAggregateOutputType = {
@@ -57,6 +61,8 @@ export type WatchMinAggregateOutputType = {
   lastScore: number | null
   lastLevel: string | null
   lastSpiking: boolean | null
+  lastPublicationVersion: number | null
+  spikeCheckedWindow: bigint | null
 }
 
 export type WatchMaxAggregateOutputType = {
@@ -73,6 +79,8 @@ export type WatchMaxAggregateOutputType = {
   lastScore: number | null
   lastLevel: string | null
   lastSpiking: boolean | null
+  lastPublicationVersion: number | null
+  spikeCheckedWindow: bigint | null
 }
 
 export type WatchCountAggregateOutputType = {
@@ -89,6 +97,8 @@ export type WatchCountAggregateOutputType = {
   lastScore: number
   lastLevel: number
   lastSpiking: number
+  lastPublicationVersion: number
+  spikeCheckedWindow: number
   _all: number
 }
 
@@ -99,6 +109,8 @@ export type WatchAvgAggregateInputType = {
   scoreThreshold?: true
   authorId?: true
   lastScore?: true
+  lastPublicationVersion?: true
+  spikeCheckedWindow?: true
 }
 
 export type WatchSumAggregateInputType = {
@@ -107,6 +119,8 @@ export type WatchSumAggregateInputType = {
   scoreThreshold?: true
   authorId?: true
   lastScore?: true
+  lastPublicationVersion?: true
+  spikeCheckedWindow?: true
 }
 
 export type WatchMinAggregateInputType = {
@@ -123,6 +137,8 @@ export type WatchMinAggregateInputType = {
   lastScore?: true
   lastLevel?: true
   lastSpiking?: true
+  lastPublicationVersion?: true
+  spikeCheckedWindow?: true
 }
 
 export type WatchMaxAggregateInputType = {
@@ -139,6 +155,8 @@ export type WatchMaxAggregateInputType = {
   lastScore?: true
   lastLevel?: true
   lastSpiking?: true
+  lastPublicationVersion?: true
+  spikeCheckedWindow?: true
 }
 
 export type WatchCountAggregateInputType = {
@@ -155,6 +173,8 @@ export type WatchCountAggregateInputType = {
   lastScore?: true
   lastLevel?: true
   lastSpiking?: true
+  lastPublicationVersion?: true
+  spikeCheckedWindow?: true
   _all?: true
 }
 
@@ -258,6 +278,8 @@ export type WatchGroupByOutputType = {
   lastScore: number | null
   lastLevel: string | null
   lastSpiking: boolean
+  lastPublicationVersion: number | null
+  spikeCheckedWindow: bigint | null
   _count: WatchCountAggregateOutputType | null
   _avg: WatchAvgAggregateOutputType | null
   _sum: WatchSumAggregateOutputType | null
@@ -297,6 +319,8 @@ export type WatchWhereInput = {
   lastScore?: Prisma.IntNullableFilter<"Watch"> | number | null
   lastLevel?: Prisma.StringNullableFilter<"Watch"> | string | null
   lastSpiking?: Prisma.BoolFilter<"Watch"> | boolean
+  lastPublicationVersion?: Prisma.IntNullableFilter<"Watch"> | number | null
+  spikeCheckedWindow?: Prisma.BigIntNullableFilter<"Watch"> | bigint | number | null
   workspace?: Prisma.XOR<Prisma.WorkspaceScalarRelationFilter, Prisma.WorkspaceWhereInput>
 }
 
@@ -314,6 +338,8 @@ export type WatchOrderByWithRelationInput = {
   lastScore?: Prisma.SortOrderInput | Prisma.SortOrder
   lastLevel?: Prisma.SortOrderInput | Prisma.SortOrder
   lastSpiking?: Prisma.SortOrder
+  lastPublicationVersion?: Prisma.SortOrderInput | Prisma.SortOrder
+  spikeCheckedWindow?: Prisma.SortOrderInput | Prisma.SortOrder
   workspace?: Prisma.WorkspaceOrderByWithRelationInput
 }
 
@@ -335,6 +361,8 @@ export type WatchWhereUniqueInput = Prisma.AtLeast<{
   lastScore?: Prisma.IntNullableFilter<"Watch"> | number | null
   lastLevel?: Prisma.StringNullableFilter<"Watch"> | string | null
   lastSpiking?: Prisma.BoolFilter<"Watch"> | boolean
+  lastPublicationVersion?: Prisma.IntNullableFilter<"Watch"> | number | null
+  spikeCheckedWindow?: Prisma.BigIntNullableFilter<"Watch"> | bigint | number | null
   workspace?: Prisma.XOR<Prisma.WorkspaceScalarRelationFilter, Prisma.WorkspaceWhereInput>
 }, "id" | "workspaceId_targetKind_target">
 
@@ -352,6 +380,8 @@ export type WatchOrderByWithAggregationInput = {
   lastScore?: Prisma.SortOrderInput | Prisma.SortOrder
   lastLevel?: Prisma.SortOrderInput | Prisma.SortOrder
   lastSpiking?: Prisma.SortOrder
+  lastPublicationVersion?: Prisma.SortOrderInput | Prisma.SortOrder
+  spikeCheckedWindow?: Prisma.SortOrderInput | Prisma.SortOrder
   _count?: Prisma.WatchCountOrderByAggregateInput
   _avg?: Prisma.WatchAvgOrderByAggregateInput
   _max?: Prisma.WatchMaxOrderByAggregateInput
@@ -376,6 +406,8 @@ export type WatchScalarWhereWithAggregatesInput = {
   lastScore?: Prisma.IntNullableWithAggregatesFilter<"Watch"> | number | null
   lastLevel?: Prisma.StringNullableWithAggregatesFilter<"Watch"> | string | null
   lastSpiking?: Prisma.BoolWithAggregatesFilter<"Watch"> | boolean
+  lastPublicationVersion?: Prisma.IntNullableWithAggregatesFilter<"Watch"> | number | null
+  spikeCheckedWindow?: Prisma.BigIntNullableWithAggregatesFilter<"Watch"> | bigint | number | null
 }
 
 export type WatchCreateInput = {
@@ -390,6 +422,8 @@ export type WatchCreateInput = {
   lastScore?: number | null
   lastLevel?: string | null
   lastSpiking?: boolean
+  lastPublicationVersion?: number | null
+  spikeCheckedWindow?: bigint | number | null
   workspace: Prisma.WorkspaceCreateNestedOneWithoutWatchesInput
 }
 
@@ -407,6 +441,8 @@ export type WatchUncheckedCreateInput = {
   lastScore?: number | null
   lastLevel?: string | null
   lastSpiking?: boolean
+  lastPublicationVersion?: number | null
+  spikeCheckedWindow?: bigint | number | null
 }
 
 export type WatchUpdateInput = {
@@ -421,6 +457,8 @@ export type WatchUpdateInput = {
   lastScore?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   lastLevel?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   lastSpiking?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  lastPublicationVersion?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  spikeCheckedWindow?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   workspace?: Prisma.WorkspaceUpdateOneRequiredWithoutWatchesNestedInput
 }
 
@@ -438,6 +476,8 @@ export type WatchUncheckedUpdateInput = {
   lastScore?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   lastLevel?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   lastSpiking?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  lastPublicationVersion?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  spikeCheckedWindow?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
 }
 
 export type WatchCreateManyInput = {
@@ -454,6 +494,8 @@ export type WatchCreateManyInput = {
   lastScore?: number | null
   lastLevel?: string | null
   lastSpiking?: boolean
+  lastPublicationVersion?: number | null
+  spikeCheckedWindow?: bigint | number | null
 }
 
 export type WatchUpdateManyMutationInput = {
@@ -468,6 +510,8 @@ export type WatchUpdateManyMutationInput = {
   lastScore?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   lastLevel?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   lastSpiking?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  lastPublicationVersion?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  spikeCheckedWindow?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
 }
 
 export type WatchUncheckedUpdateManyInput = {
@@ -484,6 +528,8 @@ export type WatchUncheckedUpdateManyInput = {
   lastScore?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   lastLevel?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   lastSpiking?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  lastPublicationVersion?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  spikeCheckedWindow?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
 }
 
 export type WatchListRelationFilter = {
@@ -516,6 +562,8 @@ export type WatchCountOrderByAggregateInput = {
   lastScore?: Prisma.SortOrder
   lastLevel?: Prisma.SortOrder
   lastSpiking?: Prisma.SortOrder
+  lastPublicationVersion?: Prisma.SortOrder
+  spikeCheckedWindow?: Prisma.SortOrder
 }
 
 export type WatchAvgOrderByAggregateInput = {
@@ -524,6 +572,8 @@ export type WatchAvgOrderByAggregateInput = {
   scoreThreshold?: Prisma.SortOrder
   authorId?: Prisma.SortOrder
   lastScore?: Prisma.SortOrder
+  lastPublicationVersion?: Prisma.SortOrder
+  spikeCheckedWindow?: Prisma.SortOrder
 }
 
 export type WatchMaxOrderByAggregateInput = {
@@ -540,6 +590,8 @@ export type WatchMaxOrderByAggregateInput = {
   lastScore?: Prisma.SortOrder
   lastLevel?: Prisma.SortOrder
   lastSpiking?: Prisma.SortOrder
+  lastPublicationVersion?: Prisma.SortOrder
+  spikeCheckedWindow?: Prisma.SortOrder
 }
 
 export type WatchMinOrderByAggregateInput = {
@@ -556,6 +608,8 @@ export type WatchMinOrderByAggregateInput = {
   lastScore?: Prisma.SortOrder
   lastLevel?: Prisma.SortOrder
   lastSpiking?: Prisma.SortOrder
+  lastPublicationVersion?: Prisma.SortOrder
+  spikeCheckedWindow?: Prisma.SortOrder
 }
 
 export type WatchSumOrderByAggregateInput = {
@@ -564,6 +618,8 @@ export type WatchSumOrderByAggregateInput = {
   scoreThreshold?: Prisma.SortOrder
   authorId?: Prisma.SortOrder
   lastScore?: Prisma.SortOrder
+  lastPublicationVersion?: Prisma.SortOrder
+  spikeCheckedWindow?: Prisma.SortOrder
 }
 
 export type WatchCreateNestedManyWithoutWorkspaceInput = {
@@ -608,6 +664,14 @@ export type WatchUncheckedUpdateManyWithoutWorkspaceNestedInput = {
   deleteMany?: Prisma.WatchScalarWhereInput | Prisma.WatchScalarWhereInput[]
 }
 
+export type NullableBigIntFieldUpdateOperationsInput = {
+  set?: bigint | number | null
+  increment?: bigint | number
+  decrement?: bigint | number
+  multiply?: bigint | number
+  divide?: bigint | number
+}
+
 export type WatchCreateWithoutWorkspaceInput = {
   targetKind: string
   target: string
@@ -620,6 +684,8 @@ export type WatchCreateWithoutWorkspaceInput = {
   lastScore?: number | null
   lastLevel?: string | null
   lastSpiking?: boolean
+  lastPublicationVersion?: number | null
+  spikeCheckedWindow?: bigint | number | null
 }
 
 export type WatchUncheckedCreateWithoutWorkspaceInput = {
@@ -635,6 +701,8 @@ export type WatchUncheckedCreateWithoutWorkspaceInput = {
   lastScore?: number | null
   lastLevel?: string | null
   lastSpiking?: boolean
+  lastPublicationVersion?: number | null
+  spikeCheckedWindow?: bigint | number | null
 }
 
 export type WatchCreateOrConnectWithoutWorkspaceInput = {
@@ -680,6 +748,8 @@ export type WatchScalarWhereInput = {
   lastScore?: Prisma.IntNullableFilter<"Watch"> | number | null
   lastLevel?: Prisma.StringNullableFilter<"Watch"> | string | null
   lastSpiking?: Prisma.BoolFilter<"Watch"> | boolean
+  lastPublicationVersion?: Prisma.IntNullableFilter<"Watch"> | number | null
+  spikeCheckedWindow?: Prisma.BigIntNullableFilter<"Watch"> | bigint | number | null
 }
 
 export type WatchCreateManyWorkspaceInput = {
@@ -695,6 +765,8 @@ export type WatchCreateManyWorkspaceInput = {
   lastScore?: number | null
   lastLevel?: string | null
   lastSpiking?: boolean
+  lastPublicationVersion?: number | null
+  spikeCheckedWindow?: bigint | number | null
 }
 
 export type WatchUpdateWithoutWorkspaceInput = {
@@ -709,6 +781,8 @@ export type WatchUpdateWithoutWorkspaceInput = {
   lastScore?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   lastLevel?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   lastSpiking?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  lastPublicationVersion?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  spikeCheckedWindow?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
 }
 
 export type WatchUncheckedUpdateWithoutWorkspaceInput = {
@@ -724,6 +798,8 @@ export type WatchUncheckedUpdateWithoutWorkspaceInput = {
   lastScore?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   lastLevel?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   lastSpiking?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  lastPublicationVersion?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  spikeCheckedWindow?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
 }
 
 export type WatchUncheckedUpdateManyWithoutWorkspaceInput = {
@@ -739,6 +815,8 @@ export type WatchUncheckedUpdateManyWithoutWorkspaceInput = {
   lastScore?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   lastLevel?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   lastSpiking?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  lastPublicationVersion?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  spikeCheckedWindow?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
 }
 
 
@@ -757,6 +835,8 @@ export type WatchSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   lastScore?: boolean
   lastLevel?: boolean
   lastSpiking?: boolean
+  lastPublicationVersion?: boolean
+  spikeCheckedWindow?: boolean
   workspace?: boolean | Prisma.WorkspaceDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["watch"]>
 
@@ -774,6 +854,8 @@ export type WatchSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensi
   lastScore?: boolean
   lastLevel?: boolean
   lastSpiking?: boolean
+  lastPublicationVersion?: boolean
+  spikeCheckedWindow?: boolean
   workspace?: boolean | Prisma.WorkspaceDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["watch"]>
 
@@ -791,6 +873,8 @@ export type WatchSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensi
   lastScore?: boolean
   lastLevel?: boolean
   lastSpiking?: boolean
+  lastPublicationVersion?: boolean
+  spikeCheckedWindow?: boolean
   workspace?: boolean | Prisma.WorkspaceDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["watch"]>
 
@@ -808,9 +892,11 @@ export type WatchSelectScalar = {
   lastScore?: boolean
   lastLevel?: boolean
   lastSpiking?: boolean
+  lastPublicationVersion?: boolean
+  spikeCheckedWindow?: boolean
 }
 
-export type WatchOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "targetKind" | "target" | "scoreThreshold" | "note" | "authorKind" | "authorId" | "authorLabel" | "createdAt" | "lastScore" | "lastLevel" | "lastSpiking", ExtArgs["result"]["watch"]>
+export type WatchOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "targetKind" | "target" | "scoreThreshold" | "note" | "authorKind" | "authorId" | "authorLabel" | "createdAt" | "lastScore" | "lastLevel" | "lastSpiking" | "lastPublicationVersion" | "spikeCheckedWindow", ExtArgs["result"]["watch"]>
 export type WatchInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   workspace?: boolean | Prisma.WorkspaceDefaultArgs<ExtArgs>
 }
@@ -858,6 +944,15 @@ export type $WatchPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs 
      * Whether the community signal was spiking at the last check: an event fires when it starts.
      */
     lastSpiking: boolean
+    /**
+     * The publication version lastScore/lastLevel were taken from: a watch is evaluated once per publication,
+     * by whichever process claims it first (src/domain/watches/publication-check.ts).
+     */
+    lastPublicationVersion: number | null
+    /**
+     * The start (epoch ms) of the community window lastSpiking was read for: checked once per window.
+     */
+    spikeCheckedWindow: bigint | null
   }, ExtArgs["result"]["watch"]>
   composites: {}
 }
@@ -1295,6 +1390,8 @@ export interface WatchFieldRefs {
   readonly lastScore: Prisma.FieldRef<"Watch", 'Int'>
   readonly lastLevel: Prisma.FieldRef<"Watch", 'String'>
   readonly lastSpiking: Prisma.FieldRef<"Watch", 'Boolean'>
+  readonly lastPublicationVersion: Prisma.FieldRef<"Watch", 'Int'>
+  readonly spikeCheckedWindow: Prisma.FieldRef<"Watch", 'BigInt'>
 }
     
 

@@ -1,0 +1,45 @@
+import type { z } from 'zod';
+import type { Watch } from '../../generated/prisma/client.ts';
+import type { AccountView } from '../../domain/accounts/accounts.ts';
+import type { Page } from '../../domain/overrides/reads.ts';
+import { createWatch, deleteWatch, updateWatch } from '../../domain/watches/changes.ts';
+import { listWatches } from '../../domain/watches/reads.ts';
+import { createWatchSchema, deleteWatchSchema, listWatchesSchema, updateWatchSchema } from '../../domain/watches/schemas.ts';
+import { toDetails } from '../../domain/validation.ts';
+import { invalidRequest } from '../../errors.ts';
+import type { WebDeps } from './context.ts';
+import { accountActor } from './override-actions.ts';
+
+/**
+ * What a signed-in account can do with its workspace's watches: the one set of functions behind both the Watches
+ * page and /workspace/graphql. Each checks its input with the schema every other surface uses and acts for the
+ * session's workspace only; nothing here reads a request or checks CSRF (the transports do that first).
+ */
+
+function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const result = schema.safeParse(input);
+  if (!result.success) throw invalidRequest(toDetails(result.error), 'The watch is invalid');
+  return result.data;
+}
+
+/** Input fields as the schemas take them: absent and null alike mean "not given". */
+const given = (input: Record<string, unknown>) => Object.fromEntries(Object.entries(input).filter(([, v]) => v !== null && v !== undefined));
+
+export async function createWatchFor(deps: WebDeps, account: AccountView, input: Record<string, unknown>): Promise<Watch> {
+  return createWatch(deps.services.prisma, account.workspaceId, parse(createWatchSchema, given(input)), accountActor(account));
+}
+
+/** A null scoreThreshold removes it; a null note is "unchanged" (as on GraphQL for API keys). */
+export async function updateWatchFor(deps: WebDeps, account: AccountView, input: Record<string, unknown>): Promise<Watch> {
+  const { scoreThreshold, ...rest } = input;
+  return updateWatch(deps.services.prisma, account.workspaceId, parse(updateWatchSchema, { ...given(rest), ...(scoreThreshold === undefined ? {} : { scoreThreshold }) }));
+}
+
+/** not_found for another workspace's watch, as for one that never existed. */
+export async function deleteWatchFor(deps: WebDeps, account: AccountView, id: unknown): Promise<Watch> {
+  return deleteWatch(deps.services.prisma, account.workspaceId, parse(deleteWatchSchema, { id }).id);
+}
+
+export async function listWatchesFor(deps: WebDeps, account: AccountView, q: { limit?: unknown; cursor?: unknown }): Promise<Page<Watch>> {
+  return listWatches(deps.services.prisma, account.workspaceId, parse(listWatchesSchema, given(q)));
+}
