@@ -41,6 +41,8 @@ export const ERRORS = {
   override_limit_reached: { status: 409 },
   /** Updating or expiring an override rule that is no longer in force. */
   override_not_active: { status: 409 },
+  /** A webhook endpoint past the workspace's cap (src/domain/webhooks/schemas.ts). */
+  webhook_endpoint_limit_reached: { status: 409 },
   service_unavailable: { status: 503 },
   /** A GraphQL query stopped at its time ceiling (src/transport/graphql/ceilings.ts). */
   query_timeout: { status: 503 },
