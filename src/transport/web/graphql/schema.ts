@@ -11,6 +11,7 @@ import { REQUESTS_PER_ACCOUNT_PER_DAY, SUBSCRIPTION_STATUSES, type SubscriptionS
 import { enumValues } from '../../graphql/enum-values.ts';
 import { MAIL_PER_ADDRESS_PER_DAY } from '../../../domain/mail/mail-limit.ts';
 import './overrides.ts'; // the override rule fields, registered on the builder before the schema is built below
+import './webhooks.ts'; // the webhook endpoint and delivery fields, likewise
 
 /**
  * Types and resolvers of /workspace/graphql. Every resolver calls the same function of
