@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { refusedAddress } from '../../src/domain/webhooks/address-guard.ts';
 import { sendDelivery } from '../../src/domain/webhooks/send.ts';
-import { targetProblem } from '../../src/domain/webhooks/endpoints.ts';
+import { targetProblem } from '../../src/domain/webhooks/target.ts';
 
 /** The SSRF guard (docs/webhooks.md, "Where deliveries may go"): which addresses a webhook may reach. */
 describe('webhook address guard', () => {

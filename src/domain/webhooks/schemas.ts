@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { text, typeError, withDefault, enumField } from '../memory/schemas.ts';
 import { WEBHOOK_EVENT_TYPES } from './event-types.ts';
+import { targetProblem } from './target.ts';
 
 /** Bounds of the webhook surfaces (docs/webhooks.md, docs/security.md). */
 export const WEBHOOK_LIMITS = {
@@ -29,10 +30,10 @@ export const ENDPOINT_STATUS_MEANINGS: ReadonlyArray<{ code: (typeof ENDPOINT_ST
 ];
 
 /**
- * A target URL's shape: http(s), no credentials, no fragment. Whether http is allowed and whether the address is
- * public depends on the operator's allow list, checked by the endpoint functions (endpoints.ts) and at every delivery.
+ * A target URL: http(s), no credentials, no fragment, and (target.ts) https to a host that is not a private address
+ * literal unless the operator's allow list names it. The address a name resolves to is checked at every delivery.
  */
-const urlField = z.string({ error: typeError('a string') }).max(WEBHOOK_LIMITS.url, `must be at most ${WEBHOOK_LIMITS.url} characters`)
+const urlField = (allowedHosts: readonly string[]) => z.string({ error: typeError('a string') }).max(WEBHOOK_LIMITS.url, `must be at most ${WEBHOOK_LIMITS.url} characters`)
   .transform((value, ctx) => {
     let u: URL | null = null;
     try { u = new URL(value.trim()); } catch { /* refused below */ }
@@ -40,8 +41,9 @@ const urlField = z.string({ error: typeError('a string') }).max(WEBHOOK_LIMITS.u
       : u.protocol !== 'https:' && u.protocol !== 'http:' ? 'must be an https:// URL'
         : u.username || u.password ? 'must not carry a user name or password'
           : u.hash ? 'must not have a #fragment' : '';
-    if (!message) return u!.href;
-    ctx.addIssue({ code: 'custom', message, input: value });
+    const problem = message || targetProblem(u!.href, allowedHosts);
+    if (!problem) return u!.href;
+    ctx.addIssue({ code: 'custom', message: problem, input: value });
     return z.NEVER;
   })
   .meta({ description: 'Where events are POSTed: an https:// URL on a public address (http:// and private addresses only for hosts the operator allows).', maxLength: WEBHOOK_LIMITS.url });
@@ -57,16 +59,17 @@ const descriptionField = text(WEBHOOK_LIMITS.description).transform((v) => v.tri
 export const idField = (what: string) => z.number({ error: typeError('an integer') }).int('must be an integer').min(1, `must be ${what} id`).max(2_147_483_647, `must be ${what} id`)
   .meta({ description: `The ${what}'s id.` });
 
-export const createEndpointSchema = z.strictObject({
-  url: urlField,
+/** The schemas of endpoint changes, for the operator's allow list (WEBHOOK_ALLOWED_HOSTS). */
+export const createEndpointSchema = (allowedHosts: readonly string[]) => z.strictObject({
+  url: urlField(allowedHosts),
   eventTypes: eventTypesField,
   description: withDefault(descriptionField, '', `What the endpoint is for (at most ${WEBHOOK_LIMITS.description} characters).`),
 }, { error: typeError('a JSON object') });
-export type CreateEndpointInput = z.output<typeof createEndpointSchema>;
+export type CreateEndpointInput = z.output<ReturnType<typeof createEndpointSchema>>;
 
-export const updateEndpointSchema = z.strictObject({
+export const updateEndpointSchema = (allowedHosts: readonly string[]) => z.strictObject({
   id: idField('endpoint'),
-  url: urlField.optional(),
+  url: urlField(allowedHosts).optional(),
   eventTypes: eventTypesField.optional(),
   description: descriptionField.optional(),
 }, { error: typeError('a JSON object') }).superRefine((body, ctx) => {
@@ -74,7 +77,7 @@ export const updateEndpointSchema = z.strictObject({
     ctx.addIssue({ code: 'custom', path: [], message: 'must change at least one of url, event_types, description', input: body });
   }
 });
-export type UpdateEndpointInput = z.output<typeof updateEndpointSchema>;
+export type UpdateEndpointInput = z.output<ReturnType<typeof updateEndpointSchema>>;
 
 export const endpointIdSchema = z.strictObject({ id: idField('endpoint') }, { error: typeError('a JSON object') });
 export const deliveryIdSchema = z.strictObject({ id: idField('delivery') }, { error: typeError('a JSON object') });

@@ -26,9 +26,9 @@ const deps = (d: WebDeps) => d.services.webhooks.webhookDeps;
 const endpointId = (id: unknown) => parse(endpointIdSchema, { id }).id;
 
 export const createHook = (d: WebDeps, a: AccountView, input: Record<string, unknown>): Promise<EndpointWithSecret> =>
-  createEndpoint(deps(d), a.workspaceId, parse(createEndpointSchema, given(input)));
+  createEndpoint(deps(d), a.workspaceId, parse(createEndpointSchema(deps(d).allowedHosts), given(input)));
 export const updateHook = (d: WebDeps, a: AccountView, input: Record<string, unknown>): Promise<WebhookEndpoint> =>
-  updateEndpoint(deps(d), a.workspaceId, parse(updateEndpointSchema, given(input)));
+  updateEndpoint(deps(d), a.workspaceId, parse(updateEndpointSchema(deps(d).allowedHosts), given(input)));
 export const rotateHook = (d: WebDeps, a: AccountView, id: unknown): Promise<EndpointWithSecret> => rotateEndpointSecret(deps(d), a.workspaceId, endpointId(id));
 export const enableHook = (d: WebDeps, a: AccountView, id: unknown, enabled: boolean): Promise<WebhookEndpoint> =>
   setEndpointEnabled(deps(d), a.workspaceId, endpointId(id), enabled, a.email);

@@ -141,14 +141,14 @@ builder.mutationField('createWebhookEndpoint', (t) => t.field({
   type: EndpointSecretRef,
   description: `Create a webhook endpoint (free; at most ${WEBHOOK_LIMITS.endpoints} per workspace). The answer holds its signing secret, shown this once.`,
   args: { input: t.arg({ type: CreateInput, required: true, description: 'The endpoint.' }) },
-  resolve: (_r, args, ctx) => createEndpoint(deps(ctx), workspaceOf(ctx), inputOf(ctx, () => parseInput(createEndpointSchema, withoutNulls(args.input)))),
+  resolve: (_r, args, ctx) => createEndpoint(deps(ctx), workspaceOf(ctx), inputOf(ctx, () => parseInput(createEndpointSchema(deps(ctx).allowedHosts), withoutNulls(args.input)))),
 }));
 
 builder.mutationField('updateWebhookEndpoint', (t) => t.field({
   type: EndpointRef,
   description: 'Change an endpoint\'s URL, event types or description (free).',
   args: { input: t.arg({ type: UpdateInput, required: true, description: 'The endpoint and what changes.' }) },
-  resolve: (_r, args, ctx) => updateEndpoint(deps(ctx), workspaceOf(ctx), inputOf(ctx, () => parseInput(updateEndpointSchema, withoutNulls(args.input)))),
+  resolve: (_r, args, ctx) => updateEndpoint(deps(ctx), workspaceOf(ctx), inputOf(ctx, () => parseInput(updateEndpointSchema(deps(ctx).allowedHosts), withoutNulls(args.input)))),
 }));
 
 builder.mutationField('rotateWebhookEndpointSecret', (t) => t.field({
