@@ -105,7 +105,11 @@ describe('the two schemas are separate', () => {
    * The override rule fields are named alike on purpose (a script written against one works on the other), each
    * served by its own schema's resolver: the API's authors the caller's key, the workspace's the signed-in account.
    */
-  const NAMED_ALIKE = ['Mutation.createOverride', 'Mutation.expireOverride', 'Mutation.updateOverride', 'Query.overrideAudit', 'Query.overrides'];
+  const NAMED_ALIKE = [
+    'Mutation.createOverride', 'Mutation.createWebhookEndpoint', 'Mutation.deleteWebhookEndpoint', 'Mutation.disableWebhookEndpoint', 'Mutation.enableWebhookEndpoint',
+    'Mutation.expireOverride', 'Mutation.resendWebhookDelivery', 'Mutation.rotateWebhookEndpointSecret', 'Mutation.sendWebhookTestEvent', 'Mutation.updateOverride',
+    'Mutation.updateWebhookEndpoint', 'Query.overrideAudit', 'Query.overrides', 'Query.webhookDeliveries', 'Query.webhookEndpoints',
+  ];
   const fieldOf = (s: GraphQLSchema, name: string) => {
     const [type, field] = name.split('.') as [string, string];
     return (type === 'Query' ? s.getQueryType() : s.getMutationType())!.getFields()[field]!;
