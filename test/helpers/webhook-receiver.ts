@@ -6,7 +6,7 @@ import { verifySignature } from '../../src/domain/webhooks/signature.ts';
  * A real webhook receiver on 127.0.0.1: records every request, verifies its signature with the secrets it is given,
  * and answers as the test sets `mode` (ok, a status, a long body, a redirect, or holding the request unanswered).
  */
-export type Received = { headers: http.IncomingHttpHeaders; body: string; json: any; verifiedWith: string[] };
+export type Received = { url: string; headers: http.IncomingHttpHeaders; body: string; json: any; verifiedWith: string[] };
 export type ReceiverMode = { kind: 'ok' } | { kind: 'status'; status: number; body?: string } | { kind: 'hold' };
 
 export async function startReceiver(port = 0) {
@@ -22,7 +22,7 @@ export async function startReceiver(port = 0) {
       const verifiedWith = [...secrets].filter((s) => verifySignature(body, req.headers['risk-signature'] as string, s).ok);
       let json: unknown = null;
       try { json = JSON.parse(body); } catch { /* kept as text */ }
-      received.push({ headers: req.headers, body, json, verifiedWith });
+      received.push({ url: req.url ?? '', headers: req.headers, body, json, verifiedWith });
       if (mode.kind === 'hold') { held.push(res); return; }
       if (mode.kind === 'status') { res.writeHead(mode.status, mode.status >= 300 && mode.status < 400 ? { location: 'http://127.0.0.1:9/elsewhere' } : {}); res.end(mode.body ?? 'not now'); return; }
       res.writeHead(200, { 'content-type': 'text/plain' });

@@ -12,6 +12,7 @@ import { backendName } from '../helpers/backend.ts';
 import { startReceiver, until, type Receiver } from '../helpers/webhook-receiver.ts';
 import { emitWebhookEvent } from '../../src/domain/webhooks/emit.ts';
 import type { WebhookEventType } from '../../src/domain/webhooks/event-types.ts';
+import { WebhookDeliverer } from '../../src/domain/webhooks/deliverer.ts';
 
 const ENDPOINT_FIELDS = 'id url eventTypes description status disabledReason failingSince previousSecretValidUntil createdAt';
 const DELIVERY_FIELDS = 'id eventId eventType endpointId status attemptCount deliveredAt attempts { id httpStatus error responseExcerpt latencyMs manual startedAt }';
@@ -142,6 +143,23 @@ describe(`outbound webhooks (${backendName})`, () => {
     expect(rx.received.every((r) => r.verifiedWith.length === 1)).toBe(true);
     expect(list[2].attempts.map((a: any) => a.httpStatus)).toEqual([200, null, 503]);
     expect((await prisma().webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } })).failingSince).toBeNull();
+  });
+
+  it('three delivery loops racing over one outbox send each event once, in order per endpoint', async () => {
+    const one = await create({ url: `${rx.url}/one`, eventTypes: ['watch.reported'] });
+    const two = await create({ url: `${rx.url}/two`, eventTypes: ['watch.reported'] });
+    const loops = [s.app.services.webhooks, new WebhookDeliverer(s.app.services.webhooks.deps), new WebhookDeliverer(s.app.services.webhooks.deps)];
+    const ids: string[] = [];
+    for (let n = 0; n < 12; n++) ids.push((await emit('watch.reported', { n }))!);
+    const pending = () => prisma().webhookDelivery.count({ where: { endpointId: { in: [one.endpoint.id, two.endpoint.id] }, status: 'pending' } });
+    await until(async () => { await Promise.all(loops.map((l) => l.deliverDue())); return pending(); }, (n) => n === 0, 0);
+    await Promise.all(loops.slice(1).map((l) => l.stop()));
+    for (const path of ['/hooks/one', '/hooks/two']) {
+      const got = rx.received.filter((r) => r.url === path && ids.includes(r.json?.id)).map((r) => r.json.id);
+      expect(got, path).toEqual(ids);
+    }
+    const attempts = await prisma().webhookAttempt.count({ where: { delivery: { endpointId: { in: [one.endpoint.id, two.endpoint.id] } } } });
+    expect(attempts).toBe(24);
   });
 
   it('after a rotation signs with the new and the old secret for 24 h', async () => {

@@ -85,9 +85,12 @@ export class WebhookDeliverer {
 
   private async deliverOne(d: DeliveryWithParts) {
     const { prisma } = this.deps;
-    const leaseUntil = new Date(this.deps.now().getTime() + LEASE_MS);
+    const start = this.deps.now();
+    const leaseUntil = new Date(start.getTime() + LEASE_MS);
+    // Due, and still at the value read: a row another process leased between this round's two reads carries its
+    // lease (in the future) and is left alone.
     const leased = await prisma.webhookDelivery.updateMany({
-      where: { id: d.id, status: 'pending', nextAttemptAt: d.nextAttemptAt },
+      where: { id: d.id, status: 'pending', nextAttemptAt: { equals: d.nextAttemptAt, lte: start } },
       data: { nextAttemptAt: leaseUntil },
     });
     if (leased.count !== 1) return; // another process took it, or it changed since the round read it
@@ -101,7 +104,7 @@ export class WebhookDeliverer {
       return;
     }
     const attempts = d.attempts + 1;
-    await prisma.webhookDelivery.updateMany({ where: mine, data: { attempts, nextAttemptAt: new Date(now.getTime() + retryDelayMs(attempts)) } });
+    await prisma.webhookDelivery.updateMany({ where: mine, data: { attempts: { increment: 1 }, nextAttemptAt: new Date(now.getTime() + retryDelayMs(attempts)) } });
     await prisma.webhookEndpoint.updateMany({ where: { id: d.endpointId, failingSince: null }, data: { failingSince: now } });
     this.deps.log.info('webhook delivery failed; will retry', { deliveryId: d.id, endpointId: d.endpointId, attempts, httpStatus: outcome.httpStatus, error: outcome.error });
     const endpoint = await prisma.webhookEndpoint.findUnique({ where: { id: d.endpointId } });
