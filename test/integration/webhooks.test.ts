@@ -13,6 +13,7 @@ import { startReceiver, until, type Receiver } from '../helpers/webhook-receiver
 import { emitWebhookEvent } from '../../src/domain/webhooks/emit.ts';
 import type { WebhookEventType } from '../../src/domain/webhooks/event-types.ts';
 import { WebhookDeliverer } from '../../src/domain/webhooks/deliverer.ts';
+import { sweepWebhookHistory } from '../../src/domain/webhooks/retention.ts';
 
 const ENDPOINT_FIELDS = 'id url eventTypes description status disabledReason failingSince previousSecretValidUntil createdAt';
 const DELIVERY_FIELDS = 'id eventId eventType endpointId status attemptCount deliveredAt attempts { id httpStatus error responseExcerpt latencyMs manual startedAt }';
@@ -272,6 +273,24 @@ describe(`outbound webhooks (${backendName})`, () => {
     const del = await gqlA.request<any>(gql`mutation($id: Int!) { deleteWebhookEndpoint(id: $id) { id } }`, { id: endpoint.id });
     expect(del.deleteWebhookEndpoint.id).toBe(endpoint.id);
     expect(await prisma().webhookDelivery.count({ where: { endpointId: endpoint.id } })).toBe(0);
+  });
+
+  it('sweeps finished deliveries and their events after 30 days, never a pending one', async () => {
+    const { endpoint } = await create({ url: rx.url, eventTypes: ['watch.reported'] });
+    const old = new Date(Date.now() - 31 * 86_400_000);
+    const make = async (status: string, createdAt: Date) => {
+      const event = await prisma().webhookEvent.create({ data: { publicId: `evt_sweep_${status}_${createdAt.getTime()}`, workspaceId: workspaceA, type: 'watch.reported', data: {}, createdAt } });
+      const d = await prisma().webhookDelivery.create({ data: { eventId: event.id, endpointId: endpoint.id, workspaceId: workspaceA, status, createdAt, nextAttemptAt: new Date(Date.now() + 86_400_000) } });
+      await prisma().webhookAttempt.create({ data: { deliveryId: d.id, workspaceId: workspaceA, latencyMs: 1, httpStatus: 200 } });
+      return { event: event.id, delivery: d.id };
+    };
+    const [oldDelivered, oldFailed, oldPending, recent] = [await make('delivered', old), await make('failed', old), await make('pending', old), await make('delivered', new Date())];
+    expect(await sweepWebhookHistory(prisma(), new Date())).toEqual({ deliveries: 2, events: 2 });
+    const left = await prisma().webhookDelivery.findMany({ where: { endpointId: endpoint.id }, select: { id: true } });
+    expect(left.map((d) => d.id).sort()).toEqual([oldPending.delivery, recent.delivery].sort());
+    expect(await prisma().webhookEvent.count({ where: { id: { in: [oldDelivered.event, oldFailed.event] } } })).toBe(0);
+    expect(await prisma().webhookAttempt.count({ where: { deliveryId: { in: [oldDelivered.delivery, oldFailed.delivery] } } })).toBe(0);
+    expect(await sweepWebhookHistory(prisma(), new Date())).toEqual({ deliveries: 0, events: 0 });
   });
 
   it('another workspace sees none of the endpoints or deliveries and changes nothing (not_found, as for an unknown id)', async () => {

@@ -2,6 +2,7 @@ import type { WebhookDeps } from './deps.ts';
 import { attemptDelivery, delivered, type DeliveryWithParts } from './attempt.ts';
 import { endpointDisabledMail } from './disabled-mail.ts';
 import { SEND_TIMEOUT_MS } from './send.ts';
+import { sweepWebhookHistory } from './retention.ts';
 
 /**
  * The delivery loop over the outbox (docs/webhooks.md, "Retries, order and duplicates"; docs/decisions/0022).
@@ -25,6 +26,7 @@ export class WebhookDeliverer {
   private running: Promise<void> | null = null;
   private again = false;
   private timer: NodeJS.Timeout | null = null;
+  private sweeper: NodeJS.Timeout | null = null;
   private stopped = false;
 
   constructor(readonly deps: Omit<WebhookDeps, 'wake'>) {}
@@ -53,12 +55,19 @@ export class WebhookDeliverer {
     if (this.timer) return;
     this.timer = setInterval(() => this.wake(), intervalMs);
     this.timer.unref();
+    // Finished deliveries past their retention (retention.ts), hourly; every process may sweep, deletes are idempotent.
+    this.sweeper = setInterval(() => {
+      sweepWebhookHistory(this.deps.prisma, this.deps.now()).catch((e) => this.deps.log.warn('webhook history sweep failed', { err: e }));
+    }, 3_600_000);
+    this.sweeper.unref();
   }
 
   async stop() {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
+    if (this.sweeper) clearInterval(this.sweeper);
     this.timer = null;
+    this.sweeper = null;
     await this.running?.catch(() => {});
   }
 
