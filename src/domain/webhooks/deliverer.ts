@@ -97,9 +97,9 @@ export class WebhookDeliverer {
     const start = this.deps.now();
     const leaseUntil = new Date(start.getTime() + LEASE_MS);
     // Due, and still at the value read: a row another process leased between this round's two reads carries its
-    // lease (in the future) and is left alone.
+    // lease (in the future) and is left alone; so is one whose endpoint was disabled since.
     const leased = await prisma.webhookDelivery.updateMany({
-      where: { id: d.id, status: 'pending', nextAttemptAt: { equals: d.nextAttemptAt, lte: start } },
+      where: { id: d.id, status: 'pending', nextAttemptAt: { equals: d.nextAttemptAt, lte: start }, endpoint: { is: { status: 'enabled' } } },
       data: { nextAttemptAt: leaseUntil },
     });
     if (leased.count !== 1) return; // another process took it, or it changed since the round read it
