@@ -130,6 +130,21 @@ describe(`control plane webhooks (${backendName})`, () => {
     expect(fresh).toBeDefined();
     expect(fresh).not.toBe(secret);
 
+    const form = await a.u.request(`/workspace/webhooks/edit?id=${id}`);
+    expect(form.status).toBe(200);
+    expect(form.text).toContain(`value="${rx.url}"`);
+    expect(form.text).toMatch(/value="watch\.reported" checked/);
+    expect(form.text).not.toContain(secret);
+    const badEdit = await a.post('/workspace/webhooks/edit', { id: String(id), url: 'https://10.0.0.1/x', description: 'typed' });
+    expect(badEdit.status).toBe(400);
+    expect(badEdit.text).toMatch(/data-field="url"/);
+    expect(badEdit.text).toMatch(/data-field="event_types"/);
+    expect(badEdit.text).toContain('value="typed"');
+    expect(await h.app.db.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id } })).toMatchObject({ url: rx.url, description: 'page' });
+    const saved = await a.post('/workspace/webhooks/edit', { id: String(id), url: rx.url, event_types: 'watch.spike_started', description: 'edited' });
+    expect([saved.status, saved.headers.get('location')]).toEqual([303, `/workspace/webhooks?updated=${id}`]);
+    expect(await h.app.db.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id } })).toMatchObject({ eventTypes: ['watch.spike_started'], description: 'edited' });
+
     const disabled = await a.post('/workspace/webhooks/disable', { id: String(id) });
     expect([disabled.status, disabled.headers.get('location')]).toEqual([303, `/workspace/webhooks?disabled=${id}`]);
     expect((await a.u.request('/workspace/webhooks')).text).toContain('data-status="disabled"');
@@ -154,6 +169,8 @@ describe(`control plane webhooks (${backendName})`, () => {
     expect(codeOf(await b.mutate('mutation($id: Int!) { sendWebhookTestEvent(endpointId: $id) { id } }', { id }))).toBe('not_found');
     expect(codeOf(await b.mutate('mutation($id: Int!) { resendWebhookDelivery(id: $id) { id } }', { id: test.id }))).toBe('not_found');
     expect(codeOf(await b.mutate('mutation($i: UpdateWebhookEndpointInput!) { updateWebhookEndpoint(input: $i) { id } }', { i: { id, description: 'x' } }))).toBe('not_found');
+    expect((await b.u.request(`/workspace/webhooks/edit?id=${id}`)).status).toBe(404);
+    expect((await b.post('/workspace/webhooks/edit', { id: String(id), url: rx.url, event_types: 'watch.reported', description: 'b' })).status).toBe(404);
     for (const path of ['test', 'rotate', 'disable', 'delete']) {
       expect((await b.post(`/workspace/webhooks/${path}`, { id: String(id) })).status, path).toBe(404);
     }

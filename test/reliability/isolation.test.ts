@@ -445,7 +445,7 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
       ['GET', '/workspace/register'], ['POST', '/workspace/register'], ['GET', '/workspace/confirm'], ['POST', '/workspace/confirm'], ['GET', '/workspace/sign-in'], ['POST', '/workspace/sign-in'],
       ['POST', '/workspace/sign-out'], ['GET', '/workspace/assets/app.js'], ['POST', '/workspace/graphql'],
       ['GET', '/workspace/overrides'], ['POST', '/workspace/overrides'], ['POST', '/workspace/overrides/expire'], ['GET', '/workspace/overrides/audit.ndjson'],
-      ['GET', '/workspace/webhooks'], ['POST', '/workspace/webhooks'], ['GET', '/workspace/webhooks/deliveries'], ['POST', '/workspace/webhooks/deliveries/resend'],
+      ['GET', '/workspace/webhooks'], ['POST', '/workspace/webhooks'], ['GET', '/workspace/webhooks/edit'], ['POST', '/workspace/webhooks/edit'], ['GET', '/workspace/webhooks/deliveries'], ['POST', '/workspace/webhooks/deliveries/resend'],
       ...(['test', 'rotate', 'disable', 'enable', 'delete'] as const).map((a) => ['POST', `/workspace/webhooks/${a}`] as const),
     ] as const;
 
@@ -500,6 +500,10 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
         expect(byForm.status, `${a}: ${byForm.text.slice(0, 300)}`).toBe(404);
         expect(byForm.text).not.toContain(SECRET);
       }
+      const editForm = await ub.request(`/workspace/webhooks/edit?id=${aEndpointId}`);
+      expect([editForm.status, editForm.text.includes(SECRET)]).toEqual([404, false]);
+      const edited = await ub.request('/workspace/webhooks/edit', { form: { _csrf: token, id: String(aEndpointId), url: 'https://b.example/x', event_types: 'watch.reported', description: 'b' } });
+      expect(edited.status).toBe(404);
       const resend = await ub.request('/workspace/webhooks/deliveries/resend', { form: { _csrf: token, id: String(aDeliveryId) } });
       expect(resend.status).toBe(404);
       const gql = (query: string) => call(`${s.url}/workspace/graphql`, 'POST', { cookie: `rk_session=${ub.cookies.get('rk_session')}`, 'x-csrf-token': token }, { query });

@@ -15,7 +15,7 @@ import { subscriptionPage } from './subscription-page.ts';
 import { usagePage } from './usage-page.ts';
 import { reportPage } from './report-page.ts';
 import { auditDownload, expireRulePage, overridesPage } from './overrides-page.ts';
-import { webhookActionPage, webhooksPage } from './webhooks-page.ts';
+import { editWebhookPage, webhookActionPage, webhooksPage } from './webhooks-page.ts';
 import { deliveriesPage, resendPage } from './deliveries-page.ts';
 import { APP_JS } from './assets.ts';
 import { createWorkspaceGraphql, WORKSPACE_GRAPHQL_PATH } from './graphql/server.ts';
@@ -86,6 +86,7 @@ async function route(deps: WebDeps, web: WebRequest) {
   if (path === '/workspace/overrides/expire' && method === 'POST') return expireRulePage(deps, signedIn);
   if (path === '/workspace/overrides/audit.ndjson' && method === 'GET') return auditDownload(deps, signedIn);
   if (path === '/workspace/webhooks') return webhooksPage(deps, signedIn);
+  if (path === '/workspace/webhooks/edit' && method !== 'HEAD') return editWebhookPage(deps, signedIn);
   if (path === '/workspace/webhooks/deliveries' && method !== 'POST') return deliveriesPage(deps, signedIn);
   if (path === '/workspace/webhooks/deliveries/resend' && method === 'POST') return resendPage(deps, signedIn);
   const hookAction = /^\/workspace\/webhooks\/(test|rotate|disable|enable|delete)$/.exec(path);

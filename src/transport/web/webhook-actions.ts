@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { WebhookEndpoint } from '../../generated/prisma/client.ts';
 import type { AccountView } from '../../domain/accounts/accounts.ts';
 import {
-  createEndpoint, deleteEndpoint, listEndpoints, rotateEndpointSecret, setEndpointEnabled, updateEndpoint, type EndpointWithSecret, type Page,
+  createEndpoint, deleteEndpoint, endpointOf, listEndpoints, rotateEndpointSecret, setEndpointEnabled, updateEndpoint, type EndpointWithSecret, type Page,
 } from '../../domain/webhooks/endpoints.ts';
 import { listDeliveries, resendDelivery, sendTestEvent, type DeliveryView } from '../../domain/webhooks/deliveries.ts';
 import { createEndpointSchema, deliveryIdSchema, deliveryPageSchema, endpointIdSchema, endpointPageSchema, updateEndpointSchema } from '../../domain/webhooks/schemas.ts';
@@ -35,6 +35,8 @@ export const enableHook = (d: WebDeps, a: AccountView, id: unknown, enabled: boo
 export const deleteHook = (d: WebDeps, a: AccountView, id: unknown): Promise<WebhookEndpoint> => deleteEndpoint(deps(d), a.workspaceId, endpointId(id));
 export const testHook = (d: WebDeps, a: AccountView, id: unknown): Promise<DeliveryView> => sendTestEvent(deps(d), a.workspaceId, endpointId(id));
 export const resendHook = (d: WebDeps, a: AccountView, id: unknown): Promise<DeliveryView> => resendDelivery(deps(d), a.workspaceId, parse(deliveryIdSchema, { id }).id);
+/** One endpoint of the workspace (not_found for another workspace's); its secret is the caller's never to show. */
+export const hookOf = (d: WebDeps, a: AccountView, id: unknown): Promise<WebhookEndpoint> => endpointOf(d.services.prisma, a.workspaceId, endpointId(id));
 export const hooksOf = (d: WebDeps, a: AccountView, q: { limit?: unknown; cursor?: unknown }): Promise<Page<WebhookEndpoint>> =>
   listEndpoints(d.services, a.workspaceId, parse(endpointPageSchema, given(q)));
 export const deliveriesOf = (d: WebDeps, a: AccountView, q: { endpointId?: unknown; status?: unknown; limit?: unknown; cursor?: unknown }): Promise<Page<DeliveryView>> =>

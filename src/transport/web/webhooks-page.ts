@@ -6,7 +6,7 @@ import { isAppError, type AppError } from '../../errors.ts';
 import { html, page, csrfField, when, type Html } from './html.ts';
 import { readForm, redirect, sendHtml } from './http.ts';
 import type { SignedIn, WebDeps } from './context.ts';
-import { createHook, deleteHook, enableHook, hooksOf, rotateHook, testHook } from './webhook-actions.ts';
+import { createHook, deleteHook, enableHook, hookOf, hooksOf, rotateHook, testHook, updateHook } from './webhook-actions.ts';
 import { DELIVERIES_PATH } from './deliveries-page.ts';
 
 /**
@@ -36,14 +36,15 @@ const fieldError = (r: Refusal | null, name: string) => {
 };
 const invalid = (r: Refusal | null, name: string) => (r?.fields.has(name) ? html` aria-invalid="true" aria-describedby="${name}-error"` : '');
 
-function createForm(csrf: string, typed: Typed, r: Refusal | null): Html {
+/** The endpoint form: empty to create one, or an endpoint's own values (and its id) to change it. */
+function endpointForm(csrf: string, typed: Typed, r: Refusal | null, editing: number | null = null): Html {
   const boxes = WEBHOOK_EVENT_TYPES.map((t) => html`<label><input type="checkbox" name="event_types" value="${t}"${typed.eventTypes.includes(t) ? html` checked` : ''}> <code>${t}</code></label>`);
-  return html`<form method="post" action="${WEBHOOKS_PATH}" id="create-endpoint">${csrfField(csrf)}
+  return html`<form method="post" action="${editing === null ? WEBHOOKS_PATH : `${WEBHOOKS_PATH}/edit`}" id="${editing === null ? 'create-endpoint' : 'edit-endpoint'}">${csrfField(csrf)}${editing === null ? '' : html`<input type="hidden" name="id" value="${editing}">`}
 <label>URL <input type="text" name="url" value="${typed.url}" required maxlength="${WEBHOOK_LIMITS.url}" placeholder="https://hooks.example.com/risk"${invalid(r, 'url')}>${fieldError(r, 'url')}</label>
 <fieldset${invalid(r, 'event_types')}><legend>Event types</legend>${boxes}${fieldError(r, 'event_types')}</fieldset>
 <label>Description <input type="text" name="description" value="${typed.description}" maxlength="${WEBHOOK_LIMITS.description}"${invalid(r, 'description')}>${fieldError(r, 'description')}</label>
 ${fieldError(r, 'body')}
-<button type="submit">Create endpoint</button></form>`;
+<button type="submit">${editing === null ? 'Create endpoint' : 'Save changes'}</button>${editing === null ? '' : html` <a href="${WEBHOOKS_PATH}">Cancel</a>`}</form>`;
 }
 
 const action = (csrf: string, path: string, id: number, label: string) =>
@@ -54,7 +55,7 @@ function endpointsTable(csrf: string, endpoints: WebhookEndpoint[]): Html {
   const rows = endpoints.map((e) => html`<tr data-endpoint="${e.id}"><td>${e.id}</td><td><code>${e.url}</code>${e.description ? html`<br>${e.description}` : ''}</td>
 <td>${e.eventTypes.map((t) => html`<code>${t}</code> `)}</td>
 <td data-status="${e.status}">${e.status}${e.disabledReason ? html`<br><small>${e.disabledReason}</small>` : ''}${e.failingSince ? html`<br><small>failing since ${when(e.failingSince)}</small>` : ''}</td>
-<td><a href="${DELIVERIES_PATH}?endpoint=${e.id}">Deliveries</a></td>
+<td><a href="${DELIVERIES_PATH}?endpoint=${e.id}">Deliveries</a> <a href="${WEBHOOKS_PATH}/edit?id=${e.id}">Edit</a></td>
 <td>${action(csrf, 'test', e.id, 'Send test event')}${action(csrf, 'rotate', e.id, 'Rotate secret')}
 ${e.status === 'enabled' ? action(csrf, 'disable', e.id, 'Disable') : action(csrf, 'enable', e.id, 'Enable')}${action(csrf, 'delete', e.id, 'Delete')}</td></tr>`);
   return html`<div class="scroll"><table id="endpoints"><thead><tr><th>Id</th><th>URL</th><th>Events</th><th>Status</th><th></th><th></th></tr></thead><tbody>${rows}</tbody></table></div>`;
@@ -65,7 +66,7 @@ const secretNotice = (what: string, s: EndpointWithSecret) => html`<div class="n
 <p><code class="secret" id="secret">${s.secret}</code> <button type="button" data-copy="#secret">Copy</button></p>
 <p>Verify each delivery's <code>Risk-Signature</code> header with it (see “Verifying a delivery” in docs/webhooks.md).</p></div>`;
 
-const DONE: Record<string, string> = { disabled: 'disabled', enabled: 'enabled', deleted: 'deleted' };
+const DONE: Record<string, string> = { disabled: 'disabled', enabled: 'enabled', deleted: 'deleted', updated: 'updated' };
 
 async function render(deps: WebDeps, w: SignedIn, status: number, typed: Typed, refusal: Refusal | null, top: Html | string = '') {
   const a = w.session.account;
@@ -78,7 +79,7 @@ ${refusal ? html`<p class="notice error" role="alert" id="refused" data-code="${
 in order per endpoint. An endpoint failing for 3 days is disabled and this workspace's accounts are e-mailed. At most ${WEBHOOK_LIMITS.endpoints} endpoints.
 <a href="${DELIVERIES_PATH}">All deliveries</a></p>
 <h2>Create an endpoint</h2>
-${createForm(csrf, typed, refusal)}
+${endpointForm(csrf, typed, refusal)}
 <h2>Endpoints</h2>
 ${endpointsTable(csrf, list.items)}
 ${list.nextCursor ? html`<p><a href="${WEBHOOKS_PATH}?after=${list.nextCursor}">More endpoints</a></p>` : ''}`;
@@ -117,4 +118,31 @@ export async function webhookActionPage(deps: WebDeps, w: SignedIn, what: string
   }
   const e = what === 'delete' ? await deleteHook(deps, a, id) : await enableHook(deps, a, id, what === 'enable');
   redirect(w.res, `${WEBHOOKS_PATH}?${what}d=${e.id}`);
+}
+
+/**
+ * GET /workspace/webhooks/edit?id=N: the endpoint's form with its URL, event types and description; POST: save them
+ * (303 back to the list, or the form again with each field's problem; nothing changed). not_found for another
+ * workspace's endpoint.
+ */
+export async function editWebhookPage(deps: WebDeps, w: SignedIn) {
+  const a = w.session.account;
+  const csrf = w.session.csrfToken;
+  const digits = (v: string) => (/^\d{1,10}$/.test(v) ? Number(v) : v);
+  if (w.method !== 'POST') {
+    const e = await hookOf(deps, a, digits(w.query.get('id') ?? ''));
+    return sendHtml(w.res, 200, page(`Edit endpoint ${e.id}`, { email: a.email, csrf }, endpointForm(csrf, { url: e.url, description: e.description, eventTypes: e.eventTypes }, null, e.id)));
+  }
+  const f = await readForm(w.req);
+  const id = digits(f.get('id') ?? '');
+  const typed: Typed = { url: f.get('url') ?? '', description: f.get('description') ?? '', eventTypes: f.getAll('event_types') };
+  try {
+    const e = await updateHook(deps, a, { id, url: typed.url, description: typed.description, eventTypes: typed.eventTypes });
+    redirect(w.res, `${WEBHOOKS_PATH}?updated=${e.id}`);
+  } catch (e) {
+    if (!isAppError(e) || e.code !== 'invalid_request' || typeof id !== 'number') throw e;
+    const r = refusalOf(e);
+    sendHtml(w.res, e.status, page(`Edit endpoint ${id}`, { email: a.email, csrf }, html`<p class="notice error" role="alert" id="refused" data-code="${r.code}"><strong>${r.code}</strong>: ${r.message} Nothing was changed.</p>
+${endpointForm(csrf, typed, r, id)}`));
+  }
 }
