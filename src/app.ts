@@ -88,7 +88,11 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     : () => {};
   const stopFeeds = startFeedSchedule({ prisma: db.prisma, limits: config.feedFetch, checkIntervalMs: config.feedFetch.checkIntervalMs, log });
   const bulkChunkSize = db.kind === 'pglite' ? BULK_CHUNK_SIZE.embedded : BULK_CHUNK_SIZE.postgres;
-  const services = await createServices({ prisma: db.prisma, network, publications, counters, baseUrl: config.baseUrl, log, metrics, bulkChunkSize });
+  const services = await createServices({
+    prisma: db.prisma, network, publications, counters, baseUrl: config.baseUrl, log, metrics, bulkChunkSize,
+    // The control plane's Mailer (built with the transports below; only called once deliveries run)
+    webhookAllowedHosts: config.webhookAllowedHosts, mail: (m) => workspace.deps.mailer.enqueue(m),
+  });
   registerStateGauges(metrics, { prisma: db.prisma, publications, log });
   const stopWatches = config.watchDetectionMs > 0
     ? startWatchDetection({ prisma: db.prisma, network, publications, community: services.community, keyCountries: services.keyCountries, log, intervalMs: config.watchDetectionMs })
@@ -123,6 +127,8 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     notFound: (path) => `Nothing at ${path}. The API lives under /risk_api/ and /graphql; the agent-protocol (MCP) server at /mcp.`,
   });
 
+  services.webhooks.start();
+
   let admin: AdminServer | null = null;
   if (db.kind === 'pglite' && !opts.inMemoryDatabase) {
     // The CLI cannot open the PGlite directory while we hold it, so it asks us instead.
@@ -145,6 +151,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       stopWatches();
       await stopFeeds(); // a download in progress is cancelled and recorded before the database closes
       await http.drain();
+      await services.webhooks.stop(); // a send in progress finishes (at most 10 s) and is recorded
       await admin?.close();
       await workspace.close();
       await verifier.flushLastUsed().catch(() => {});

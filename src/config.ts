@@ -54,6 +54,9 @@ const envSchema = z.object({
   // Agent protocol (README "Agent protocol (MCP)"): browser origins allowed to call /mcp besides BASE_URL's own.
   MCP_ALLOWED_ORIGINS: z.string().default('').transform((v) => v.split(',').map((x) => x.trim()).filter(Boolean))
     .pipe(z.array(z.string().regex(/^https?:\/\/[^/?#\s]+$/, 'must be a comma-separated list of origins such as https://app.example.com (scheme://host[:port], no path)'))),
+  // Outbound webhooks (docs/webhooks.md): hosts exempt from the private-address refusal, which may also take http://.
+  WEBHOOK_ALLOWED_HOSTS: z.string().default('').transform((v) => v.split(',').map((x) => x.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1')).filter(Boolean))
+    .pipe(z.array(z.string().regex(/^[a-z0-9.:-]{1,253}$/, 'must be a comma-separated list of host names or IP addresses (no scheme, port or path)'))),
 });
 
 /** The names of every variable above (the container files are checked against them: test/unit/container-files.test.ts). */
@@ -124,6 +127,8 @@ export type Config = {
   mailFrom: string;
   /** Origins (scheme://host[:port]) allowed to call /mcp from a browser, besides BASE_URL's; requests without Origin always pass. */
   mcpAllowedOrigins: string[];
+  /** Webhook target hosts (lowercase, IPv6 without brackets) the operator allows even on private addresses, and over http. */
+  webhookAllowedHosts: string[];
   /** null: no payment provider configured (the subscription page says so). */
   paypal: null | {
     apiBase: string; clientId: string; clientSecret: string; webhookId: string; plans: Record<string, string>; certHosts: string[];
@@ -184,6 +189,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
     mcpAllowedOrigins: e.MCP_ALLOWED_ORIGINS.map((o) => new URL(o).origin),
+    webhookAllowedHosts: e.WEBHOOK_ALLOWED_HOSTS,
     paypal: e.PAYPAL_API_BASE && e.PAYPAL_CLIENT_ID && e.PAYPAL_CLIENT_SECRET && e.PAYPAL_WEBHOOK_ID && e.PAYPAL_PLANS ? {
       apiBase: e.PAYPAL_API_BASE.replace(/\/+$/, ''), clientId: e.PAYPAL_CLIENT_ID, clientSecret: e.PAYPAL_CLIENT_SECRET,
       webhookId: e.PAYPAL_WEBHOOK_ID,

@@ -45,6 +45,8 @@ export const ERRORS = {
   watch_exists: { status: 409 },
   /** A watch past the workspace's cap of watches. */
   watch_limit_reached: { status: 409 },
+  /** A webhook endpoint past the workspace's cap (src/domain/webhooks/schemas.ts). */
+  webhook_endpoint_limit_reached: { status: 409 },
   service_unavailable: { status: 503 },
   /** A GraphQL query stopped at its time ceiling (src/transport/graphql/ceilings.ts). */
   query_timeout: { status: 503 },

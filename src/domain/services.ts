@@ -12,6 +12,8 @@ import { CommunitySignals } from './community/signal.ts';
 import { IpMemoryCache, IP_MEMORY_FOLLOW_MS } from './memory/ip-memory.ts';
 import { OverrideCache, OVERRIDE_FOLLOW_MS } from './overrides/rule-cache.ts';
 import { KeyCountryTracker } from './watches/key-countries.ts';
+import { WebhookDeliverer } from './webhooks/deliverer.ts';
+import type { MailMessage } from './mail/outbox.ts';
 
 /** The long-lived parts every resolver may use; built once by createApp. */
 export type Services = ScoreDeps & {
@@ -26,6 +28,8 @@ export type Services = ScoreDeps & {
   keyCountries: KeyCountryTracker;
   /** Reports per transaction of a bulk report: smaller on the embedded database, which runs on this event loop (memory/report-bulk.ts). */
   bulkChunkSize: number;
+  /** The webhook delivery loop, and the deps of the webhook functions (webhookDeps). */
+  webhooks: WebhookDeliverer;
 };
 
 /** A window's lookups are sent to the counters in one batch per COMMUNITY_FLUSH_MS, and its snapshot read
@@ -33,7 +37,11 @@ export type Services = ScoreDeps & {
 const COMMUNITY_FLUSH_MS = 25;
 const COMMUNITY_SETTLE_MS = 1_000;
 
-type Parts = Pick<Services, 'prisma' | 'network' | 'publications' | 'counters' | 'baseUrl' | 'log' | 'bulkChunkSize'> & { metrics?: Metrics };
+type Parts = Pick<Services, 'prisma' | 'network' | 'publications' | 'counters' | 'baseUrl' | 'log' | 'bulkChunkSize'> & {
+  metrics?: Metrics;
+  /** WEBHOOK_ALLOWED_HOSTS, and how to queue an e-mail (the control plane's Mailer). */
+  webhookAllowedHosts: readonly string[]; mail: (message: MailMessage) => Promise<unknown>;
+};
 
 /** The domain's services over the opened platform (database, counters, network data, publications). */
 export async function createServices(parts: Parts): Promise<Services> {
@@ -51,6 +59,7 @@ export async function createServices(parts: Parts): Promise<Services> {
     ipMemory: new IpMemoryCache(prisma),
     overrides: new OverrideCache(prisma),
     keyCountries: new KeyCountryTracker(parts.network),
+    webhooks: new WebhookDeliverer({ prisma, allowedHosts: parts.webhookAllowedHosts, log, baseUrl: parts.baseUrl, mail: parts.mail, now: () => new Date() }),
   };
   await Promise.all([services.ipMemory.catchUp(), services.overrides.catchUp()]);
   services.overrides.follow(OVERRIDE_FOLLOW_MS, (e) => log.warn('override rules catch-up failed', { err: e }));

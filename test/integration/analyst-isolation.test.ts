@@ -54,6 +54,13 @@ describe(`workspace isolation across the whole graph (${backendName})`, () => {
     await a.request(`mutation { createOverride(input: { target: "AS15169", action: adjust, points: 40, reason: "${SECRET} as" }) { id } }`);
     await b.request('mutation { createOverride(input: { target: "1.1.1.1", action: allow, reason: "b-own rule" }) { id } }');
     await writeReport(b, { kind: 'domain', key: 'b-own.example', outcomeCode: 'spam', relatedSubjects: [{ kind: 'ipaddress', key: '8.8.8.8' }] });
+    // A's webhook endpoint and a delivery with an attempt (failed: the delivery loop leaves it be); B's own endpoint.
+    const hook = await a.request<any>(`mutation { createWebhookEndpoint(input: { url: "https://${SECRET}.example/hook", eventTypes: ["watch.reported"], description: "${SECRET}" }) { endpoint { id } } }`);
+    const endpoint = await s.app.db.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: hook.createWebhookEndpoint.endpoint.id } });
+    const event = await s.app.db.prisma.webhookEvent.create({ data: { publicId: `evt_${SECRET}`, workspaceId: endpoint.workspaceId, type: 'watch.reported', data: { subject: SECRET } } });
+    const delivery = await s.app.db.prisma.webhookDelivery.create({ data: { eventId: event.id, endpointId: endpoint.id, workspaceId: endpoint.workspaceId, status: 'failed', attempts: 1 } });
+    await s.app.db.prisma.webhookAttempt.create({ data: { deliveryId: delivery.id, workspaceId: endpoint.workspaceId, latencyMs: 3, httpStatus: 500, error: SECRET, responseExcerpt: SECRET } });
+    await b.request('mutation { createWebhookEndpoint(input: { url: "https://b-own.example/hook", eventTypes: ["watch.reported"] }) { secret } }');
     const day = 86_400_000;
     Object.assign(rootArgs, {
       subject: `(kind: email, key: "${SECRET}@example.com")`,
@@ -71,6 +78,8 @@ describe(`workspace isolation across the whole graph (${backendName})`, () => {
       overrides: '(state: all, first: 20)',
       watches: '(first: 20)',
       overrideAudit: '(first: 20)',
+      webhookEndpoints: '(first: 20)',
+      webhookDeliveries: '(first: 20)',
       viewer: '',
     });
   });

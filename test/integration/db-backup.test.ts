@@ -92,6 +92,14 @@ async function seedEveryTable(app: App): Promise<string> {
   } });
   const keyRow = await prisma.apiKey.findUniqueOrThrow({ where: { prefix: key.prefix } });
   await prisma.apiKeyCountry.create({ data: { apiKeyId: keyRow.id, country: 'NL' } });
+  // delivered, so the running server's delivery loop leaves the rows as they are between the backup and the compare
+  const endpoint = await prisma.webhookEndpoint.create({ data: {
+    workspaceId: ws.id, url: 'https://hooks.example.com/risk', eventTypes: ['watch.reported', 'endpoint.test'], description: 'SOC — Büro', secret: 'whsec_current',
+    previousSecret: 'whsec_previous', previousSecretUntil: new Date(Date.now() + 3_600_000), failingSince: new Date(Date.now() - 60_000),
+  } });
+  const event = await prisma.webhookEvent.create({ data: { publicId: 'evt_backup', workspaceId: ws.id, type: 'watch.reported', data: { subject: 'domain:exämple.org', n: [1, 2] } } });
+  const delivery = await prisma.webhookDelivery.create({ data: { eventId: event.id, endpointId: endpoint.id, workspaceId: ws.id, status: 'delivered', attempts: 2, deliveredAt: new Date() } });
+  await prisma.webhookAttempt.create({ data: { deliveryId: delivery.id, workspaceId: ws.id, latencyMs: 120, httpStatus: 503, error: 'HTTP 503', responseExcerpt: 'später', manual: true } });
   return key.secret;
 }
 

@@ -116,6 +116,7 @@ describe(`GET /metrics (${backendName})`, () => {
     expect(valueOf(families, 'risk_feed_age_seconds', 'risk_feed_age_seconds', { feed: 'metrics-feed' })).toBeGreaterThanOrEqual(0);
     expect(valueOf(families, 'risk_outbox_backlog', 'risk_outbox_backlog', { outbox: 'mail' })).toBe(1);
     expect(valueOf(families, 'risk_outbox_backlog', 'risk_outbox_backlog', { outbox: 'provider_cancellation' })).toBe(0);
+    expect(valueOf(families, 'risk_outbox_backlog', 'risk_outbox_backlog', { outbox: 'webhook' })).toBe(0);
     expect(valueOf(families, 'risk_outbox_oldest_age_seconds', 'risk_outbox_oldest_age_seconds', { outbox: 'mail' })).toBeGreaterThanOrEqual(59);
   });
 

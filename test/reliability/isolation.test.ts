@@ -72,7 +72,7 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
   let ua: Browserish;
   let ub: Browserish;
   let keyA: string, keyB: string, keyRevoked: string, revokedPrefix: string;
-  let aReportId: number, aRatingCreatedAt: string, aRuleId: number, aWatchId: number;
+  let aReportId: number, aRatingCreatedAt: string, aRuleId: number, aWatchId: number, aEndpointId: number, aDeliveryId: number;
   const aPrefixes: string[] = [];
   const rootArgs: Record<string, string> = {};
   const skippedNested = new Set<string>();
@@ -130,6 +130,16 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
     aWatchId = watch.body.watch.id;
     const subjectWatch = await call(`${s.url}/risk_api/watches/`, 'POST', authA, { subject: { kind: 'domain', key: `${SECRET}.example` } });
     expect(subjectWatch.status, subjectWatch.text).toBe(201);
+    // A's webhook endpoint with a delivery and its attempt, every text field carrying the secret (disabled: the loop leaves it be).
+    const endpoint = await s.app.db.prisma.webhookEndpoint.create({ data: {
+      workspaceId: accounts[0]!.workspaceId, url: `https://${SECRET}.example/hook`, eventTypes: ['watch.reported'], description: `${SECRET} hook`,
+      secret: `whsec_${SECRET}`, status: 'disabled', disabledReason: `${SECRET} off`,
+    } });
+    aEndpointId = endpoint.id;
+    const event = await s.app.db.prisma.webhookEvent.create({ data: { publicId: `evt_${SECRET}`, workspaceId: endpoint.workspaceId, type: 'watch.reported', data: { subject: SECRET } } });
+    const delivery = await s.app.db.prisma.webhookDelivery.create({ data: { eventId: event.id, endpointId: endpoint.id, workspaceId: endpoint.workspaceId, status: 'failed', attempts: 1 } });
+    aDeliveryId = delivery.id;
+    await s.app.db.prisma.webhookAttempt.create({ data: { deliveryId: delivery.id, workspaceId: endpoint.workspaceId, latencyMs: 5, httpStatus: 500, error: `${SECRET} error`, responseExcerpt: `${SECRET} body` } });
     // B's own memory, so every walk reaches real data and an empty answer is not the reason nothing leaks.
     const own = await call(`${s.url}/risk_api/report/`, 'POST', { 'x-api-key': keyB }, {
       kind: 'domain', key: 'b-own.example', outcome_code: 'spam', related_subjects: [{ kind: 'ipaddress', key: B_IP }],
@@ -164,6 +174,8 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
       overrides: '(state: all, first: 20)',
       overrideAudit: '(first: 20)',
       watches: '(first: 20)',
+      webhookEndpoints: '(first: 20)',
+      webhookDeliveries: '(first: 20)',
       viewer: '',
     });
   }, 180_000);
@@ -219,6 +231,33 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
       refused: 'not_found',
       async check() {
         expect(await s.app.db.prisma.watch.count({ where: { id: aWatchId } })).toBe(1);
+      },
+    },
+    createWebhookEndpoint: {
+      // B's own endpoint, created beside A's, which it neither counts against nor shows
+      query: 'mutation { createWebhookEndpoint(input: { url: "https://b-own.example/hook", eventTypes: ["watch.reported"] }) { secret endpoint { id description url } } }',
+      check(a) {
+        expect(a.body.data.createWebhookEndpoint.endpoint, a.text).toMatchObject({ description: '', url: 'https://b-own.example/hook' });
+        expect(a.body.data.createWebhookEndpoint.endpoint.id).not.toBe(aEndpointId);
+      },
+    },
+    ...Object.fromEntries(['updateWebhookEndpoint', 'rotateWebhookEndpointSecret', 'disableWebhookEndpoint', 'enableWebhookEndpoint', 'deleteWebhookEndpoint', 'sendWebhookTestEvent'].map((name) => [name, {
+      get query() {
+        const args = name === 'updateWebhookEndpoint' ? `input: { id: ${aEndpointId}, description: "b was here" }` : name === 'sendWebhookTestEvent' ? `endpointId: ${aEndpointId}` : `id: ${aEndpointId}`;
+        return `mutation { ${name}(${args}) { __typename } }`;
+      },
+      refused: 'not_found',
+      async check() {
+        const e = await s.app.db.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: aEndpointId } });
+        expect([e.status, e.description, e.secret, e.previousSecret]).toEqual(['disabled', `${SECRET} hook`, `whsec_${SECRET}`, null]);
+        expect(await s.app.db.prisma.webhookDelivery.count({ where: { endpointId: aEndpointId } })).toBe(1);
+      },
+    }])),
+    resendWebhookDelivery: {
+      get query() { return `mutation { resendWebhookDelivery(id: ${aDeliveryId}) { id } }`; },
+      refused: 'not_found',
+      async check() {
+        expect(await s.app.db.prisma.webhookAttempt.count({ where: { deliveryId: aDeliveryId } })).toBe(1);
       },
     },
     rate: {
@@ -460,6 +499,8 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
       ['POST', '/workspace/sign-out'], ['GET', '/workspace/assets/app.js'], ['POST', '/workspace/graphql'],
       ['GET', '/workspace/overrides'], ['POST', '/workspace/overrides'], ['POST', '/workspace/overrides/expire'], ['GET', '/workspace/overrides/audit.ndjson'],
       ['GET', '/workspace/watches'], ['POST', '/workspace/watches'], ['POST', '/workspace/watches/delete'],
+      ['GET', '/workspace/webhooks'], ['POST', '/workspace/webhooks'], ['GET', '/workspace/webhooks/edit'], ['POST', '/workspace/webhooks/edit'], ['GET', '/workspace/webhooks/deliveries'], ['POST', '/workspace/webhooks/deliveries/resend'],
+      ...(['test', 'rotate', 'disable', 'enable', 'delete'] as const).map((a) => ['POST', `/workspace/webhooks/${a}`] as const),
     ] as const;
 
     it('lists every page the control plane routes (a new page must be added here)', () => {
@@ -480,7 +521,7 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
       expect((await s.app.db.prisma.apiKey.findUniqueOrThrow({ where: { prefix: aPrefixes[0]! } })).revokedAt).toBeNull();
       const reports = [`/workspace/reports/ip/${A_IP}`, '/workspace/reports/subnet/8.8.4.0%2F24', '/workspace/reports/asn/AS15169'];
       // A report page shows its content to the confirm POST; its GET shows only the button. Both are checked.
-      const views: Array<[string, 'GET' | 'POST']> = [...[...reports, '/workspace/usage', '/workspace/subscription', '/workspace/overrides', '/workspace/overrides/audit.ndjson', '/workspace/watches'].map((p) => [p, 'GET'] as [string, 'GET']), ...reports.map((p) => [p, 'POST'] as [string, 'POST'])];
+      const views: Array<[string, 'GET' | 'POST']> = [...[...reports, '/workspace/usage', '/workspace/subscription', '/workspace/overrides', '/workspace/overrides/audit.ndjson', '/workspace/watches', '/workspace/webhooks', `/workspace/webhooks/deliveries?endpoint=${aEndpointId}`].map((p) => [p, 'GET'] as [string, 'GET']), ...reports.map((p) => [p, 'POST'] as [string, 'POST'])];
       for (const [page, method] of views) {
         const r = method === 'POST' ? await ub.request(page, { form: { _csrf: token } }) : await ub.request(page);
         expect(r.status, `${method} ${page}: ${r.text.slice(0, 300)}`).toBe(200);
@@ -520,6 +561,33 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
       expect(read.text).not.toContain(SECRET);
       expect(read.body.data.watches.nodes.map((w: { id: number }) => w.id)).not.toContain(aWatchId);
       expect((await s.app.db.prisma.watch.findUniqueOrThrow({ where: { id: aWatchId } })).note).toBe(`${SECRET} watch`);
+    });
+
+    it('shows B\'s session none of A\'s webhook endpoints or deliveries, and will not change or send them by form or /workspace/graphql', async () => {
+      const token = await ub.csrfOf('/workspace/webhooks');
+      for (const a of ['test', 'rotate', 'disable', 'enable', 'delete']) {
+        const byForm = await ub.request(`/workspace/webhooks/${a}`, { form: { _csrf: token, id: String(aEndpointId) } });
+        expect(byForm.status, `${a}: ${byForm.text.slice(0, 300)}`).toBe(404);
+        expect(byForm.text).not.toContain(SECRET);
+      }
+      const editForm = await ub.request(`/workspace/webhooks/edit?id=${aEndpointId}`);
+      expect([editForm.status, editForm.text.includes(SECRET)]).toEqual([404, false]);
+      const edited = await ub.request('/workspace/webhooks/edit', { form: { _csrf: token, id: String(aEndpointId), url: 'https://b.example/x', event_types: 'watch.reported', description: 'b' } });
+      expect(edited.status).toBe(404);
+      const resend = await ub.request('/workspace/webhooks/deliveries/resend', { form: { _csrf: token, id: String(aDeliveryId) } });
+      expect(resend.status).toBe(404);
+      const gql = (query: string) => call(`${s.url}/workspace/graphql`, 'POST', { cookie: `rk_session=${ub.cookies.get('rk_session')}`, 'x-csrf-token': token }, { query });
+      for (const m of [`rotateWebhookEndpointSecret(id: ${aEndpointId})`, `enableWebhookEndpoint(id: ${aEndpointId})`, `deleteWebhookEndpoint(id: ${aEndpointId})`,
+        `sendWebhookTestEvent(endpointId: ${aEndpointId})`, `resendWebhookDelivery(id: ${aDeliveryId})`, `updateWebhookEndpoint(input: { id: ${aEndpointId}, description: "b" })`]) {
+        const r = await gql(`mutation { ${m} { __typename } }`);
+        expect(r.body.errors?.[0]?.extensions?.code, r.text).toBe('not_found');
+      }
+      const read = await gql(`{ webhookEndpoints(first: 100) { nodes { id url description disabledReason } } webhookDeliveries(first: 100, endpointId: ${aEndpointId}) { nodes { id eventId attempts { error responseExcerpt } } } }`);
+      expect(read.text).not.toContain(SECRET);
+      expect(read.body.data.webhookDeliveries.nodes).toEqual([]);
+      const e = await s.app.db.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: aEndpointId } });
+      expect([e.status, e.secret]).toEqual(['disabled', `whsec_${SECRET}`]);
+      expect(await s.app.db.prisma.webhookAttempt.count({ where: { deliveryId: aDeliveryId } })).toBe(1);
     });
 
     it('refuses API keys on every page, with or without a session', async () => {

@@ -11,7 +11,7 @@ import { hashApiKey } from '../../src/domain/access/key-format.ts';
  * wrong tokens and an API key, and client errors of every kind — with every log line captured. Then each secret of
  * the run is searched for in the logs, in every error body and in every GraphQL error: API keys (whole and
  * secret part), their stored hashes, the key pepper, passwords (right and wrong), the confirmation link's token, session and
- * CSRF cookie values, CSRF tokens, the PayPal client secret and its Basic credentials, PayPal access tokens and the
+ * CSRF cookie values, CSRF tokens, webhook signing secrets (created and rotated), the PayPal client secret and its Basic credentials, PayPal access tokens and the
  * metrics token. The operator's and security events of the run are in the log as audit lines, and every request
  * has its access line with the key's prefix (never the key). Without SMTP, held mail is logged without its text.
  */
@@ -95,6 +95,13 @@ describe(`no secret in logs, error bodies or GraphQL errors (${backendName})`, (
     const other = await page(v, 'create key 2', '/workspace/keys', { form: { _csrf: Browserish.csrf(keysPage.text), name: 'second' } });
     const second = /id="secret">([^<]+)</.exec(other.text)?.[1];
     keep('second API key', second);
+    // A webhook endpoint through the page, then its secret rotated: each secret shown once, in that answer only.
+    const hook = await page(v, 'create webhook endpoint', '/workspace/webhooks', { form: { _csrf: Browserish.csrf(keysPage.text), url: 'https://hooks.example.com/risk', event_types: 'watch.reported' } });
+    expect(hook.status, hook.text).toBe(201);
+    keep('webhook signing secret', /id="secret">(whsec_[^<]+)</.exec(hook.text)?.[1]);
+    const hookId = /<tr data-endpoint="(\d+)">/.exec(hook.text)?.[1];
+    const rotatedHook = await page(v, 'rotate webhook secret', '/workspace/webhooks/rotate', { form: { _csrf: Browserish.csrf(keysPage.text), id: hookId ?? '' } });
+    keep('rotated webhook signing secret', /id="secret">(whsec_[^<]+)</.exec(rotatedHook.text)?.[1]);
 
     // A paid tier through the PayPal double: OAuth with the client secret, signed webhook.
     const sub = await page(v, 'subscribe', '/workspace/subscription', { form: { _csrf: Browserish.csrf(keysPage.text), tier: 'developer' } });

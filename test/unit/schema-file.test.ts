@@ -106,8 +106,10 @@ describe('the two schemas are separate', () => {
    * served by its own schema's resolver: the API's authors the caller's key, the workspace's the signed-in account.
    */
   const NAMED_ALIKE = [
-    'Mutation.createOverride', 'Mutation.createWatch', 'Mutation.deleteWatch', 'Mutation.expireOverride', 'Mutation.updateOverride', 'Mutation.updateWatch',
-    'Query.overrideAudit', 'Query.overrides', 'Query.watches',
+    'Mutation.createOverride', 'Mutation.createWatch', 'Mutation.createWebhookEndpoint', 'Mutation.deleteWatch', 'Mutation.deleteWebhookEndpoint',
+    'Mutation.disableWebhookEndpoint', 'Mutation.enableWebhookEndpoint', 'Mutation.expireOverride', 'Mutation.resendWebhookDelivery', 'Mutation.rotateWebhookEndpointSecret',
+    'Mutation.sendWebhookTestEvent', 'Mutation.updateOverride', 'Mutation.updateWatch', 'Mutation.updateWebhookEndpoint', 'Query.overrideAudit',
+    'Query.overrides', 'Query.watches', 'Query.webhookDeliveries', 'Query.webhookEndpoints',
   ];
   const fieldOf = (s: GraphQLSchema, name: string) => {
     const [type, field] = name.split('.') as [string, string];

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { confirmationLink, startControlPlane, type ControlPlaneHarness } from './harness.ts';
 import { backendName } from '../helpers/backend.ts';
+import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';
 
 /** The whole API-mode journey in real headless Chromium; screenshots go to test-artifacts/. */
 const ARTIFACTS = path.resolve('test-artifacts/control-plane');
@@ -14,9 +15,11 @@ describe(`control plane in Chromium (${backendName})`, () => {
   let browser: BrowserContext;
   let profile: string;
   let p: Page;
+  let rx: Receiver;
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
-    h = await startControlPlane();
+    rx = await startReceiver();
+    h = await startControlPlane({ env: { WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' } });
     profile = mkdtempSync(path.join(tmpdir(), 'chromium-profile-'));
     // A fresh --user-data-dir: playwright passes it for a persistent context.
     browser = await chromium.launchPersistentContext(profile, {
@@ -28,11 +31,12 @@ describe(`control plane in Chromium (${backendName})`, () => {
   afterAll(async () => {
     await browser?.close();
     await h?.close();
+    await rx?.close();
     if (profile) rmSync(profile, { recursive: true, force: true });
   });
   const shot = (name: string) => p.screenshot({ path: path.join(ARTIFACTS, `${backendName}-${name}.png`), fullPage: true });
 
-  it('registers, confirms the e-mailed link, creates a key shown once, buys a tier through the e-mailed approval URL, sets and expires an override rule, makes and deletes a watch, and revokes the key', { timeout: 300_000 }, async () => {
+  it('registers, confirms the e-mailed link, creates a key shown once, buys a tier through the e-mailed approval URL, sets and expires an override rule, makes and deletes a watch, creates a webhook endpoint and sends it a test event, and revokes the key', { timeout: 300_000 }, async () => {
     p.setDefaultTimeout(60_000); // a loaded CI machine, not a performance assertion
     await p.goto(`${h.url}/workspace/register`);
     await p.fill('input[name=email]', 'chromium@example.com');
@@ -94,6 +98,22 @@ describe(`control plane in Chromium (${backendName})`, () => {
     await Promise.all([p.waitForURL(/expired=\d+$/), p.click('#rules button:has-text("Expire")')]);
     expect(await p.locator('#no-rules').isVisible()).toBe(true);
     expect(await p.locator('#audit tbody tr').count()).toBe(2);
+
+    // A webhook endpoint made on the Webhooks page: its secret shown once verifies the test event the receiver gets.
+    await p.click('header a:has-text("Webhooks")');
+    await p.fill('input[name=url]', rx.url);
+    await p.check('input[name=event_types][value="watch.reported"]');
+    await Promise.all([p.waitForSelector('#new-secret'), p.click('#create-endpoint button[type=submit]')]);
+    const hookSecret = (await p.textContent('#secret'))!;
+    expect(hookSecret).toMatch(/^whsec_/);
+    rx.secrets.add(hookSecret);
+    await shot('webhook-created');
+    await Promise.all([p.waitForURL(/\/workspace\/webhooks\/deliveries\?endpoint=\d+&tested=\d+$/), p.click('#endpoints button:has-text("Send test event")')]);
+    expect(await p.textContent('#deliveries tbody tr td[data-status]')).toContain('delivered');
+    expect(rx.received.at(-1)!.verifiedWith).toEqual([hookSecret]);
+    await Promise.all([p.waitForURL(/resent=\d+$/), p.click('#deliveries button:has-text("Re-send")')]);
+    expect(await p.locator('#deliveries tr[data-attempt]').count()).toBe(2);
+    await shot('webhook-deliveries');
 
     const body = await (await score()).json() as { links?: { ip?: string }; override: unknown };
     expect(body.override).toBeNull();

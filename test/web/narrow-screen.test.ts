@@ -73,10 +73,10 @@ describe(`workspace pages on a ${WIDTH} px screen (${backendName})`, () => {
     parts: [...document.querySelectorAll('header > *, header form > *')].map((e) => ({ what: e.textContent!.trim().slice(0, 40), right: Math.ceil(e.getBoundingClientRect().right) })),
   }));
 
-  for (const page of ['keys', 'subscription', 'usage', 'overrides']) {
+  for (const page of ['keys', 'subscription', 'usage', 'overrides', 'webhooks', 'webhooks/deliveries']) {
     it(`keeps the ${page} page's header within the screen`, async () => {
       await p.goto(`${h.url}/workspace/${page}`);
-      await p.screenshot({ path: path.join(ARTIFACTS, `${backendName}-${page}.png`), fullPage: true });
+      await p.screenshot({ path: path.join(ARTIFACTS, `${backendName}-${page.replace('/', '-')}.png`), fullPage: true });
       const w = await widths();
       expect(w.header, 'header scroll width').toBeLessThanOrEqual(WIDTH);
       for (const part of w.parts) expect(part.right, `right edge of "${part.what}"`).toBeLessThanOrEqual(WIDTH);

@@ -6,9 +6,9 @@ import { listFeedsWithSchedules, type FeedListing } from '../feeds/schedule.ts';
 
 /**
  * The service's state as gauges read at scrape time: the publication this process scores from, the imported
- * feeds and the last fetch of those read from a URL, and the two outboxes (mail to deliver, provider
- * cancellations to send). Held mail (no SMTP_URL) is not a backlog: nothing will send it. A scrape reads the
- * database once for all of them (four small statements,
+ * feeds and the last fetch of those read from a URL, and the three outboxes (mail to deliver, provider
+ * cancellations and webhook deliveries to send). Held mail (no SMTP_URL) is not a backlog: nothing will send it. A scrape reads the
+ * database once for all of them (five small statements,
  * each answered from an index or a table of a few rows), however many gauges ask.
  */
 type StateReading = {
@@ -17,16 +17,18 @@ type StateReading = {
 };
 
 async function readState(prisma: PrismaClient): Promise<StateReading> {
-  const [feeds, mail, cancellations] = await Promise.all([
+  const [feeds, mail, cancellations, webhooks] = await Promise.all([
     listFeedsWithSchedules(prisma),
     prisma.mailOutbox.aggregate({ where: { status: 'pending' }, _count: { _all: true }, _min: { createdAt: true } }),
     prisma.providerCancellation.aggregate({ where: { status: 'pending' }, _count: { _all: true }, _min: { createdAt: true } }),
+    prisma.webhookDelivery.aggregate({ where: { status: 'pending' }, _count: { _all: true }, _min: { createdAt: true } }),
   ]);
   return {
     feeds,
     outboxes: [
       { outbox: 'mail', backlog: mail._count._all, oldest: mail._min.createdAt },
       { outbox: 'provider_cancellation', backlog: cancellations._count._all, oldest: cancellations._min.createdAt },
+      { outbox: 'webhook', backlog: webhooks._count._all, oldest: webhooks._min.createdAt },
     ],
   };
 }

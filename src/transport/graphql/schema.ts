@@ -11,6 +11,7 @@ import './types/score-batch.ts';
 import './types/block.ts';
 import './types/overrides.ts';
 import './types/watches.ts';
+import './types/webhooks.ts';
 
 import './types/analyst.ts';
 import { isObjectType, type GraphQLSchema } from 'graphql';

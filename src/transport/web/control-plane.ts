@@ -16,6 +16,8 @@ import { usagePage } from './usage-page.ts';
 import { reportPage } from './report-page.ts';
 import { auditDownload, expireRulePage, overridesPage } from './overrides-page.ts';
 import { deleteWatchPage, watchesPage } from './watches-page.ts';
+import { editWebhookPage, webhookActionPage, webhooksPage } from './webhooks-page.ts';
+import { deliveriesPage, resendPage } from './deliveries-page.ts';
 import { APP_JS } from './assets.ts';
 import { createWorkspaceGraphql, WORKSPACE_GRAPHQL_PATH } from './graphql/server.ts';
 
@@ -86,6 +88,12 @@ async function route(deps: WebDeps, web: WebRequest) {
   if (path === '/workspace/overrides/audit.ndjson' && method === 'GET') return auditDownload(deps, signedIn);
   if (path === '/workspace/watches') return watchesPage(deps, signedIn);
   if (path === '/workspace/watches/delete' && method === 'POST') return deleteWatchPage(deps, signedIn);
+  if (path === '/workspace/webhooks') return webhooksPage(deps, signedIn);
+  if (path === '/workspace/webhooks/edit' && method !== 'HEAD') return editWebhookPage(deps, signedIn);
+  if (path === '/workspace/webhooks/deliveries' && method !== 'POST') return deliveriesPage(deps, signedIn);
+  if (path === '/workspace/webhooks/deliveries/resend' && method === 'POST') return resendPage(deps, signedIn);
+  const hookAction = /^\/workspace\/webhooks\/(test|rotate|disable|enable|delete)$/.exec(path);
+  if (hookAction && method === 'POST') return webhookActionPage(deps, signedIn, hookAction[1]!);
   const report = /^\/workspace\/reports\/([a-z]+)\/([^/]+)$/.exec(path);
   if (report && method !== 'HEAD') return reportPage(deps, signedIn, report[1]!, report[2]!);
   throw new AppError('not_found', `Nothing at ${path}.`);

@@ -44,7 +44,7 @@ label{display:block;margin:.6rem 0}.field-error{color:#a61b13;display:block;font
 .series-0{fill:#3465a4}.series-1{fill:#e8a33d}.series-2{fill:#4e9a06}.series-3{fill:#a040a0}.series-4{fill:#1b9e9e}.series-rest{fill:#9aa0a6}`;
 
 export function page(title: string, chrome: Chrome, body: Html): string {
-  const nav = chrome ? html`<a href="/workspace/keys">Keys</a><a href="/workspace/subscription">Subscription</a><a href="/workspace/usage">Usage</a><a href="/workspace/overrides">Overrides</a><a href="/workspace/watches">Watches</a>
+  const nav = chrome ? html`<a href="/workspace/keys">Keys</a><a href="/workspace/subscription">Subscription</a><a href="/workspace/usage">Usage</a><a href="/workspace/overrides">Overrides</a><a href="/workspace/watches">Watches</a><a href="/workspace/webhooks">Webhooks</a>
 <form method="post" action="/workspace/sign-out">${csrfField(chrome.csrf)}<span title="${chrome.email}">${chrome.email}</span> <button type="submit">Sign out</button></form>` : html``;
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${esc(title)} — risk-api workspace</title><style>${STYLE}</style></head>

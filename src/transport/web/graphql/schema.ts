@@ -12,6 +12,7 @@ import { enumValues } from '../../graphql/enum-values.ts';
 import { MAIL_PER_ADDRESS_PER_DAY } from '../../../domain/mail/mail-limit.ts';
 import './overrides.ts'; // the override rule fields, registered on the builder before the schema is built below
 import './watches.ts'; // the watch fields, likewise
+import './webhooks.ts'; // the webhook endpoint and delivery fields, likewise
 
 /**
  * Types and resolvers of /workspace/graphql. Every resolver calls the same function of
