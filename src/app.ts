@@ -95,7 +95,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   });
   registerStateGauges(metrics, { prisma: db.prisma, publications, log });
   const stopWatches = config.watchDetectionMs > 0
-    ? startWatchDetection({ prisma: db.prisma, network, publications, community: services.community, keyCountries: services.keyCountries, log, intervalMs: config.watchDetectionMs })
+    ? startWatchDetection({ prisma: db.prisma, network, publications, community: services.community, keyCountries: services.keyCountries, log, intervalMs: config.watchDetectionMs, onEvents: () => services.webhooks.wake() })
     : () => {};
   const pepper = resolvePepper(config.apiKeyPepper, config.dataDir);
   const verifier = new KeyVerifier(db.prisma, pepper, config.keyCacheTtlMs);

@@ -35,12 +35,16 @@ export async function detectOnce(deps: DetectionDeps, nowMs = Date.now(), onErro
 }
 
 /** Runs detectOnce every intervalMs (a slow round never overlaps the next); returns a function that stops it. */
-export function startWatchDetection(deps: DetectionDeps & { log: Pick<Logger, 'warn'>; intervalMs?: number }): () => void {
+export function startWatchDetection(deps: DetectionDeps & { log: Pick<Logger, 'warn'>; intervalMs?: number; onEvents?: () => void }): () => void {
   let running = false;
   const timer = setInterval(() => {
     if (running) return;
     running = true;
     void detectOnce(deps, Date.now(), (step, e) => deps.log.warn('watch detection step failed', { step, err: e }))
+      .then((r) => {
+        // Events were committed: the delivery loop sends them now rather than at its next poll.
+        if (r.publication.events + r.spikes.events + r.reports.events + r.keyCountries.events > 0) deps.onEvents?.();
+      })
       .finally(() => { running = false; });
   }, deps.intervalMs ?? WATCH_DETECTION_MS);
   timer.unref();
