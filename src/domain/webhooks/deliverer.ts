@@ -74,14 +74,15 @@ export class WebhookDeliverer {
   private async round() {
     const { prisma } = this.deps;
     const now = this.deps.now();
-    // The oldest pending delivery of each enabled endpoint, then only those due.
+    // The oldest pending delivery of each enabled endpoint (one index probe per endpoint: a backlog behind a
+    // failing endpoint is never scanned), then only those due.
     const heads = await prisma.$queryRaw<Array<{ id: number }>>`
-      SELECT h.id FROM (
-        SELECT DISTINCT ON (d."endpointId") d.id, d."nextAttemptAt"
-        FROM "WebhookDelivery" d JOIN "WebhookEndpoint" e ON e.id = d."endpointId" AND e.status = 'enabled'
-        WHERE d.status = 'pending'
-        ORDER BY d."endpointId", d.id
-      ) h WHERE h."nextAttemptAt" <= ${now} ORDER BY h."nextAttemptAt" LIMIT ${PER_ROUND}`;
+      SELECT h.id FROM "WebhookEndpoint" e
+      CROSS JOIN LATERAL (
+        SELECT d.id, d."nextAttemptAt" FROM "WebhookDelivery" d
+        WHERE d."endpointId" = e.id AND d.status = 'pending' ORDER BY d.id LIMIT 1
+      ) h
+      WHERE e.status = 'enabled' AND h."nextAttemptAt" <= ${now} ORDER BY h."nextAttemptAt" LIMIT ${PER_ROUND}`;
     if (heads.length === 0) return;
     const due = await prisma.webhookDelivery.findMany({ where: { id: { in: heads.map((h) => Number(h.id)) } }, include: { event: true, endpoint: true } });
     const queue = [...due];
