@@ -127,7 +127,11 @@ describe(`GraphQL abuse (${backendName})`, () => {
     const r = await gql({ query: '{ __schema { types { name fields { name args { name } } inputFields { name } } } }' });
     const types: Array<{ name: string; fields: Array<{ name: string; args: Array<{ name: string }> }> | null; inputFields: Array<{ name: string }> | null }> = r.json.data.__schema.types;
     const names = types.flatMap((t) => [t.name, ...(t.fields ?? []).flatMap((f) => [f.name, ...f.args.map((a) => a.name)]), ...(t.inputFields ?? []).map((f) => f.name)]);
-    expect(names.filter((n) => /hash|pepper|secret|password|session|csrf|token|smtp|paypal|provider|lastUsed|workspaceId|accountId/i.test(n))).toEqual([]);
+    // The one secret the graph hands out is a webhook endpoint's signing secret, to its own workspace, once: in the
+    // answer of the creation or rotation (WebhookEndpointWithSecret), never on the endpoint itself (docs/webhooks.md).
+    const signingSecret = new Set(['WebhookEndpointWithSecret', 'secret', 'rotateWebhookEndpointSecret', 'previousSecretValidUntil']);
+    expect(names.filter((n) => !signingSecret.has(n) && /hash|pepper|secret|password|session|csrf|token|smtp|paypal|provider|lastUsed|workspaceId|accountId/i.test(n))).toEqual([]);
+    expect(types.filter((t) => t.fields?.some((f) => f.name === 'secret')).map((t) => t.name)).toEqual(['WebhookEndpointWithSecret']);
     const typeNames = new Set(types.map((t) => t.name));
     for (const model of ['Account', 'ApiKey', 'WebSession', 'IdempotencyRecord', 'ProviderEvent', 'ProviderCancellation', 'MailOutbox', 'SubscriptionRequest', 'Feed', 'FeedEntry', 'Tier', 'Workspace', 'PublishedSummary']) {
       expect(typeNames.has(model), `${model} is exposed`).toBe(false);
