@@ -244,9 +244,9 @@ function paths() {
         + 'distinct valid IP on the daily score quota and on the key\'s burst limit, reserved all or nothing before any IP is scored: '
         + 'when fewer are left today it is refused with 429 quota_exceeded, when they do not fit this second\'s burst window with 429 '
         + 'rate_limited, and either refusal counts nothing. A batch of more distinct valid IPs than the tier\'s burst_per_second can '
-        + 'never pass, and is refused with 400 invalid_request. Batches take turns on each server, one at a time (single score '
-        + `calls never wait for them); a workspace may have ${SCORE_BATCHES.perCaller} running or waiting, and one more is refused at once with 429 `
-        + 'rate_limited and `in_flight` (nothing counted). Needs a tier that includes score.',
+        + `never pass, and is refused with 400 invalid_request. Batches of ${SCORE_BATCHES.minItems} items or more take turns on each server, one at a `
+        + `time (single score calls and smaller batches never wait for them); a workspace may have ${SCORE_BATCHES.perCaller} running or waiting, and `
+        + 'one more is refused at once with 429 rate_limited and `in_flight` (nothing counted). Needs a tier that includes score.',
       requestBody: body('ScoreBatchRequest', example.scoreBatchRequestExample),
       responses: {
         200: { description: 'Scored and counted (the quota after the batch).', headers: { ...requestIdHeader, ...rateLimitHeaders }, content: json('ScoreBatchResponse', example.scoreBatchExample) },

@@ -50,8 +50,8 @@ type Endpoint = {
   creates: boolean;
   /** The status of a success when it is not the writes' rule (a change without Idempotency-Key, e.g. creating an override: 201). */
   status?: number;
-  /** Set: the operation, its shaping and its JSON run in the workspace's turn (score batches: score-batch-gate.ts). */
-  inTurn?: typeof inBatchTurn;
+  /** Set: the operation, its shaping and its JSON run in the workspace's turn for this body (score batches: score-batch-gate.ts). */
+  inTurn?: (workspaceId: number, input: Record<string, unknown>, run: () => Promise<void>) => Promise<void>;
 };
 
 function endpoint(deps: ApiDeps, spec: Endpoint): Method {
@@ -65,7 +65,7 @@ function endpoint(deps: ApiDeps, spec: Endpoint): Method {
       const { body, replayed, headers } = spec.shape(data);
       sendJson(res, spec.status ?? (spec.creates && !replayed ? 201 : 200), body, { ...headers, ...(replayed ? { 'idempotent-replayed': 'true' } : {}) });
     };
-    await (spec.inTurn ? spec.inTurn(viewer.workspaceId, run) : run());
+    await (spec.inTurn ? spec.inTurn(viewer.workspaceId, input, run) : run());
   };
 }
 
@@ -84,7 +84,8 @@ export function createRestRouter(deps: ApiDeps): Handler {
     '/risk_api/report': { POST: endpoint(deps, { schema: reportInputSchema, op: reportOperation, variables: (input) => ({ input }), shape: shapeReport as never, creates: true }) },
     '/risk_api/report/bulk': { POST: reportBulkRoute(deps) },
     '/risk_api/score': { POST: endpoint(deps, { schema: ipQuerySchema, op: scoreOperation, variables: (input) => ({ ip: input.ip }), shape: shapeScore as never, creates: false }) },
-    '/risk_api/score/batch': { POST: endpoint(deps, { schema: scoreBatchInputSchema, op: scoreBatchOperation, variables: (input) => ({ ips: input.ips }), shape: shapeScoreBatch as never, creates: false, inTurn: inBatchTurn }) },
+    '/risk_api/score/batch': { POST: endpoint(deps, { schema: scoreBatchInputSchema, op: scoreBatchOperation, variables: (input) => ({ ips: input.ips }), shape: shapeScoreBatch as never, creates: false,
+      inTurn: (workspaceId, input, run) => inBatchTurn(workspaceId, input.ips, run) }) },
     '/risk_api/check_block': { POST: endpoint(deps, { schema: checkBlockInputSchema, op: checkBlockOperation, variables: (input) => ({ cidr: input.cidr, first: input.limit, after: input.cursor }), shape: shapeCheckBlock as never, creates: false }) },
     '/risk_api/dimensions': { POST: endpoint(deps, { schema: ipQuerySchema, op: dimensionsOperation, variables: (input) => ({ ip: input.ip }), shape: shapeDimensions as never, creates: false }) },
     '/risk_api/overrides': { POST: endpoint(deps, { schema: createOverrideSchema, op: createOverrideOperation, variables: (input) => ({ input }), shape: shapeCreateOverride as never, creates: false, status: 201 }) },

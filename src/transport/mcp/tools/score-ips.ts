@@ -34,7 +34,7 @@ export const scoreIps: ToolSpec<{ ips: BatchIp[] }> = {
   run(_input, ctx, raw) {
     // Takes its turn with REST's batches (score-batch-gate.ts). The operation takes the strings as sent; its
     // resolver reads the checked items from the context (ctx.input).
-    return inBatchTurn(viewerOf(ctx).workspaceId, async () => {
+    return inBatchTurn(viewerOf(ctx).workspaceId, raw.ips, async () => {
       const data = await runOperation<ScoreBatchData>(scoreBatchOperation, { ips: raw.ips }, ctx);
       const { body } = shapeScoreBatch(data);
       return { ...body, quota: { ...body.quota, resets_at: data.scoreBatch.quota.resetsAt } };
