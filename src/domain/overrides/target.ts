@@ -27,7 +27,8 @@ export const CIDR_BOUNDS = { 4: 8, 6: 16 } as const;
 const MAX_ASN = 4_294_967_295;
 const regions = new Intl.DisplayNames(['en'], { type: 'region' });
 
-export function parseTarget(input: string): TargetParse {
+/** `expected` names the forms the caller takes, for the message of a text that is none of them. */
+export function parseTarget(input: string, expected = 'an IP address, a CIDR block, an AS number (AS64500) or a country code (NL)'): TargetParse {
   const text = input.trim();
   if (/^as\d{1,10}$/i.test(text)) {
     const asn = Number(text.slice(2));
@@ -44,7 +45,7 @@ export function parseTarget(input: string): TargetParse {
   const slash = text.indexOf('/');
   if (slash < 0) {
     const ip = parseIp(text);
-    if (!ip.ok) return { ok: false, reason: `must be an IP address, a CIDR block, an AS number (AS64500) or a country code (NL); as an address it ${ip.reason}` };
+    if (!ip.ok) return { ok: false, reason: `must be ${expected}; as an address it ${ip.reason}` };
     return { ok: true, target: { kind: 'ip', key: ip.canonical, version: ip.version } };
   }
   return parseCidr(text.slice(0, slash), text.slice(slash + 1));

@@ -27,8 +27,8 @@ export const WATCHABLE_SUBJECT_KINDS = SUBJECT_KIND_CODES.filter((k) => !(k in N
 
 /** An IP, CIDR block or AS number (the country form of override rules is refused: a country has no watch events). */
 export function parseNetworkTarget(text: string): WatchTargetParse {
-  const parsed = parseTarget(text);
-  if (!parsed.ok) return { ok: false, field: 'target', reason: parsed.reason.replace(', an AS number (AS64500) or a country code (NL)', ' or an AS number (AS64500)') };
+  const parsed = parseTarget(text, 'an IP address, a CIDR block or an AS number (AS64500)');
+  if (!parsed.ok) return { ok: false, field: 'target', reason: parsed.reason };
   if (parsed.target.kind === 'country') return { ok: false, field: 'target', reason: 'must be an IP address, a CIDR block or an AS number; countries cannot be watched' };
   return { ok: true, target: { kind: parsed.target.kind, key: parsed.target.key } };
 }
