@@ -7,6 +7,7 @@ import { openDatabase } from '../src/platform/db/database.ts';
 import type { PrismaClient } from '../src/generated/prisma/client.ts';
 import { createApiKey } from '../src/domain/access/keys.ts';
 import { claimVersion, completePublication, insertSummaries, type StoredRow } from '../src/domain/publishing/publication-store.ts';
+import { SnapshotBuilder } from '../src/domain/publishing/snapshot-builder.ts';
 import { GLOBAL_LAYER } from '../src/domain/publishing/gather.ts';
 import type { Dataset } from './dataset.ts';
 import { writeRating, writeReport } from '../src/domain/memory/writes.ts';
@@ -52,8 +53,10 @@ export async function writePublication(prisma: PrismaClient, data: Dataset, work
     ...data.contextual.map((r) => ({ ...r, workspaceId })),
   ];
   const claimed = await claimVersion(prisma, now);
+  const image = new SnapshotBuilder();
+  for (const r of rows) image.addStored(r);
   for (let i = 0; i < rows.length; i += BATCH) await insertSummaries(prisma, claimed.id, rows.slice(i, i + BATCH));
-  await completePublication(prisma, claimed.id, rows.length, { source: 'bench seed' }, now);
+  await completePublication(prisma, claimed.id, rows.length, { source: 'bench seed' }, now, image.encode());
   return rows.length;
 }
 

@@ -20,7 +20,7 @@ const CONNECTIONS = 16;
 const TARGETS = { readyMs: 10_000, rssMb: 400, rpsVsSmallest: 0.9 };
 
 type SweepRow = {
-  ips: number; rows: number; seedMs: number; readyMs: number; rssReadyMb: number | null;
+  ips: number; rows: number; seedMs: number; readyMs: number; rssReadyMb: number | null; rssLoadedMb: number | null;
   rps: number; p50: number; p99: number; failed: number; serverUsPerRequest: number | null; loop: LoopDelay | null;
 };
 
@@ -50,9 +50,10 @@ export async function runSweep(o: {
     const r = await measure(svc.baseUrl, requests, { connections: CONNECTIONS, durationS: o.durationS, threads: o.wrkThreads });
     const cpu = cpuUse(r.requests);
     const loop = await loopEnd();
+    const rssLoadedMb = memoryOf(svc.child.proc.pid)?.rssMb ?? null;
     o.log(`sweep ${size}: score REST ${r.rps} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, failed ${r.failed}`);
     out.push({
-      ips: data.ips.length, rows: s.rows, seedMs: s.seedMs, readyMs: svc.readyMs, rssReadyMb, rps: r.rps, p50: r.p50, p99: r.p99, failed: r.failed,
+      ips: data.ips.length, rows: s.rows, seedMs: s.seedMs, readyMs: svc.readyMs, rssReadyMb, rssLoadedMb, rps: r.rps, p50: r.p50, p99: r.p99, failed: r.failed,
       serverUsPerRequest: cpu?.serverUsPerRequest ?? null, loop,
     });
     await stop(svc.child);
@@ -62,6 +63,7 @@ export async function runSweep(o: {
   return sweepTable(out, o);
 }
 
+const mb = (n: number | null) => (n === null ? '—' : `${fmt(n)} MB`);
 const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : '—');
 
 function sweepTable(rows: SweepRow[], o: { durationS: number; warmupS: number; wrkThreads: number; machine: string }): string {
@@ -73,11 +75,11 @@ function sweepTable(rows: SweepRow[], o: { durationS: number; warmupS: number; w
     `Machine: ${o.machine}. Service on PostgreSQL + Redis, one size at a time, each on a freshly seeded database; `
       + `REST \`score\` under wrk (${o.wrkThreads} thread${o.wrkThreads > 1 ? 's' : ''}, ${CONNECTIONS} connections), ${o.warmupS} s warm-up then ${o.durationS} s.`,
     '',
-    `| seeded IPs | summary rows | seed | ready | RSS ready | score req/s (${CONNECTIONS} conns) | vs smallest | p50 / p99 ms | server µs/req | loop delay p50 / p99 / max ms | failed |`,
-    '|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+    `| seeded IPs | summary rows | seed | ready | RSS ready | RSS after the load | score req/s (${CONNECTIONS} conns) | vs smallest | p50 / p99 ms | server µs/req | loop delay p50 / p99 / max ms | failed |`,
+    '|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
   ];
   for (const r of rows) {
-    lines.push(`| ${fmt(r.ips)} | ${fmt(r.rows)} | ${fmt(r.seedMs / 1000, 1)} s | ${fmt(r.readyMs / 1000, 1)} s | ${r.rssReadyMb === null ? '—' : `${fmt(r.rssReadyMb)} MB`} | `
+    lines.push(`| ${fmt(r.ips)} | ${fmt(r.rows)} | ${fmt(r.seedMs / 1000, 1)} s | ${fmt(r.readyMs / 1000, 1)} s | ${mb(r.rssReadyMb)} | ${mb(r.rssLoadedMb)} | `
       + `${fmt(r.rps)} | ${smallest ? `${Math.round((100 * r.rps) / smallest.rps)}%` : '—'} | ${fmt(r.p50, 2)} / ${fmt(r.p99, 2)} | `
       + `${r.serverUsPerRequest === null ? '—' : fmt(r.serverUsPerRequest)} | ${r.loop ? `${fmt(r.loop.p50, 1)} / ${fmt(r.loop.p99, 1)} / ${fmt(r.loop.max, 1)}` : '—'} | ${fmt(r.failed)} |`);
   }

@@ -73,6 +73,7 @@ async function seedEveryTable(app: App): Promise<string> {
   await saveFeedSchedule(prisma, { name: 'remote', url: 'https://feeds.example.net/list.txt?token=t', every: '1d', format: 'csv', column: 'ip', weight: 0.5 });
   const publication = await prisma.publication.create({ data: { version: 1, status: 'complete', startedAt: new Date(), publishedAt: new Date(), entityCount: 1, stats: { s: 1 } } });
   await prisma.publishedSummary.create({ data: { publicationId: publication.id, workspaceId: 0, code: 'asn', key: '64500', name: 'AS64500', score: 40, level: 'medium', counts: { bad: 1 }, reporters: 1 } });
+  await prisma.publicationImagePart.create({ data: { publicationId: publication.id, part: 0, bytes: Uint8Array.from([0, 1, 254, 255]) } });
   await prisma.webSession.create({ data: { id: 'sess-hash', accountId: account.id, csrfToken: 'csrf', expiresAt: new Date(Date.now() + 3600_000) } });
   await prisma.emailVerification.create({ data: { id: 'verify-hash', email: 'new@example.com', expiresAt: new Date(Date.now() + 3600_000) } });
   const request = await prisma.subscriptionRequest.create({ data: { workspaceId: ws.id, accountId: account.id, tier: 'developer', planId: 'P-1', orderCode: 'ord-1', providerId: 'I-1', approvalUrl: 'https://example.com/a', status: 'cancelled' } });

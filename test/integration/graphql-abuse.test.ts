@@ -133,7 +133,7 @@ describe(`GraphQL abuse (${backendName})`, () => {
     expect(names.filter((n) => !signingSecret.has(n) && /hash|pepper|secret|password|session|csrf|token|smtp|paypal|provider|lastUsed|workspaceId|accountId/i.test(n))).toEqual([]);
     expect(types.filter((t) => t.fields?.some((f) => f.name === 'secret')).map((t) => t.name)).toEqual(['WebhookEndpointWithSecret']);
     const typeNames = new Set(types.map((t) => t.name));
-    for (const model of ['Account', 'ApiKey', 'WebSession', 'IdempotencyRecord', 'ProviderEvent', 'ProviderCancellation', 'MailOutbox', 'SubscriptionRequest', 'Feed', 'FeedEntry', 'Tier', 'Workspace', 'PublishedSummary']) {
+    for (const model of ['Account', 'ApiKey', 'WebSession', 'IdempotencyRecord', 'ProviderEvent', 'ProviderCancellation', 'MailOutbox', 'SubscriptionRequest', 'Feed', 'FeedEntry', 'Tier', 'Workspace', 'PublishedSummary', 'PublicationImagePart']) {
       expect(typeNames.has(model), `${model} is exposed`).toBe(false);
     }
     const direct = await gql({ query: '{ a: __type(name: "ApiKey") { name } b: __type(name: "Account") { name } }' });

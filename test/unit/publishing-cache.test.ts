@@ -52,10 +52,17 @@ describe(`PublicationCache (${backendName})`, () => {
   });
 
   it.each([
-    ['in one chunk', undefined],
-    ['read two rows at a time (chunk boundaries inside every layer and code)', 2],
-  ])('holds every stored row exactly as stored, %s', async (_, chunkRows) => {
-    const snap = await new PublicationCache(t.prisma, { chunkRows }).load();
+    ['from its image', 'image', undefined],
+    ['from its rows when it has no image, in one chunk', 'rows', undefined],
+    ['from its rows when it has no image, two rows at a time (chunk boundaries inside every layer and code)', 'rows', 2],
+  ] as const)('holds every stored row exactly as stored, %s', async (_, from, chunkRows) => {
+    const latest = await t.prisma.publication.findFirstOrThrow({ where: { status: 'complete' }, orderBy: { version: 'desc' } });
+    expect(latest.imageBytes, 'the publisher stores an image').toBeGreaterThan(0);
+    // A publication written before images existed: no image recorded (its parts are left, unread).
+    if (from === 'rows') await t.prisma.publication.update({ where: { id: latest.id }, data: { imageBytes: null } });
+    const snap = await new PublicationCache(t.prisma, { chunkRows }).load().finally(() =>
+      t.prisma.publication.update({ where: { id: latest.id }, data: { imageBytes: latest.imageBytes } }));
+    expect(snap.imageBytes).toBe(latest.imageBytes); // built from the rows, the image is the one the publisher wrote
     const rows = await t.prisma.publishedSummary.findMany({ where: { publication: { version: snap.version } } });
     expect(rows.length).toBeGreaterThan(6);
     expect(snap.size).toBe(rows.length);
@@ -65,6 +72,28 @@ describe(`PublicationCache (${backendName})`, () => {
       expect(held && { ...held, counts: publishedCounts(held.counts) }, `${r.workspaceId}/${r.code}/${r.key}`).toEqual({
         name: r.name, score: r.score, level: r.level, counts: r.counts, reporters: r.reporters, firstSeen: r.firstSeen, lastSeen: r.lastSeen,
       });
+    }
+  });
+
+  it('loads the rows of a publication whose image it cannot read, and says so', async () => {
+    const latest = await t.prisma.publication.findFirstOrThrow({ where: { status: 'complete' }, orderBy: { version: 'desc' } });
+    const expected = await new PublicationCache(t.prisma).load();
+    const first = await t.prisma.publicationImagePart.findUniqueOrThrow({ where: { publicationId_part: { publicationId: latest.id, part: 0 } } });
+    const damaged = Uint8Array.from(first.bytes);
+    damaged[0] = damaged[0]! ^ 0xff; // its magic number
+    await t.prisma.publicationImagePart.update({ where: { publicationId_part: { publicationId: latest.id, part: 0 } }, data: { bytes: damaged } });
+    const errors: unknown[] = [];
+    try {
+      const snap = await new PublicationCache(t.prisma, { onError: (e) => errors.push(e) }).load();
+      expect(snap.version).toBe(latest.version);
+      expect(String(errors[0])).toMatch(/image is unreadable .*bad magic.*loading its rows instead/);
+      const rows = await t.prisma.publishedSummary.findMany({ where: { publicationId: latest.id } });
+      for (const r of rows) {
+        const lookup = (s: typeof snap) => (r.workspaceId === 0 ? s.global : s.contextual(r.workspaceId))(r.code as never, r.key);
+        expect(lookup(snap)).toEqual(lookup(expected));
+      }
+    } finally {
+      await t.prisma.publicationImagePart.update({ where: { publicationId_part: { publicationId: latest.id, part: 0 } }, data: { bytes: first.bytes } });
     }
   });
 

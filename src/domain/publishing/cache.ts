@@ -1,21 +1,24 @@
 /**
- * The latest complete publication, held in memory for scoring (see snapshot.ts for its layout).
+ * The latest complete publication, held in memory for scoring (see snapshot.ts).
  *
- * Loading reads the summaries in chunks and checks the row count against the publication's
- * entityCount: pruning by a newer publisher can delete the publication between "which is
- * latest?" and the last chunk, which then comes back short; the load is then retried against
- * the new latest. A complete publication never changes, so chunks read by separate statements
- * add up to the same rows as one statement would.
+ * Loading reads the publication's image (image-format.ts) part by part. A publication written
+ * before images existed has none: its summary rows are read in chunks and the image is built
+ * here. Pruning by a newer publisher can delete the publication between "which is latest?" and
+ * the last part or chunk, which then comes back missing or short; the load is then retried
+ * against the new latest. A complete publication never changes, so parts and chunks read by
+ * separate statements add up to what one statement would read.
  */
 import type { PrismaClient } from '../../generated/prisma/client.ts';
-import { latestComplete, type LatestPublication } from './publication-store.ts';
-import { EMPTY_SNAPSHOT, SnapshotBuilder, type Snapshot, type SummaryRowTuple } from './snapshot.ts';
+import { latestComplete, readImage, type LatestPublication } from './publication-store.ts';
+import { snapshotOf, type Snapshot } from './snapshot.ts';
+import { EMPTY_SNAPSHOT, SnapshotBuilder, type SummaryRowTuple } from './snapshot-builder.ts';
 
-export { EMPTY_SNAPSHOT, type Lookup, type PublishedEntity, type Snapshot } from './snapshot.ts';
+export { type Lookup, type PublishedEntity, type Snapshot } from './snapshot.ts';
+export { EMPTY_SNAPSHOT } from './snapshot-builder.ts';
 
 const MAX_LOAD_ATTEMPTS = 5;
-/** Rows per statement: bounds the JSON text and the memory the database and the driver hold for one reply
- *  (one reply for a whole publication grew PGlite's WebAssembly memory, which never shrinks). */
+/** Rows per statement when a publication has no image: bounds the JSON text and the memory the database and
+ *  the driver hold for one reply (one reply for a whole publication grew PGlite's WebAssembly memory, which never shrinks). */
 export const LOAD_CHUNK_ROWS = 20_000;
 
 type Cursor = [workspaceId: number, code: string, key: string];
@@ -95,13 +98,29 @@ export class PublicationCache {
         return changed;
       }
       if (latest.version === this.snapshot.version) return false;
-      const builder = new SnapshotBuilder();
-      await readRows(this.prisma, latest.id, builder, this.chunkRows);
-      if (builder.size !== latest.entityCount) continue; // pruned under us: ask again which is latest
-      this.snapshot = builder.build(latest.version, latest.publishedAt);
+      const loaded = await this.read(latest);
+      if (!loaded) continue; // pruned under us: ask again which is latest
+      this.snapshot = loaded;
       return true;
     }
     throw new Error('the latest publication kept disappearing while it was being loaded');
+  }
+
+  private async read(latest: LatestPublication): Promise<Snapshot | null> {
+    if (latest.imageBytes !== null) {
+      const image = await readImage(this.prisma, latest.id, latest.imageBytes);
+      if (image === null) return null;
+      try {
+        return snapshotOf(image, latest.version, latest.publishedAt);
+      } catch (e) {
+        // An image this build cannot read (damaged, or a layout from another version during an upgrade):
+        // the rows say the same, only slower to load.
+        this.onError?.(new Error(`publication ${latest.version}: its image is unreadable (${String(e)}); loading its rows instead`));
+      }
+    }
+    const builder = new SnapshotBuilder();
+    await readRows(this.prisma, latest.id, builder, this.chunkRows);
+    return builder.size === latest.entityCount ? builder.build(latest.version, latest.publishedAt) : null;
   }
 
   /** Polls every intervalMs in the background; errors go to onError and the old snapshot stays. */

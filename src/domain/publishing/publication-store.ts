@@ -4,8 +4,9 @@
  *              publishers racing for the same number cannot both win (the loser gets a conflict);
  *   2. rows    insert summaries in batches (one array parameter per column via unnest, so a
  *              batch costs one statement whatever its size, and no bind-parameter limit applies);
- *   3. finish  one short transaction flips status to 'complete' with entityCount and stats.
- * Readers only look at the highest COMPLETE version, so step 3 is the atomic switch and a
+ *   3. image   the same rows as one binary image (image-format.ts), stored in parts of IMAGE_PART_BYTES;
+ *   4. finish  one short transaction flips status to 'complete' with entityCount, stats and the image's size.
+ * Readers only look at the highest COMPLETE version, so step 4 is the atomic switch and a
  * half-written publication is invisible.
  */
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.ts';
@@ -61,16 +62,36 @@ export async function insertSummaries(prisma: PrismaClient, publicationId: numbe
         AS t(w, c, k, n, s, l, j, r, f, t)`;
 }
 
+/**
+ * Bytes per stored image part. Small enough that a part's hex text (bytea travels as hex) is an ordinary
+ * young-generation string, collected as soon as it is decoded; one statement reads or writes IMAGE_PARTS_PER_STATEMENT.
+ */
+export const IMAGE_PART_BYTES = 48 << 10;
+const IMAGE_PARTS_PER_STATEMENT = 64;
+
+/** Stores a publication's image as parts 0, 1, … of IMAGE_PART_BYTES each. */
+export async function storeImage(prisma: PrismaClient, publicationId: number, image: Uint8Array): Promise<void> {
+  const parts = Math.ceil(image.byteLength / IMAGE_PART_BYTES);
+  for (let first = 0; first < parts; first += IMAGE_PARTS_PER_STATEMENT) {
+    const data = [];
+    for (let part = first; part < Math.min(parts, first + IMAGE_PARTS_PER_STATEMENT); part++) {
+      data.push({ publicationId, part, bytes: image.slice(part * IMAGE_PART_BYTES, (part + 1) * IMAGE_PART_BYTES) });
+    }
+    await prisma.publicationImagePart.createMany({ data });
+  }
+}
+
 export async function completePublication(
-  prisma: PrismaClient, id: number, entityCount: number, stats: Prisma.InputJsonValue, publishedAt: Date,
+  prisma: PrismaClient, id: number, entityCount: number, stats: Prisma.InputJsonValue, publishedAt: Date, image: Uint8Array,
 ): Promise<void> {
-  // Fresh planner statistics before readers arrive: a reader walks the rows in primary-key order in
-  // chunks (cache.ts), and with statistics from before this publication's rows existed the planner
-  // sorts everything after the cursor for every chunk, doubling the load (docs/decisions/0005-publication-snapshot-in-columns.md).
+  await storeImage(prisma, id, image);
+  // Fresh planner statistics before readers arrive: a reader that cannot read the image walks the rows in
+  // primary-key order in chunks (cache.ts), and with statistics from before this publication's rows existed the
+  // planner sorts everything after the cursor for every chunk, doubling that load (docs/decisions/0005-publication-snapshot-in-columns.md).
   await prisma.$executeRawUnsafe('ANALYZE "PublishedSummary"');
   await prisma.$transaction(async (tx) => {
     const done = await tx.publication.updateMany({
-      where: { id, status: 'building' }, data: { status: 'complete', entityCount, stats, publishedAt },
+      where: { id, status: 'building' }, data: { status: 'complete', entityCount, stats, publishedAt, imageBytes: image.byteLength },
     });
     // Pruned as stale by another node while we were writing: our rows are gone with it.
     if (done.count !== 1) throw new Error(`publication ${id} disappeared while it was being written`);
@@ -99,12 +120,33 @@ export async function prunePublications(prisma: PrismaClient, keep: number, now:
   return (await prisma.publication.deleteMany({ where: { id: { in: ids } } })).count;
 }
 
-export type LatestPublication = { id: number; version: number; publishedAt: Date | null; entityCount: number };
+export type LatestPublication = { id: number; version: number; publishedAt: Date | null; entityCount: number; imageBytes: number | null };
 
 /** The publication readers use: the highest complete version, or null before the first one. */
 export async function latestComplete(prisma: PrismaClient): Promise<LatestPublication | null> {
   return prisma.publication.findFirst({
     where: { status: 'complete' }, orderBy: { version: 'desc' },
-    select: { id: true, version: true, publishedAt: true, entityCount: true },
+    select: { id: true, version: true, publishedAt: true, entityCount: true, imageBytes: true },
   });
+}
+
+/**
+ * A publication's image, read part by part into one buffer of its recorded size; null when its
+ * parts are gone (pruned meanwhile) or do not add up to that size. Each part's hex text is decoded
+ * straight into its place.
+ */
+export async function readImage(prisma: PrismaClient, publicationId: number, imageBytes: number): Promise<Uint8Array | null> {
+  const image = Buffer.alloc(imageBytes);
+  let filled = 0;
+  for (let next = 0; filled < imageBytes; next += IMAGE_PARTS_PER_STATEMENT) {
+    const parts: Array<{ part: number; hex: string }> = await prisma.$queryRaw`
+      SELECT "part", encode("bytes", 'hex') AS "hex" FROM "PublicationImagePart"
+       WHERE "publicationId" = ${publicationId} AND "part" BETWEEN ${next} AND ${next + IMAGE_PARTS_PER_STATEMENT - 1} ORDER BY "part"`;
+    if (parts.length === 0) return null;
+    for (const [i, { part, hex }] of parts.entries()) {
+      if (part !== next + i || filled + hex.length / 2 > imageBytes) return null;
+      filled += image.write(hex, filled, 'hex');
+    }
+  }
+  return new Uint8Array(image.buffer, image.byteOffset, image.byteLength);
 }

@@ -2,7 +2,8 @@
  * The publisher: evidence in the database → one immutable publication of entity summaries.
  *
  *   claim version → gather evidence (gather.ts) → summarise each layer dimension by dimension
- *   (summarize.ts), streaming rows into the database in batches → flip to 'complete' → prune.
+ *   (summarize.ts), streaming rows into the database in batches and into the publication's image
+ *   (snapshot-builder.ts) → store the image and flip to 'complete' → prune.
  *
  * The version is claimed FIRST so a publisher racing another one fails in milliseconds (the
  * unique version; reported as "another publication is in progress") instead of after the work.
@@ -16,6 +17,7 @@ import {
   claimVersion, completePublication, discardPublication, insertSummaries, prunePublications, type StoredRow,
 } from './publication-store.ts';
 import { placementOf, summarizeLayer, type Placement } from './summarize.ts';
+import { SnapshotBuilder } from './snapshot-builder.ts';
 
 export type PublishOptions = { now?: Date; keep?: number; batchSize?: number };
 export type PublishResult = {
@@ -51,6 +53,7 @@ export async function publish(prisma: PrismaClient, network: NetworkIndex, opts:
     };
 
     const entities = { global: 0, contextual: 0 };
+    const image = new SnapshotBuilder();
     let batch: StoredRow[] = [];
     // One insert in flight while the next batch is summarised: on PostgreSQL the database works
     // while this process computes (PGlite runs in this thread, so there it changes nothing).
@@ -66,7 +69,9 @@ export async function publish(prisma: PrismaClient, network: NetworkIndex, opts:
     for (const workspaceId of layerIds) {
       const layer = gathered.layers.get(workspaceId)!;
       for (const row of summarizeLayer(layer, placementFor, now)) {
-        batch.push({ ...row, workspaceId });
+        const stored = { ...row, workspaceId };
+        batch.push(stored);
+        image.addStored(stored);
         if (workspaceId === GLOBAL_LAYER) entities.global++;
         else entities.contextual++;
         if (batch.length >= batchSize) await flush();
@@ -84,7 +89,7 @@ export async function publish(prisma: PrismaClient, network: NetworkIndex, opts:
       ...gathered.stats,
       gatherMs: Math.round(gatherMs), writeMs: Math.round(writeMs), pruned: 0,
     };
-    await completePublication(prisma, claimed.id, entities.global + entities.contextual, stats, publishedAt);
+    await completePublication(prisma, claimed.id, entities.global + entities.contextual, stats, publishedAt, image.encode());
     stats.pruned = await prunePublications(prisma, opts.keep ?? DEFAULT_KEEP);
     return { version: claimed.version, publishedAt, entities, ms: Math.round(performance.now() - started), stats };
   } catch (e) {

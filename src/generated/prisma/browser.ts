@@ -89,6 +89,12 @@ export type FeedSchedule = Prisma.FeedScheduleModel
  */
 export type Publication = Prisma.PublicationModel
 /**
+ * Model PublicationImagePart
+ * One part of a publication's image: its summaries in the binary layout every process loads
+ * (src/domain/publishing/image-format.ts), cut into parts of a few megabytes.
+ */
+export type PublicationImagePart = Prisma.PublicationImagePartModel
+/**
  * Model PublishedSummary
  * A behavioural-risk summary of one dimension entity in one publication. workspaceId 0 is
  * the global layer (shareable evidence only); any other value is that workspace's own

@@ -410,6 +410,7 @@ export const ModelName = {
   FeedEntry: 'FeedEntry',
   FeedSchedule: 'FeedSchedule',
   Publication: 'Publication',
+  PublicationImagePart: 'PublicationImagePart',
   PublishedSummary: 'PublishedSummary',
   Tier: 'Tier',
   WebSession: 'WebSession',
@@ -442,7 +443,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "workspace" | "account" | "apiKey" | "apiKeyCountry" | "subject" | "report" | "reportLink" | "rating" | "idempotencyRecord" | "feed" | "feedEntry" | "feedSchedule" | "publication" | "publishedSummary" | "tier" | "webSession" | "emailVerification" | "subscriptionRequest" | "providerCancellation" | "providerEvent" | "mailOutbox" | "subjectMemory" | "overrideRule" | "overrideAudit" | "watch" | "watchReportCursor" | "webhookEndpoint" | "webhookEvent" | "webhookDelivery" | "webhookAttempt"
+    modelProps: "workspace" | "account" | "apiKey" | "apiKeyCountry" | "subject" | "report" | "reportLink" | "rating" | "idempotencyRecord" | "feed" | "feedEntry" | "feedSchedule" | "publication" | "publicationImagePart" | "publishedSummary" | "tier" | "webSession" | "emailVerification" | "subscriptionRequest" | "providerCancellation" | "providerEvent" | "mailOutbox" | "subjectMemory" | "overrideRule" | "overrideAudit" | "watch" | "watchReportCursor" | "webhookEndpoint" | "webhookEvent" | "webhookDelivery" | "webhookAttempt"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -1405,6 +1406,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         count: {
           args: Prisma.PublicationCountArgs<ExtArgs>
           result: runtime.Types.Utils.Optional<Prisma.PublicationCountAggregateOutputType> | number
+        }
+      }
+    }
+    PublicationImagePart: {
+      payload: Prisma.$PublicationImagePartPayload<ExtArgs>
+      fields: Prisma.PublicationImagePartFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.PublicationImagePartFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PublicationImagePartPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.PublicationImagePartFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PublicationImagePartPayload>
+        }
+        findFirst: {
+          args: Prisma.PublicationImagePartFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PublicationImagePartPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.PublicationImagePartFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PublicationImagePartPayload>
+        }
+        findMany: {
+          args: Prisma.PublicationImagePartFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PublicationImagePartPayload>[]
+        }
+        create: {
+          args: Prisma.PublicationImagePartCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PublicationImagePartPayload>
+        }
+        createMany: {
+          args: Prisma.PublicationImagePartCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.PublicationImagePartCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PublicationImagePartPayload>[]
+        }
+        delete: {
+          args: Prisma.PublicationImagePartDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PublicationImagePartPayload>
+        }
+        update: {
+          args: Prisma.PublicationImagePartUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PublicationImagePartPayload>
+        }
+        deleteMany: {
+          args: Prisma.PublicationImagePartDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.PublicationImagePartUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.PublicationImagePartUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PublicationImagePartPayload>[]
+        }
+        upsert: {
+          args: Prisma.PublicationImagePartUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PublicationImagePartPayload>
+        }
+        aggregate: {
+          args: Prisma.PublicationImagePartAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregatePublicationImagePart>
+        }
+        groupBy: {
+          args: Prisma.PublicationImagePartGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PublicationImagePartGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.PublicationImagePartCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PublicationImagePartCountAggregateOutputType> | number
         }
       }
     }
@@ -2878,10 +2953,20 @@ export const PublicationScalarFieldEnum = {
   startedAt: 'startedAt',
   publishedAt: 'publishedAt',
   entityCount: 'entityCount',
-  stats: 'stats'
+  stats: 'stats',
+  imageBytes: 'imageBytes'
 } as const
 
 export type PublicationScalarFieldEnum = (typeof PublicationScalarFieldEnum)[keyof typeof PublicationScalarFieldEnum]
+
+
+export const PublicationImagePartScalarFieldEnum = {
+  publicationId: 'publicationId',
+  part: 'part',
+  bytes: 'bytes'
+} as const
+
+export type PublicationImagePartScalarFieldEnum = (typeof PublicationImagePartScalarFieldEnum)[keyof typeof PublicationImagePartScalarFieldEnum]
 
 
 export const PublishedSummaryScalarFieldEnum = {
@@ -3277,6 +3362,20 @@ export type BooleanFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel,
 
 
 /**
+ * Reference to a field of type 'Bytes'
+ */
+export type BytesFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Bytes'>
+    
+
+
+/**
+ * Reference to a field of type 'Bytes[]'
+ */
+export type ListBytesFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Bytes[]'>
+    
+
+
+/**
  * Reference to a field of type 'BigInt'
  */
 export type BigIntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'BigInt'>
@@ -3453,6 +3552,7 @@ export type GlobalOmitConfig = {
   feedEntry?: Prisma.FeedEntryOmit
   feedSchedule?: Prisma.FeedScheduleOmit
   publication?: Prisma.PublicationOmit
+  publicationImagePart?: Prisma.PublicationImagePartOmit
   publishedSummary?: Prisma.PublishedSummaryOmit
   tier?: Prisma.TierOmit
   webSession?: Prisma.WebSessionOmit

@@ -64,6 +64,7 @@ export const ModelName = {
   FeedEntry: 'FeedEntry',
   FeedSchedule: 'FeedSchedule',
   Publication: 'Publication',
+  PublicationImagePart: 'PublicationImagePart',
   PublishedSummary: 'PublishedSummary',
   Tier: 'Tier',
   WebSession: 'WebSession',
@@ -272,10 +273,20 @@ export const PublicationScalarFieldEnum = {
   startedAt: 'startedAt',
   publishedAt: 'publishedAt',
   entityCount: 'entityCount',
-  stats: 'stats'
+  stats: 'stats',
+  imageBytes: 'imageBytes'
 } as const
 
 export type PublicationScalarFieldEnum = (typeof PublicationScalarFieldEnum)[keyof typeof PublicationScalarFieldEnum]
+
+
+export const PublicationImagePartScalarFieldEnum = {
+  publicationId: 'publicationId',
+  part: 'part',
+  bytes: 'bytes'
+} as const
+
+export type PublicationImagePartScalarFieldEnum = (typeof PublicationImagePartScalarFieldEnum)[keyof typeof PublicationImagePartScalarFieldEnum]
 
 
 export const PublishedSummaryScalarFieldEnum = {

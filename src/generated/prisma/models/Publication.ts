@@ -31,12 +31,14 @@ export type PublicationAvgAggregateOutputType = {
   id: number | null
   version: number | null
   entityCount: number | null
+  imageBytes: number | null
 }
 
 export type PublicationSumAggregateOutputType = {
   id: number | null
   version: number | null
   entityCount: number | null
+  imageBytes: number | null
 }
 
 export type PublicationMinAggregateOutputType = {
@@ -46,6 +48,7 @@ export type PublicationMinAggregateOutputType = {
   startedAt: Date | null
   publishedAt: Date | null
   entityCount: number | null
+  imageBytes: number | null
 }
 
 export type PublicationMaxAggregateOutputType = {
@@ -55,6 +58,7 @@ export type PublicationMaxAggregateOutputType = {
   startedAt: Date | null
   publishedAt: Date | null
   entityCount: number | null
+  imageBytes: number | null
 }
 
 export type PublicationCountAggregateOutputType = {
@@ -65,6 +69,7 @@ export type PublicationCountAggregateOutputType = {
   publishedAt: number
   entityCount: number
   stats: number
+  imageBytes: number
   _all: number
 }
 
@@ -73,12 +78,14 @@ export type PublicationAvgAggregateInputType = {
   id?: true
   version?: true
   entityCount?: true
+  imageBytes?: true
 }
 
 export type PublicationSumAggregateInputType = {
   id?: true
   version?: true
   entityCount?: true
+  imageBytes?: true
 }
 
 export type PublicationMinAggregateInputType = {
@@ -88,6 +95,7 @@ export type PublicationMinAggregateInputType = {
   startedAt?: true
   publishedAt?: true
   entityCount?: true
+  imageBytes?: true
 }
 
 export type PublicationMaxAggregateInputType = {
@@ -97,6 +105,7 @@ export type PublicationMaxAggregateInputType = {
   startedAt?: true
   publishedAt?: true
   entityCount?: true
+  imageBytes?: true
 }
 
 export type PublicationCountAggregateInputType = {
@@ -107,6 +116,7 @@ export type PublicationCountAggregateInputType = {
   publishedAt?: true
   entityCount?: true
   stats?: true
+  imageBytes?: true
   _all?: true
 }
 
@@ -204,6 +214,7 @@ export type PublicationGroupByOutputType = {
   publishedAt: Date | null
   entityCount: number
   stats: runtime.JsonValue | null
+  imageBytes: number | null
   _count: PublicationCountAggregateOutputType | null
   _avg: PublicationAvgAggregateOutputType | null
   _sum: PublicationSumAggregateOutputType | null
@@ -237,7 +248,9 @@ export type PublicationWhereInput = {
   publishedAt?: Prisma.DateTimeNullableFilter<"Publication"> | Date | string | null
   entityCount?: Prisma.IntFilter<"Publication"> | number
   stats?: Prisma.JsonNullableFilter<"Publication">
+  imageBytes?: Prisma.IntNullableFilter<"Publication"> | number | null
   summaries?: Prisma.PublishedSummaryListRelationFilter
+  imageParts?: Prisma.PublicationImagePartListRelationFilter
 }
 
 export type PublicationOrderByWithRelationInput = {
@@ -248,7 +261,9 @@ export type PublicationOrderByWithRelationInput = {
   publishedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   entityCount?: Prisma.SortOrder
   stats?: Prisma.SortOrderInput | Prisma.SortOrder
+  imageBytes?: Prisma.SortOrderInput | Prisma.SortOrder
   summaries?: Prisma.PublishedSummaryOrderByRelationAggregateInput
+  imageParts?: Prisma.PublicationImagePartOrderByRelationAggregateInput
 }
 
 export type PublicationWhereUniqueInput = Prisma.AtLeast<{
@@ -262,7 +277,9 @@ export type PublicationWhereUniqueInput = Prisma.AtLeast<{
   publishedAt?: Prisma.DateTimeNullableFilter<"Publication"> | Date | string | null
   entityCount?: Prisma.IntFilter<"Publication"> | number
   stats?: Prisma.JsonNullableFilter<"Publication">
+  imageBytes?: Prisma.IntNullableFilter<"Publication"> | number | null
   summaries?: Prisma.PublishedSummaryListRelationFilter
+  imageParts?: Prisma.PublicationImagePartListRelationFilter
 }, "id" | "version">
 
 export type PublicationOrderByWithAggregationInput = {
@@ -273,6 +290,7 @@ export type PublicationOrderByWithAggregationInput = {
   publishedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   entityCount?: Prisma.SortOrder
   stats?: Prisma.SortOrderInput | Prisma.SortOrder
+  imageBytes?: Prisma.SortOrderInput | Prisma.SortOrder
   _count?: Prisma.PublicationCountOrderByAggregateInput
   _avg?: Prisma.PublicationAvgOrderByAggregateInput
   _max?: Prisma.PublicationMaxOrderByAggregateInput
@@ -291,6 +309,7 @@ export type PublicationScalarWhereWithAggregatesInput = {
   publishedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"Publication"> | Date | string | null
   entityCount?: Prisma.IntWithAggregatesFilter<"Publication"> | number
   stats?: Prisma.JsonNullableWithAggregatesFilter<"Publication">
+  imageBytes?: Prisma.IntNullableWithAggregatesFilter<"Publication"> | number | null
 }
 
 export type PublicationCreateInput = {
@@ -300,7 +319,9 @@ export type PublicationCreateInput = {
   publishedAt?: Date | string | null
   entityCount?: number
   stats?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  imageBytes?: number | null
   summaries?: Prisma.PublishedSummaryCreateNestedManyWithoutPublicationInput
+  imageParts?: Prisma.PublicationImagePartCreateNestedManyWithoutPublicationInput
 }
 
 export type PublicationUncheckedCreateInput = {
@@ -311,7 +332,9 @@ export type PublicationUncheckedCreateInput = {
   publishedAt?: Date | string | null
   entityCount?: number
   stats?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  imageBytes?: number | null
   summaries?: Prisma.PublishedSummaryUncheckedCreateNestedManyWithoutPublicationInput
+  imageParts?: Prisma.PublicationImagePartUncheckedCreateNestedManyWithoutPublicationInput
 }
 
 export type PublicationUpdateInput = {
@@ -321,7 +344,9 @@ export type PublicationUpdateInput = {
   publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   entityCount?: Prisma.IntFieldUpdateOperationsInput | number
   stats?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  imageBytes?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   summaries?: Prisma.PublishedSummaryUpdateManyWithoutPublicationNestedInput
+  imageParts?: Prisma.PublicationImagePartUpdateManyWithoutPublicationNestedInput
 }
 
 export type PublicationUncheckedUpdateInput = {
@@ -332,7 +357,9 @@ export type PublicationUncheckedUpdateInput = {
   publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   entityCount?: Prisma.IntFieldUpdateOperationsInput | number
   stats?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  imageBytes?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   summaries?: Prisma.PublishedSummaryUncheckedUpdateManyWithoutPublicationNestedInput
+  imageParts?: Prisma.PublicationImagePartUncheckedUpdateManyWithoutPublicationNestedInput
 }
 
 export type PublicationCreateManyInput = {
@@ -343,6 +370,7 @@ export type PublicationCreateManyInput = {
   publishedAt?: Date | string | null
   entityCount?: number
   stats?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  imageBytes?: number | null
 }
 
 export type PublicationUpdateManyMutationInput = {
@@ -352,6 +380,7 @@ export type PublicationUpdateManyMutationInput = {
   publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   entityCount?: Prisma.IntFieldUpdateOperationsInput | number
   stats?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  imageBytes?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
 }
 
 export type PublicationUncheckedUpdateManyInput = {
@@ -362,6 +391,7 @@ export type PublicationUncheckedUpdateManyInput = {
   publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   entityCount?: Prisma.IntFieldUpdateOperationsInput | number
   stats?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  imageBytes?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
 }
 
 export type PublicationCountOrderByAggregateInput = {
@@ -372,12 +402,14 @@ export type PublicationCountOrderByAggregateInput = {
   publishedAt?: Prisma.SortOrder
   entityCount?: Prisma.SortOrder
   stats?: Prisma.SortOrder
+  imageBytes?: Prisma.SortOrder
 }
 
 export type PublicationAvgOrderByAggregateInput = {
   id?: Prisma.SortOrder
   version?: Prisma.SortOrder
   entityCount?: Prisma.SortOrder
+  imageBytes?: Prisma.SortOrder
 }
 
 export type PublicationMaxOrderByAggregateInput = {
@@ -387,6 +419,7 @@ export type PublicationMaxOrderByAggregateInput = {
   startedAt?: Prisma.SortOrder
   publishedAt?: Prisma.SortOrder
   entityCount?: Prisma.SortOrder
+  imageBytes?: Prisma.SortOrder
 }
 
 export type PublicationMinOrderByAggregateInput = {
@@ -396,17 +429,33 @@ export type PublicationMinOrderByAggregateInput = {
   startedAt?: Prisma.SortOrder
   publishedAt?: Prisma.SortOrder
   entityCount?: Prisma.SortOrder
+  imageBytes?: Prisma.SortOrder
 }
 
 export type PublicationSumOrderByAggregateInput = {
   id?: Prisma.SortOrder
   version?: Prisma.SortOrder
   entityCount?: Prisma.SortOrder
+  imageBytes?: Prisma.SortOrder
 }
 
 export type PublicationScalarRelationFilter = {
   is?: Prisma.PublicationWhereInput
   isNot?: Prisma.PublicationWhereInput
+}
+
+export type PublicationCreateNestedOneWithoutImagePartsInput = {
+  create?: Prisma.XOR<Prisma.PublicationCreateWithoutImagePartsInput, Prisma.PublicationUncheckedCreateWithoutImagePartsInput>
+  connectOrCreate?: Prisma.PublicationCreateOrConnectWithoutImagePartsInput
+  connect?: Prisma.PublicationWhereUniqueInput
+}
+
+export type PublicationUpdateOneRequiredWithoutImagePartsNestedInput = {
+  create?: Prisma.XOR<Prisma.PublicationCreateWithoutImagePartsInput, Prisma.PublicationUncheckedCreateWithoutImagePartsInput>
+  connectOrCreate?: Prisma.PublicationCreateOrConnectWithoutImagePartsInput
+  upsert?: Prisma.PublicationUpsertWithoutImagePartsInput
+  connect?: Prisma.PublicationWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.PublicationUpdateToOneWithWhereWithoutImagePartsInput, Prisma.PublicationUpdateWithoutImagePartsInput>, Prisma.PublicationUncheckedUpdateWithoutImagePartsInput>
 }
 
 export type PublicationCreateNestedOneWithoutSummariesInput = {
@@ -423,6 +472,68 @@ export type PublicationUpdateOneRequiredWithoutSummariesNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.PublicationUpdateToOneWithWhereWithoutSummariesInput, Prisma.PublicationUpdateWithoutSummariesInput>, Prisma.PublicationUncheckedUpdateWithoutSummariesInput>
 }
 
+export type PublicationCreateWithoutImagePartsInput = {
+  version: number
+  status: string
+  startedAt: Date | string
+  publishedAt?: Date | string | null
+  entityCount?: number
+  stats?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  imageBytes?: number | null
+  summaries?: Prisma.PublishedSummaryCreateNestedManyWithoutPublicationInput
+}
+
+export type PublicationUncheckedCreateWithoutImagePartsInput = {
+  id?: number
+  version: number
+  status: string
+  startedAt: Date | string
+  publishedAt?: Date | string | null
+  entityCount?: number
+  stats?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  imageBytes?: number | null
+  summaries?: Prisma.PublishedSummaryUncheckedCreateNestedManyWithoutPublicationInput
+}
+
+export type PublicationCreateOrConnectWithoutImagePartsInput = {
+  where: Prisma.PublicationWhereUniqueInput
+  create: Prisma.XOR<Prisma.PublicationCreateWithoutImagePartsInput, Prisma.PublicationUncheckedCreateWithoutImagePartsInput>
+}
+
+export type PublicationUpsertWithoutImagePartsInput = {
+  update: Prisma.XOR<Prisma.PublicationUpdateWithoutImagePartsInput, Prisma.PublicationUncheckedUpdateWithoutImagePartsInput>
+  create: Prisma.XOR<Prisma.PublicationCreateWithoutImagePartsInput, Prisma.PublicationUncheckedCreateWithoutImagePartsInput>
+  where?: Prisma.PublicationWhereInput
+}
+
+export type PublicationUpdateToOneWithWhereWithoutImagePartsInput = {
+  where?: Prisma.PublicationWhereInput
+  data: Prisma.XOR<Prisma.PublicationUpdateWithoutImagePartsInput, Prisma.PublicationUncheckedUpdateWithoutImagePartsInput>
+}
+
+export type PublicationUpdateWithoutImagePartsInput = {
+  version?: Prisma.IntFieldUpdateOperationsInput | number
+  status?: Prisma.StringFieldUpdateOperationsInput | string
+  startedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  entityCount?: Prisma.IntFieldUpdateOperationsInput | number
+  stats?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  imageBytes?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  summaries?: Prisma.PublishedSummaryUpdateManyWithoutPublicationNestedInput
+}
+
+export type PublicationUncheckedUpdateWithoutImagePartsInput = {
+  id?: Prisma.IntFieldUpdateOperationsInput | number
+  version?: Prisma.IntFieldUpdateOperationsInput | number
+  status?: Prisma.StringFieldUpdateOperationsInput | string
+  startedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  entityCount?: Prisma.IntFieldUpdateOperationsInput | number
+  stats?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  imageBytes?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  summaries?: Prisma.PublishedSummaryUncheckedUpdateManyWithoutPublicationNestedInput
+}
+
 export type PublicationCreateWithoutSummariesInput = {
   version: number
   status: string
@@ -430,6 +541,8 @@ export type PublicationCreateWithoutSummariesInput = {
   publishedAt?: Date | string | null
   entityCount?: number
   stats?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  imageBytes?: number | null
+  imageParts?: Prisma.PublicationImagePartCreateNestedManyWithoutPublicationInput
 }
 
 export type PublicationUncheckedCreateWithoutSummariesInput = {
@@ -440,6 +553,8 @@ export type PublicationUncheckedCreateWithoutSummariesInput = {
   publishedAt?: Date | string | null
   entityCount?: number
   stats?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  imageBytes?: number | null
+  imageParts?: Prisma.PublicationImagePartUncheckedCreateNestedManyWithoutPublicationInput
 }
 
 export type PublicationCreateOrConnectWithoutSummariesInput = {
@@ -465,6 +580,8 @@ export type PublicationUpdateWithoutSummariesInput = {
   publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   entityCount?: Prisma.IntFieldUpdateOperationsInput | number
   stats?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  imageBytes?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  imageParts?: Prisma.PublicationImagePartUpdateManyWithoutPublicationNestedInput
 }
 
 export type PublicationUncheckedUpdateWithoutSummariesInput = {
@@ -475,6 +592,8 @@ export type PublicationUncheckedUpdateWithoutSummariesInput = {
   publishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   entityCount?: Prisma.IntFieldUpdateOperationsInput | number
   stats?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  imageBytes?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  imageParts?: Prisma.PublicationImagePartUncheckedUpdateManyWithoutPublicationNestedInput
 }
 
 
@@ -484,10 +603,12 @@ export type PublicationUncheckedUpdateWithoutSummariesInput = {
 
 export type PublicationCountOutputType = {
   summaries: number
+  imageParts: number
 }
 
 export type PublicationCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   summaries?: boolean | PublicationCountOutputTypeCountSummariesArgs
+  imageParts?: boolean | PublicationCountOutputTypeCountImagePartsArgs
 }
 
 /**
@@ -507,6 +628,13 @@ export type PublicationCountOutputTypeCountSummariesArgs<ExtArgs extends runtime
   where?: Prisma.PublishedSummaryWhereInput
 }
 
+/**
+ * PublicationCountOutputType without action
+ */
+export type PublicationCountOutputTypeCountImagePartsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.PublicationImagePartWhereInput
+}
+
 
 export type PublicationSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -516,7 +644,9 @@ export type PublicationSelect<ExtArgs extends runtime.Types.Extensions.InternalA
   publishedAt?: boolean
   entityCount?: boolean
   stats?: boolean
+  imageBytes?: boolean
   summaries?: boolean | Prisma.Publication$summariesArgs<ExtArgs>
+  imageParts?: boolean | Prisma.Publication$imagePartsArgs<ExtArgs>
   _count?: boolean | Prisma.PublicationCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["publication"]>
 
@@ -528,6 +658,7 @@ export type PublicationSelectCreateManyAndReturn<ExtArgs extends runtime.Types.E
   publishedAt?: boolean
   entityCount?: boolean
   stats?: boolean
+  imageBytes?: boolean
 }, ExtArgs["result"]["publication"]>
 
 export type PublicationSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -538,6 +669,7 @@ export type PublicationSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.E
   publishedAt?: boolean
   entityCount?: boolean
   stats?: boolean
+  imageBytes?: boolean
 }, ExtArgs["result"]["publication"]>
 
 export type PublicationSelectScalar = {
@@ -548,11 +680,13 @@ export type PublicationSelectScalar = {
   publishedAt?: boolean
   entityCount?: boolean
   stats?: boolean
+  imageBytes?: boolean
 }
 
-export type PublicationOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "version" | "status" | "startedAt" | "publishedAt" | "entityCount" | "stats", ExtArgs["result"]["publication"]>
+export type PublicationOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "version" | "status" | "startedAt" | "publishedAt" | "entityCount" | "stats" | "imageBytes", ExtArgs["result"]["publication"]>
 export type PublicationInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   summaries?: boolean | Prisma.Publication$summariesArgs<ExtArgs>
+  imageParts?: boolean | Prisma.Publication$imagePartsArgs<ExtArgs>
   _count?: boolean | Prisma.PublicationCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type PublicationIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {}
@@ -562,6 +696,7 @@ export type $PublicationPayload<ExtArgs extends runtime.Types.Extensions.Interna
   name: "Publication"
   objects: {
     summaries: Prisma.$PublishedSummaryPayload<ExtArgs>[]
+    imageParts: Prisma.$PublicationImagePartPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: number
@@ -571,6 +706,10 @@ export type $PublicationPayload<ExtArgs extends runtime.Types.Extensions.Interna
     publishedAt: Date | null
     entityCount: number
     stats: runtime.JsonValue | null
+    /**
+     * Bytes of the publication's image (PublicationImagePart), null for a publication written before images existed.
+     */
+    imageBytes: number | null
   }, ExtArgs["result"]["publication"]>
   composites: {}
 }
@@ -966,6 +1105,7 @@ readonly fields: PublicationFieldRefs;
 export interface Prisma__PublicationClient<T, Null = never, ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs, GlobalOmitOptions = {}> extends Prisma.PrismaPromise<T> {
   readonly [Symbol.toStringTag]: "PrismaPromise"
   summaries<T extends Prisma.Publication$summariesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Publication$summariesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PublishedSummaryPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  imageParts<T extends Prisma.Publication$imagePartsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Publication$imagePartsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PublicationImagePartPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -1002,6 +1142,7 @@ export interface PublicationFieldRefs {
   readonly publishedAt: Prisma.FieldRef<"Publication", 'DateTime'>
   readonly entityCount: Prisma.FieldRef<"Publication", 'Int'>
   readonly stats: Prisma.FieldRef<"Publication", 'Json'>
+  readonly imageBytes: Prisma.FieldRef<"Publication", 'Int'>
 }
     
 
@@ -1416,6 +1557,30 @@ export type Publication$summariesArgs<ExtArgs extends runtime.Types.Extensions.I
   take?: number
   skip?: number
   distinct?: Prisma.PublishedSummaryScalarFieldEnum | Prisma.PublishedSummaryScalarFieldEnum[]
+}
+
+/**
+ * Publication.imageParts
+ */
+export type Publication$imagePartsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the PublicationImagePart
+   */
+  select?: Prisma.PublicationImagePartSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the PublicationImagePart
+   */
+  omit?: Prisma.PublicationImagePartOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.PublicationImagePartInclude<ExtArgs> | null
+  where?: Prisma.PublicationImagePartWhereInput
+  orderBy?: Prisma.PublicationImagePartOrderByWithRelationInput | Prisma.PublicationImagePartOrderByWithRelationInput[]
+  cursor?: Prisma.PublicationImagePartWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.PublicationImagePartScalarFieldEnum | Prisma.PublicationImagePartScalarFieldEnum[]
 }
 
 /**

@@ -1,0 +1,201 @@
+/**
+ * The publication image: one publication's summaries as ONE binary buffer. A process loads a
+ * publication by copying its bytes and laying typed-array views over them: no row is parsed, and
+ * there is no object, string or map entry per row for the garbage collector to walk
+ * (docs/decisions/0025-publication-image.md).
+ *
+ * Layout (platform byte order, little-endian on every machine Node targets; each section starts on
+ * an 8-byte boundary so its view needs no copy):
+ *   "RPI1" | u32 header length | header JSON (see Header) | padding
+ *   first     f64[rows]  epoch ms, NaN for "never"
+ *   last      f64[rows]
+ *   keyEnd    u32[rows]  where row i's key ends in `keys` (it starts where row i - 1's ends)
+ *   slots     i32[…]     one open-addressing hash table per segment (layer × dimension code): a row, or -1
+ *   countIds  uint[rows] index into header.counts
+ *   reporters uint[rows]
+ *   score     uint[rows]
+ *   level     uint[rows] index into header.levels
+ *   keys      u8[…] or u16[…]: every key's UTF-16 code units; u16 only when some key has one above 0xFF
+ * Each "uint" column is as wide as its largest value needs (header.widths): 1, 2 or 4 bytes.
+ */
+import type { DimensionCode } from '../network/types.ts';
+import type { RiskLevel } from '../scoring/levels.ts';
+
+const MAGIC = 0x31495052; // "RPI1" read as a little-endian u32
+
+/** [reports, badRatings, neutralRatings, goodRatings, feedListings] */
+export type CountsTuple = [number, number, number, number, number];
+/** One hash table: [workspaceId, code, first slot, slot count (a power of two)]. */
+export type SegmentEntry = [number, DimensionCode, number, number];
+
+/** The integer columns stored in the fewest bytes their values need. */
+const NARROW = ['countIds', 'reporters', 'score', 'level'] as const;
+type Narrow = (typeof NARROW)[number];
+type Width = 1 | 2 | 4;
+const UINT_ARRAYS = { 1: Uint8Array, 2: Uint16Array, 4: Uint32Array } as const;
+type UintArray = Uint8Array | Uint16Array | Uint32Array;
+
+function widthFor(values: ArrayLike<number>): Width {
+  let max = 0;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
+    if (!Number.isInteger(v) || v < 0 || v > 0xffffffff) throw new Error(`publication image: ${v} is not an unsigned 32-bit integer`);
+    if (v > max) max = v;
+  }
+  return max <= 0xff ? 1 : max <= 0xffff ? 2 : 4;
+}
+
+type Header = {
+  rows: number; keyUnits: number; wide: boolean; slots: number; widths: Record<Narrow, Width>;
+  levels: RiskLevel[]; counts: CountsTuple[];
+  /** [row, name] for the rows whose display name is not their key (most rows' name IS the key). */
+  names: Array<[number, string]>;
+  segments: SegmentEntry[];
+};
+
+export type Image = Omit<Header, 'names'> & {
+  names: ReadonlyMap<number, string>;
+  first: Float64Array; last: Float64Array; keyEnd: Uint32Array; slotTable: Int32Array;
+  countIds: UintArray; reporters: UintArray; score: UintArray; level: UintArray; keys: Uint8Array | Uint16Array;
+};
+
+/** The columns a builder hands over, row i of each belonging to the same summary. */
+export type ImageColumns = {
+  first: ArrayLike<number>; last: ArrayLike<number>; countIds: ArrayLike<number>; reporters: ArrayLike<number>;
+  score: ArrayLike<number>; level: ArrayLike<number>; keys: readonly string[];
+};
+
+/** FNV-1a over the key's UTF-16 code units, then murmur3's finaliser so every low bit depends on every unit. */
+export function hashKey(key: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+/** Slots for n keys: a power of two with the table at most three-quarters full. */
+export function slotCountFor(n: number): number {
+  let size = 2;
+  while (size * 3 < n * 4) size *= 2;
+  return size;
+}
+
+const align8 = (n: number) => (n + 7) & ~7;
+
+type Section = { name: keyof Image; bytes: number; make: (buf: ArrayBuffer, offset: number) => ArrayBufferView };
+
+/** Section order and sizes, from the header alone: the writer and the reader walk the same list. */
+function sections(h: Header): Section[] {
+  const n = h.rows;
+  return [
+    { name: 'first', bytes: 8 * n, make: (b, o) => new Float64Array(b, o, n) },
+    { name: 'last', bytes: 8 * n, make: (b, o) => new Float64Array(b, o, n) },
+    { name: 'keyEnd', bytes: 4 * n, make: (b, o) => new Uint32Array(b, o, n) },
+    { name: 'slotTable', bytes: 4 * h.slots, make: (b, o) => new Int32Array(b, o, h.slots) },
+    ...NARROW.map((name): Section => ({ name, bytes: h.widths[name] * n, make: (b, o) => new UINT_ARRAYS[h.widths[name]](b, o, n) })),
+    { name: 'keys', bytes: (h.wide ? 2 : 1) * h.keyUnits, make: (b, o) => (h.wide ? new Uint16Array(b, o, h.keyUnits) : new Uint8Array(b, o, h.keyUnits)) },
+  ];
+}
+
+/** Each section's view, laid out one after the other from bodyStart. */
+function layout(buffer: ArrayBuffer, bodyStart: number, h: Header): Partial<Record<keyof Image, ArrayBufferView>> {
+  const views: Partial<Record<keyof Image, ArrayBufferView>> = {};
+  let offset = bodyStart;
+  for (const s of sections(h)) {
+    views[s.name] = s.make(buffer, offset);
+    offset = align8(offset + s.bytes);
+  }
+  return views;
+}
+
+function bodySize(h: Header): number {
+  return sections(h).reduce((sum, s) => sum + align8(s.bytes), 0);
+}
+
+/**
+ * Writes an image. `segments` lists, per layer and code, the rows it holds; their keys must be
+ * distinct within a segment (the summaries' primary key makes them so).
+ */
+export function encodeImage(
+  cols: ImageColumns, levels: RiskLevel[], counts: CountsTuple[], names: Array<[number, string]>,
+  segments: Array<{ workspaceId: number; code: DimensionCode; rows: readonly number[] }>,
+): Uint8Array {
+  const rows = cols.keys.length;
+  let keyUnits = 0;
+  let wide = false;
+  for (const k of cols.keys) {
+    keyUnits += k.length;
+    if (!wide) for (let i = 0; i < k.length; i++) if (k.charCodeAt(i) > 0xff) { wide = true; break; }
+  }
+  const entries: SegmentEntry[] = [];
+  let slots = 0;
+  for (const s of segments) {
+    const count = slotCountFor(s.rows.length);
+    entries.push([s.workspaceId, s.code, slots, count]);
+    slots += count;
+  }
+  const widths = Object.fromEntries(NARROW.map((name) => [name, widthFor(cols[name])])) as Record<Narrow, Width>;
+  const header: Header = { rows, keyUnits, wide, slots, widths, levels, counts, names, segments: entries };
+  const headerBytes = new TextEncoder().encode(JSON.stringify(header));
+  const bodyStart = align8(8 + headerBytes.length);
+  const out = new Uint8Array(bodyStart + bodySize(header));
+  const prefix = new DataView(out.buffer);
+  prefix.setUint32(0, MAGIC, true);
+  prefix.setUint32(4, headerBytes.length, true);
+  out.set(headerBytes, 8);
+  const v = layout(out.buffer, bodyStart, header) as unknown as Image;
+  v.first.set(cols.first);
+  v.last.set(cols.last);
+  for (const name of NARROW) v[name].set(cols[name]);
+  let end = 0;
+  cols.keys.forEach((k, row) => {
+    for (let i = 0; i < k.length; i++) v.keys[end + i] = k.charCodeAt(i);
+    end += k.length;
+    v.keyEnd[row] = end;
+  });
+  v.slotTable.fill(-1);
+  segments.forEach((s, i) => {
+    const [, , start, count] = entries[i]!;
+    const mask = count - 1;
+    for (const row of s.rows) {
+      let slot = hashKey(cols.keys[row]!) & mask;
+      while (v.slotTable[start + slot]! >= 0) slot = (slot + 1) & mask;
+      v.slotTable[start + slot] = row;
+    }
+  });
+  return out;
+}
+
+/** Reads an image written by encodeImage: views over `bytes` (copied once if not 8-byte aligned). */
+export function decodeImage(bytes: Uint8Array): Image {
+  if (bytes.byteOffset % 8 !== 0) bytes = bytes.slice();
+  const prefix = new DataView(bytes.buffer, bytes.byteOffset, Math.min(8, bytes.byteLength));
+  if (bytes.byteLength < 8 || prefix.getUint32(0, true) !== MAGIC) throw new Error('not a publication image (bad magic)');
+  const headerLength = prefix.getUint32(4, true);
+  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + headerLength))) as Header;
+  const bodyStart = bytes.byteOffset + align8(8 + headerLength);
+  if (bodyStart - bytes.byteOffset + bodySize(header) !== bytes.byteLength) throw new Error('publication image: size does not match its header');
+  return { ...header, ...layout(bytes.buffer as ArrayBuffer, bodyStart, header), names: new Map(header.names) } as unknown as Image;
+}
+
+/** The row holding `key` in the segment [start, start + count), or -1. */
+export function findRow(img: Image, start: number, count: number, key: string): number {
+  const mask = count - 1;
+  let slot = hashKey(key) & mask;
+  for (;;) {
+    const row = img.slotTable[start + slot]!;
+    if (row < 0) return -1;
+    if (keyIs(img, row, key)) return row;
+    slot = (slot + 1) & mask;
+  }
+}
+
+function keyIs(img: Image, row: number, key: string): boolean {
+  const begin = row === 0 ? 0 : img.keyEnd[row - 1]!;
+  if (img.keyEnd[row]! - begin !== key.length) return false;
+  for (let i = 0; i < key.length; i++) if (img.keys[begin + i] !== key.charCodeAt(i)) return false;
+  return true;
+}
