@@ -74,8 +74,7 @@ describe('publication image', () => {
     const negative = new SnapshotBuilder();
     const bad = row(0, 'ip', '1.1.1.1', 1);
     bad[11] = -1;
-    negative.add(bad);
-    expect(() => negative.encode()).toThrow(/not an unsigned 32-bit integer/);
+    expect(() => negative.add(bad)).toThrow(/reporters -1 is not an unsigned 32-bit integer/);
   });
 
   it('finds every row of a table where many keys share the same first slot', () => {

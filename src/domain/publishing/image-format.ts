@@ -35,13 +35,9 @@ type Width = 1 | 2 | 4;
 const UINT_ARRAYS = { 1: Uint8Array, 2: Uint16Array, 4: Uint32Array } as const;
 type UintArray = Uint8Array | Uint16Array | Uint32Array;
 
-function widthFor(values: ArrayLike<number>): Width {
+function widthFor(values: Uint32Array): Width {
   let max = 0;
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i]!;
-    if (!Number.isInteger(v) || v < 0 || v > 0xffffffff) throw new Error(`publication image: ${v} is not an unsigned 32-bit integer`);
-    if (v > max) max = v;
-  }
+  for (let i = 0; i < values.length; i++) if (values[i]! > max) max = values[i]!;
   return max <= 0xff ? 1 : max <= 0xffff ? 2 : 4;
 }
 
@@ -59,21 +55,36 @@ export type Image = Omit<Header, 'names'> & {
   countIds: UintArray; reporters: UintArray; score: UintArray; level: UintArray; keys: Uint8Array | Uint16Array;
 };
 
-/** The columns a builder hands over, row i of each belonging to the same summary. */
+/** The columns a builder hands over, row i of each belonging to the same summary; keys as one arena of UTF-16 code units. */
 export type ImageColumns = {
-  first: ArrayLike<number>; last: ArrayLike<number>; countIds: ArrayLike<number>; reporters: ArrayLike<number>;
-  score: ArrayLike<number>; level: ArrayLike<number>; keys: readonly string[];
+  first: Float64Array; last: Float64Array; countIds: Uint32Array; reporters: Uint32Array; score: Uint32Array; level: Uint32Array;
+  keyUnits: Uint8Array | Uint16Array; keyEnd: Uint32Array;
 };
 
-/** FNV-1a over the key's UTF-16 code units, then murmur3's finaliser so every low bit depends on every unit. */
-export function hashKey(key: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+
+/** murmur3's finaliser, so that every low bit (the slot) depends on every unit. */
+function finish(h: number): number {
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;
   h = Math.imul(h, 0xc2b2ae35);
   return (h ^ (h >>> 16)) >>> 0;
+}
+
+/** FNV-1a over the key's UTF-16 code units, finished. */
+export function hashKey(key: string): number {
+  let h = FNV_OFFSET;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), FNV_PRIME);
+  return finish(h);
+}
+
+/** hashKey of the key held in units[begin, end). */
+function hashUnits(units: ArrayLike<number>, begin: number, end: number): number {
+  let h = FNV_OFFSET;
+  for (let i = begin; i < end; i++) h = Math.imul(h ^ units[i]!, FNV_PRIME);
+  return finish(h);
 }
 
 /** Slots for n keys: a power of two with the table at most three-quarters full. */
@@ -121,15 +132,11 @@ function bodySize(h: Header): number {
  */
 export function encodeImage(
   cols: ImageColumns, levels: RiskLevel[], counts: CountsTuple[], names: Array<[number, string]>,
-  segments: Array<{ workspaceId: number; code: DimensionCode; rows: readonly number[] }>,
+  segments: Array<{ workspaceId: number; code: DimensionCode; rows: Int32Array }>,
 ): Uint8Array {
-  const rows = cols.keys.length;
-  let keyUnits = 0;
-  let wide = false;
-  for (const k of cols.keys) {
-    keyUnits += k.length;
-    if (!wide) for (let i = 0; i < k.length; i++) if (k.charCodeAt(i) > 0xff) { wide = true; break; }
-  }
+  const rows = cols.keyEnd.length;
+  const keyUnits = cols.keyUnits.length;
+  const wide = cols.keyUnits instanceof Uint16Array && cols.keyUnits.some((unit) => unit > 0xff);
   const entries: SegmentEntry[] = [];
   let slots = 0;
   for (const s of segments) {
@@ -149,19 +156,15 @@ export function encodeImage(
   const v = layout(out.buffer, bodyStart, header) as unknown as Image;
   v.first.set(cols.first);
   v.last.set(cols.last);
+  v.keyEnd.set(cols.keyEnd);
+  v.keys.set(cols.keyUnits);
   for (const name of NARROW) v[name].set(cols[name]);
-  let end = 0;
-  cols.keys.forEach((k, row) => {
-    for (let i = 0; i < k.length; i++) v.keys[end + i] = k.charCodeAt(i);
-    end += k.length;
-    v.keyEnd[row] = end;
-  });
   v.slotTable.fill(-1);
   segments.forEach((s, i) => {
     const [, , start, count] = entries[i]!;
     const mask = count - 1;
     for (const row of s.rows) {
-      let slot = hashKey(cols.keys[row]!) & mask;
+      let slot = hashUnits(cols.keyUnits, row === 0 ? 0 : cols.keyEnd[row - 1]!, cols.keyEnd[row]!) & mask;
       while (v.slotTable[start + slot]! >= 0) slot = (slot + 1) & mask;
       v.slotTable[start + slot] = row;
     }

@@ -1,33 +1,62 @@
 /**
  * Collects a publication's summary rows and writes its image (image-format.ts). The publisher
  * feeds it the rows it stores, so the image is written with the publication; a reader finding a
- * publication without an image (written before images existed) feeds it the stored rows instead.
+ * publication without a readable image feeds it the stored rows instead. Rows are held in typed
+ * arrays that double as they fill and keys in one arena of code units (bytes until a key needs
+ * more), so holding a whole publication costs no object or string per row
+ * (docs/decisions/0025-publication-image.md).
  * Equal count tuples and levels are stored once.
  */
 import type { DimensionCode } from '../network/types.ts';
 import type { RiskLevel } from '../scoring/levels.ts';
-import { encodeImage, type CountsTuple } from './image-format.ts';
+import { encodeImage, type CountsTuple, type ImageColumns } from './image-format.ts';
 import { snapshotOf, type Snapshot } from './snapshot.ts';
 import type { StoredRow } from './publication-store.ts';
 
 /** One summary row: [workspaceId, code, key, name, score, level, reports, bad, neutral, good, feeds, reporters, firstMs, lastMs]. */
 export type SummaryRowTuple = [number, string, string, string, number, string, number, number, number, number, number, number, number | null, number | null];
 
+type Typed = Float64Array | Uint32Array | Uint16Array | Uint8Array | Int32Array;
+
+/** `a` with room for `need` elements: the same array, or a copy twice as large. */
+function roomFor<T extends Typed>(a: T, need: number): T {
+  if (need <= a.length) return a;
+  const grown = new (a.constructor as new (n: number) => T)(Math.max(need, a.length * 2));
+  grown.set(a);
+  return grown;
+}
+
+function unsigned(v: number, what: string): number {
+  if (!Number.isInteger(v) || v < 0 || v > 0xffffffff) throw new Error(`publication image: ${what} ${v} is not an unsigned 32-bit integer`);
+  return v;
+}
+
+/** One segment's rows (a layer's rows of one dimension code). */
+type Segment = { workspaceId: number; code: DimensionCode; rows: Int32Array; size: number };
+
 export class SnapshotBuilder {
-  private readonly segments = new Map<string, { workspaceId: number; code: DimensionCode; rows: number[] }>();
+  private rows = 0;
+  private units = 0;
+  private cols: ImageColumns = {
+    first: new Float64Array(1024), last: new Float64Array(1024), countIds: new Uint32Array(1024), reporters: new Uint32Array(1024),
+    score: new Uint32Array(1024), level: new Uint32Array(1024), keyEnd: new Uint32Array(1024), keyUnits: new Uint8Array(16 * 1024),
+  };
+  private readonly segments = new Map<string, Segment>();
   private readonly countsIds = new Map<string, number>();
   private readonly counts: CountsTuple[] = [];
   private readonly levelIds = new Map<string, number>();
   private readonly levels: RiskLevel[] = [];
   private readonly names: Array<[number, string]> = [];
-  private readonly cols = {
-    score: [] as number[], level: [] as number[], countIds: [] as number[], reporters: [] as number[],
-    first: [] as number[], last: [] as number[], keys: [] as string[],
-  };
 
   add(r: SummaryRowTuple): void {
     const [workspaceId, code, key, name, score, level, reports, bad, neutral, good, feeds, reporters, firstMs, lastMs] = r;
-    const row = this.cols.keys.length;
+    const row = this.rows++;
+    const c = this.cols;
+    if (row === c.first.length) {
+      for (const column of ['first', 'last', 'countIds', 'reporters', 'score', 'level', 'keyEnd'] as const) {
+        (c[column] as Typed) = roomFor(c[column], row + 1);
+      }
+    }
     const countsKey = `${reports},${bad},${neutral},${good},${feeds}`;
     let countsId = this.countsIds.get(countsKey);
     if (countsId === undefined) {
@@ -39,18 +68,25 @@ export class SnapshotBuilder {
       levelId = this.levels.push(level as RiskLevel) - 1;
       this.levelIds.set(level, levelId);
     }
-    this.cols.score.push(score);
-    this.cols.level.push(levelId);
-    this.cols.countIds.push(countsId);
-    this.cols.reporters.push(reporters);
-    this.cols.first.push(firstMs ?? NaN);
-    this.cols.last.push(lastMs ?? NaN);
-    this.cols.keys.push(key);
+    c.score[row] = unsigned(score, 'score');
+    c.level[row] = levelId;
+    c.countIds[row] = countsId;
+    c.reporters[row] = unsigned(reporters, 'reporters');
+    c.first[row] = firstMs ?? NaN;
+    c.last[row] = lastMs ?? NaN;
+    c.keyUnits = roomFor(c.keyUnits, this.units + key.length);
+    for (let i = 0; i < key.length; i++) {
+      const unit = key.charCodeAt(i);
+      if (unit > 0xff && c.keyUnits instanceof Uint8Array) c.keyUnits = Uint16Array.from(c.keyUnits); // the first key beyond Latin-1
+      c.keyUnits[this.units + i] = unit;
+    }
+    c.keyEnd[row] = this.units += key.length;
     if (name !== key) this.names.push([row, name]);
     const segmentKey = `${workspaceId}/${code}`;
     let segment = this.segments.get(segmentKey);
-    if (!segment) this.segments.set(segmentKey, (segment = { workspaceId, code: code as DimensionCode, rows: [] }));
-    segment.rows.push(row);
+    if (!segment) this.segments.set(segmentKey, (segment = { workspaceId, code: code as DimensionCode, rows: new Int32Array(64), size: 0 }));
+    segment.rows = roomFor(segment.rows, segment.size + 1);
+    segment.rows[segment.size++] = row;
   }
 
   /** A row as the publisher stores it. */
@@ -61,12 +97,19 @@ export class SnapshotBuilder {
   }
 
   get size(): number {
-    return this.cols.keys.length;
+    return this.rows;
   }
 
   /** The publication image of every row added. */
   encode(): Uint8Array {
-    return encodeImage(this.cols, this.levels, this.counts, this.names, [...this.segments.values()]);
+    const n = this.rows;
+    const c = this.cols;
+    const columns: ImageColumns = {
+      first: c.first.subarray(0, n), last: c.last.subarray(0, n), countIds: c.countIds.subarray(0, n), reporters: c.reporters.subarray(0, n),
+      score: c.score.subarray(0, n), level: c.level.subarray(0, n), keyEnd: c.keyEnd.subarray(0, n), keyUnits: c.keyUnits.subarray(0, this.units),
+    };
+    const segments = [...this.segments.values()].map((s) => ({ workspaceId: s.workspaceId, code: s.code, rows: s.rows.subarray(0, s.size) }));
+    return encodeImage(columns, this.levels, this.counts, this.names, segments);
   }
 
   build(version: number, publishedAt: Date | null): Snapshot {
