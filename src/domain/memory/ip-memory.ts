@@ -1,15 +1,9 @@
-import type { PrismaClient, SubjectMemory } from '../../generated/prisma/client.ts';
+import type { PrismaClient } from '../../generated/prisma/client.ts';
 import type { SubjectWithMemory } from './subject-memory.ts';
+import { IpMemoryTable, NoteTable, type IpMemory, type MemoryFields } from './ip-memory-table.ts';
 
-/** What a workspace itself wrote about one IP, shown in its score responses. */
-export type IpMemory = {
-  goodRatings: number;
-  neutralRatings: number;
-  badRatings: number;
-  lastRating: { rating: number; note: string; createdAt: string } | null;
-  /** Reports naming the IP, as their subject or as a related subject. */
-  reports: number;
-};
+export type { IpMemory } from './ip-memory-table.ts';
+
 
 const EMPTY: IpMemory = Object.freeze({ goodRatings: 0, neutralRatings: 0, badRatings: 0, lastRating: null, reports: 0 });
 
@@ -18,17 +12,7 @@ export const IP_MEMORY_FOLLOW_MS = 1_000;
 /** Rows read per statement when catching up (the first catch-up reads the whole table). */
 const PAGE_ROWS = 20_000;
 
-type Held = { revision: number; memory: IpMemory };
-type MemoryFields = Pick<SubjectMemory, 'good' | 'neutral' | 'bad' | 'reports' | 'lastRatingId' | 'lastRating' | 'lastNote' | 'lastRatedAt' | 'revision'>;
 type ChangedRow = MemoryFields & { horizon: bigint; workspaceId: number | null; key: string; subjectId: number; writtenXid: bigint };
-
-function toIpMemory(m: MemoryFields): IpMemory {
-  return Object.freeze({
-    goodRatings: m.good, neutralRatings: m.neutral, badRatings: m.bad,
-    lastRating: m.lastRatingId === null ? null : Object.freeze({ rating: m.lastRating!, note: m.lastNote ?? '', createdAt: m.lastRatedAt!.toISOString() }),
-    reports: m.reports,
-  });
-}
 
 /**
  * Every workspace's memory of every IP it wrote about ("SubjectMemory", subject-memory.ts), held whole in
@@ -43,7 +27,8 @@ function toIpMemory(m: MemoryFields): IpMemory {
  *   order. While the database is unreachable the copy keeps answering with what it holds.
  */
 export class IpMemoryCache {
-  private readonly byWorkspace = new Map<number, Map<string, Held>>();
+  private readonly byWorkspace = new Map<number, IpMemoryTable>();
+  private readonly notes = new NoteTable();
   /** Rows written by transactions with an id at or above this one may not have been read yet. */
   private horizon = 0n;
   private reading: Promise<void> | null = null;
@@ -52,7 +37,7 @@ export class IpMemoryCache {
   constructor(private readonly prisma: PrismaClient, private readonly pageRows = PAGE_ROWS) {}
 
   get(workspaceId: number, ip: string): IpMemory {
-    return this.byWorkspace.get(workspaceId)?.get(ip)?.memory ?? EMPTY;
+    return this.byWorkspace.get(workspaceId)?.get(ip) ?? EMPTY;
   }
 
   /** The subjects a committed write of this process returned, each with its memory as the write left it. */
@@ -75,10 +60,8 @@ export class IpMemoryCache {
 
   private keep(workspaceId: number, ip: string, m: MemoryFields): void {
     let ips = this.byWorkspace.get(workspaceId);
-    if (!ips) this.byWorkspace.set(workspaceId, (ips = new Map()));
-    const held = ips.get(ip);
-    if (held && held.revision >= m.revision) return;
-    ips.set(ip, { revision: m.revision, memory: toIpMemory(m) });
+    if (!ips) this.byWorkspace.set(workspaceId, (ips = new IpMemoryTable(this.notes)));
+    ips.keep(ip, m);
   }
 
   private async readChanges(): Promise<void> {
