@@ -5,6 +5,7 @@
  * grows with the data (docs/decisions/0025-publication-image.md); `get` builds the small frozen answer instead.
  */
 import type { SubjectMemory } from '../../generated/prisma/client.ts';
+import { withRoom } from '../../platform/typed-arrays.ts';
 
 /** What a workspace itself wrote about one IP, shown in its score responses. */
 export type IpMemory = {
@@ -35,15 +36,6 @@ export class NoteTable {
   text(id: number): string {
     return this.texts[id]!;
   }
-}
-
-type Column = Uint32Array | Int8Array;
-
-function roomFor<T extends Column>(a: T, need: number): T {
-  if (need <= a.length) return a;
-  const grown = new (a.constructor as new (n: number) => T)(Math.max(need, Math.ceil(a.length * 1.5)));
-  grown.set(a);
-  return grown;
 }
 
 export class IpMemoryTable {
@@ -93,12 +85,12 @@ export class IpMemoryTable {
   }
 
   private grow(need: number): void {
-    this.revision = roomFor(this.revision, need);
-    this.good = roomFor(this.good, need);
-    this.neutral = roomFor(this.neutral, need);
-    this.bad = roomFor(this.bad, need);
-    this.reports = roomFor(this.reports, need);
-    this.lastRating = roomFor(this.lastRating, need);
-    this.lastNote = roomFor(this.lastNote, need);
+    this.revision = withRoom(this.revision, need);
+    this.good = withRoom(this.good, need);
+    this.neutral = withRoom(this.neutral, need);
+    this.bad = withRoom(this.bad, need);
+    this.reports = withRoom(this.reports, need);
+    this.lastRating = withRoom(this.lastRating, need);
+    this.lastNote = withRoom(this.lastNote, need);
   }
 }

@@ -2,7 +2,7 @@
  * Collects a publication's summary rows and writes its image (image-format.ts). The publisher
  * feeds it the rows it stores, so the image is written with the publication; a reader finding a
  * publication without a readable image feeds it the stored rows instead. Rows are held in typed
- * arrays that double as they fill and keys in one arena of code units (bytes until a key needs
+ * arrays that grow as they fill and keys in one arena of code units (bytes until a key needs
  * more), so holding a whole publication costs no object or string per row
  * (docs/decisions/0025-publication-image.md).
  * Equal count tuples and levels are stored once.
@@ -12,19 +12,10 @@ import type { RiskLevel } from '../scoring/levels.ts';
 import { encodeImage, type CountsTuple, type ImageColumns } from './image-format.ts';
 import { snapshotOf, type Snapshot } from './snapshot.ts';
 import type { StoredRow } from './publication-store.ts';
+import { withRoom, type GrowableArray } from '../../platform/typed-arrays.ts';
 
 /** One summary row: [workspaceId, code, key, name, score, level, reports, bad, neutral, good, feeds, reporters, firstMs, lastMs]. */
 export type SummaryRowTuple = [number, string, string, string, number, string, number, number, number, number, number, number, number | null, number | null];
-
-type Typed = Float64Array | Uint32Array | Uint16Array | Uint8Array | Int32Array;
-
-/** `a` with room for `need` elements: the same array, or a copy twice as large. */
-function roomFor<T extends Typed>(a: T, need: number): T {
-  if (need <= a.length) return a;
-  const grown = new (a.constructor as new (n: number) => T)(Math.max(need, a.length * 2));
-  grown.set(a);
-  return grown;
-}
 
 function unsigned(v: number, what: string): number {
   if (!Number.isInteger(v) || v < 0 || v > 0xffffffff) throw new Error(`publication image: ${what} ${v} is not an unsigned 32-bit integer`);
@@ -54,7 +45,7 @@ export class SnapshotBuilder {
     const c = this.cols;
     if (row === c.first.length) {
       for (const column of ['first', 'last', 'countIds', 'reporters', 'score', 'level', 'keyEnd'] as const) {
-        (c[column] as Typed) = roomFor(c[column], row + 1);
+        (c[column] as GrowableArray) = withRoom(c[column], row + 1);
       }
     }
     const countsKey = `${reports},${bad},${neutral},${good},${feeds}`;
@@ -74,7 +65,7 @@ export class SnapshotBuilder {
     c.reporters[row] = unsigned(reporters, 'reporters');
     c.first[row] = firstMs ?? NaN;
     c.last[row] = lastMs ?? NaN;
-    c.keyUnits = roomFor(c.keyUnits, this.units + key.length);
+    c.keyUnits = withRoom(c.keyUnits, this.units + key.length);
     for (let i = 0; i < key.length; i++) {
       const unit = key.charCodeAt(i);
       if (unit > 0xff && c.keyUnits instanceof Uint8Array) c.keyUnits = Uint16Array.from(c.keyUnits); // the first key beyond Latin-1
@@ -85,7 +76,7 @@ export class SnapshotBuilder {
     const segmentKey = `${workspaceId}/${code}`;
     let segment = this.segments.get(segmentKey);
     if (!segment) this.segments.set(segmentKey, (segment = { workspaceId, code: code as DimensionCode, rows: new Int32Array(64), size: 0 }));
-    segment.rows = roomFor(segment.rows, segment.size + 1);
+    segment.rows = withRoom(segment.rows, segment.size + 1);
     segment.rows[segment.size++] = row;
   }
 
