@@ -90,7 +90,7 @@ describe('publication image', () => {
     expect(snap.global('asn', 'k-missing')).toBeUndefined();
   });
 
-  it('an empty image answers nothing; a damaged one is refused', () => {
+  it('an empty image answers nothing; a damaged one is refused at load', () => {
     const empty = new SnapshotBuilder().build(0, null);
     expect({ size: empty.size, hit: empty.global('ip', '1.1.1.1') }).toEqual({ size: 0, hit: undefined });
     const b = new SnapshotBuilder();
@@ -100,6 +100,14 @@ describe('publication image', () => {
     const bad = image.slice();
     bad[0] = 0;
     expect(() => snapshotOf(bad, 1, null)).toThrow(/bad magic/);
+    // Every slot of its one table filled: a probe for a missing key would never end.
+    const full = image.slice();
+    const img = decodeImage(full);
+    img.slotTable.fill(0);
+    expect(() => decodeImage(full)).toThrow(/has no empty slot/);
+    img.slotTable.fill(-1);
+    img.slotTable[0] = 7;
+    expect(() => decodeImage(full)).toThrow(/names no row/);
   });
 
   it('reads an image that starts at an unaligned offset (a copy is made)', () => {

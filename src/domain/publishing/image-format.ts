@@ -181,7 +181,39 @@ export function decodeImage(bytes: Uint8Array): Image {
   const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + headerLength))) as Header;
   const bodyStart = bytes.byteOffset + align8(8 + headerLength);
   if (bodyStart - bytes.byteOffset + bodySize(header) !== bytes.byteLength) throw new Error('publication image: size does not match its header');
-  return { ...header, ...layout(bytes.buffer as ArrayBuffer, bodyStart, header), names: new Map(header.names) } as unknown as Image;
+  const img = { ...header, ...layout(bytes.buffer as ArrayBuffer, bodyStart, header), names: new Map(header.names) } as unknown as Image;
+  checkIndexes(img);
+  return img;
+}
+
+/**
+ * What a lookup relies on to end and stay in bounds: keys that end in order within the arena, slots that
+ * hold -1 or a row, and an empty slot in every table (a probe stops there). A damaged image fails here,
+ * at load, instead of sending a score call round a table forever.
+ */
+function checkIndexes(img: Image): void {
+  let end = 0;
+  for (let row = 0; row < img.rows; row++) {
+    if (img.keyEnd[row]! < end) throw new Error('publication image: key offsets out of order');
+    end = img.keyEnd[row]!;
+  }
+  if (end !== img.keyUnits) throw new Error('publication image: keys do not fill the arena');
+  let slotsSeen = 0;
+  for (const [, , start, count] of img.segments) {
+    if (start !== slotsSeen || count < 2 || (count & (count - 1)) !== 0) throw new Error('publication image: a hash table is misplaced');
+    let empty = 0;
+    for (let slot = start; slot < start + count; slot++) {
+      const row = img.slotTable[slot]!;
+      if (row === -1) empty++;
+      else if (row < 0 || row >= img.rows) throw new Error('publication image: a slot names no row');
+    }
+    if (empty === 0) throw new Error('publication image: a hash table has no empty slot');
+    slotsSeen += count;
+  }
+  if (slotsSeen !== img.slots) throw new Error('publication image: hash tables do not fill their section');
+  for (let row = 0; row < img.rows; row++) {
+    if (img.level[row]! >= img.levels.length || img.countIds[row]! >= img.counts.length) throw new Error('publication image: a row names no level or counts');
+  }
 }
 
 /** The row holding `key` in the segment [start, start + count), or -1. */
