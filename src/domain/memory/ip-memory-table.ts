@@ -1,6 +1,6 @@
 /**
  * One workspace's memory of the IPs it wrote about, in columns: a slot per IP (one map entry), its
- * counts and last rating in typed arrays, each distinct note text held once for every workspace.
+ * counts and last rating in typed arrays, the last rating's note and time in one string array each.
  * Three objects and two strings per IP made the workspace memory the largest part of the heap that
  * grows with the data (docs/decisions/0025-publication-image.md); `get` builds the small frozen answer instead.
  */
@@ -22,22 +22,6 @@ export type MemoryFields = Pick<SubjectMemory, 'good' | 'neutral' | 'bad' | 'rep
 
 const NO_RATING = -128;
 
-/** Note texts, each held once (a team writes the same few notes many times). */
-export class NoteTable {
-  private readonly ids = new Map<string, number>();
-  private readonly texts: string[] = [];
-
-  id(text: string): number {
-    let id = this.ids.get(text);
-    if (id === undefined) this.ids.set(text, (id = this.texts.push(text) - 1));
-    return id;
-  }
-
-  text(id: number): string {
-    return this.texts[id]!;
-  }
-}
-
 export class IpMemoryTable {
   private readonly slots = new Map<string, number>();
   private revision = new Uint32Array(16);
@@ -48,9 +32,7 @@ export class IpMemoryTable {
   private lastRating = new Int8Array(16);
   /** ISO 8601, formatted once when kept: formatting on every read cost more than the rest of the read. */
   private readonly lastRatedAt: string[] = [];
-  private lastNote = new Uint32Array(16);
-
-  constructor(private readonly notes: NoteTable) {}
+  private readonly lastNote: string[] = [];
 
   get(ip: string): IpMemory | undefined {
     const slot = this.slots.get(ip);
@@ -59,7 +41,7 @@ export class IpMemoryTable {
     return Object.freeze({
       goodRatings: this.good[slot]!, neutralRatings: this.neutral[slot]!, badRatings: this.bad[slot]!,
       lastRating: rating === NO_RATING ? null
-        : Object.freeze({ rating, note: this.notes.text(this.lastNote[slot]!), createdAt: this.lastRatedAt[slot]! }),
+        : Object.freeze({ rating, note: this.lastNote[slot]!, createdAt: this.lastRatedAt[slot]! }),
       reports: this.reports[slot]!,
     });
   }
@@ -81,7 +63,7 @@ export class IpMemoryTable {
     const rated = m.lastRatingId !== null;
     this.lastRating[slot] = rated ? m.lastRating! : NO_RATING;
     this.lastRatedAt[slot] = rated ? m.lastRatedAt!.toISOString() : '';
-    this.lastNote[slot] = rated ? this.notes.id(m.lastNote ?? '') : 0;
+    this.lastNote[slot] = rated ? m.lastNote ?? '' : '';
   }
 
   private grow(need: number): void {
@@ -91,6 +73,5 @@ export class IpMemoryTable {
     this.bad = withRoom(this.bad, need);
     this.reports = withRoom(this.reports, need);
     this.lastRating = withRoom(this.lastRating, need);
-    this.lastNote = withRoom(this.lastNote, need);
   }
 }

@@ -1,6 +1,6 @@
 import type { PrismaClient } from '../../generated/prisma/client.ts';
 import type { SubjectWithMemory } from './subject-memory.ts';
-import { IpMemoryTable, NoteTable, type IpMemory, type MemoryFields } from './ip-memory-table.ts';
+import { IpMemoryTable, type IpMemory, type MemoryFields } from './ip-memory-table.ts';
 
 export type { IpMemory } from './ip-memory-table.ts';
 
@@ -28,7 +28,6 @@ type ChangedRow = MemoryFields & { horizon: bigint; workspaceId: number | null; 
  */
 export class IpMemoryCache {
   private readonly byWorkspace = new Map<number, IpMemoryTable>();
-  private readonly notes = new NoteTable();
   /** Rows written by transactions with an id at or above this one may not have been read yet. */
   private horizon = 0n;
   private reading: Promise<void> | null = null;
@@ -60,7 +59,7 @@ export class IpMemoryCache {
 
   private keep(workspaceId: number, ip: string, m: MemoryFields): void {
     let ips = this.byWorkspace.get(workspaceId);
-    if (!ips) this.byWorkspace.set(workspaceId, (ips = new IpMemoryTable(this.notes)));
+    if (!ips) this.byWorkspace.set(workspaceId, (ips = new IpMemoryTable()));
     ips.keep(ip, m);
   }
 
