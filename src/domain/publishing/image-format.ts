@@ -20,6 +20,7 @@
  */
 import type { DimensionCode } from '../network/types.ts';
 import type { RiskLevel } from '../scoring/levels.ts';
+import type { EvidenceCounts } from '../scoring/evidence.ts';
 
 const MAGIC = 0x31495052; // "RPI1" read as a little-endian u32
 
@@ -49,8 +50,10 @@ type Header = {
   segments: SegmentEntry[];
 };
 
-export type Image = Omit<Header, 'names'> & {
+export type Image = Omit<Header, 'names' | 'counts'> & {
   names: ReadonlyMap<number, string>;
+  /** header.counts as the frozen objects lookups return, indexed by countIds. */
+  counts: readonly EvidenceCounts[];
   first: Float64Array; last: Float64Array; keyEnd: Uint32Array; slotTable: Int32Array;
   countIds: UintArray; reporters: UintArray; score: UintArray; level: UintArray; keys: Uint8Array | Uint16Array;
 };
@@ -95,6 +98,9 @@ export function slotCountFor(n: number): number {
 }
 
 const align8 = (n: number) => (n + 7) & ~7;
+
+/** Where row's key starts in the arena: where the previous row's ends. */
+const keyStart = (keyEnd: Uint32Array, row: number) => (row === 0 ? 0 : keyEnd[row - 1]!);
 
 type Section = { name: keyof Image; bytes: number; make: (buf: ArrayBuffer, offset: number) => ArrayBufferView };
 
@@ -164,7 +170,7 @@ export function encodeImage(
     const [, , start, count] = entries[i]!;
     const mask = count - 1;
     for (const row of s.rows) {
-      let slot = hashUnits(cols.keyUnits, row === 0 ? 0 : cols.keyEnd[row - 1]!, cols.keyEnd[row]!) & mask;
+      let slot = hashUnits(cols.keyUnits, keyStart(cols.keyEnd, row), cols.keyEnd[row]!) & mask;
       while (v.slotTable[start + slot]! >= 0) slot = (slot + 1) & mask;
       v.slotTable[start + slot] = row;
     }
@@ -181,7 +187,9 @@ export function decodeImage(bytes: Uint8Array): Image {
   const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + headerLength))) as Header;
   const bodyStart = bytes.byteOffset + align8(8 + headerLength);
   if (bodyStart - bytes.byteOffset + bodySize(header) !== bytes.byteLength) throw new Error('publication image: size does not match its header');
-  const img = { ...header, ...layout(bytes.buffer as ArrayBuffer, bodyStart, header), names: new Map(header.names) } as unknown as Image;
+  const counts = header.counts.map(([reports, badRatings, neutralRatings, goodRatings, feedListings]) =>
+    Object.freeze({ reports, badRatings, neutralRatings, goodRatings, feedListings }));
+  const img = { ...header, ...layout(bytes.buffer as ArrayBuffer, bodyStart, header), names: new Map(header.names), counts } as unknown as Image;
   checkIndexes(img);
   return img;
 }
@@ -229,7 +237,7 @@ export function findRow(img: Image, start: number, count: number, key: string): 
 }
 
 function keyIs(img: Image, row: number, key: string): boolean {
-  const begin = row === 0 ? 0 : img.keyEnd[row - 1]!;
+  const begin = keyStart(img.keyEnd, row);
   if (img.keyEnd[row]! - begin !== key.length) return false;
   for (let i = 0; i < key.length; i++) if (img.keys[begin + i] !== key.charCodeAt(i)) return false;
   return true;

@@ -66,7 +66,7 @@ export async function insertSummaries(prisma: PrismaClient, publicationId: numbe
  * Bytes per stored image part. Small enough that a part's hex text (bytea travels as hex) is an ordinary
  * young-generation string, collected as soon as it is decoded; one statement reads or writes IMAGE_PARTS_PER_STATEMENT.
  */
-export const IMAGE_PART_BYTES = 48 << 10;
+const IMAGE_PART_BYTES = 48 << 10;
 const IMAGE_PARTS_PER_STATEMENT = 64;
 
 /** Stores a publication's image as parts 0, 1, … of IMAGE_PART_BYTES each. */

@@ -10,7 +10,7 @@
  * (docs/decisions/0025-publication-image.md); a lookup builds the small frozen entity it returns.
  */
 import type { DimensionCode } from '../network/types.ts';
-import type { EntitySummary, EvidenceCounts } from '../scoring/evidence.ts';
+import type { EntitySummary } from '../scoring/evidence.ts';
 import { decodeImage, findRow, type Image } from './image-format.ts';
 import { GLOBAL_LAYER } from './gather.ts';
 
@@ -36,14 +36,14 @@ function dateOf(ms: number): Date | null {
 }
 
 /** A layer's lookup: its hash table per dimension code, [first slot, slot count]. */
-function lookupOf(img: Image, counts: readonly EvidenceCounts[], tables: ReadonlyMap<DimensionCode, [number, number]>): Lookup {
+function lookupOf(img: Image, tables: ReadonlyMap<DimensionCode, [number, number]>): Lookup {
   return (code, key) => {
     const table = tables.get(code);
     if (table === undefined) return undefined;
     const row = findRow(img, table[0], table[1], key);
     if (row < 0) return undefined;
     return Object.freeze({
-      name: img.names.get(row) ?? key, score: img.score[row]!, level: img.levels[img.level[row]!]!, counts: counts[img.countIds[row]!]!,
+      name: img.names.get(row) ?? key, score: img.score[row]!, level: img.levels[img.level[row]!]!, counts: img.counts[img.countIds[row]!]!,
       reporters: img.reporters[row]!, firstSeen: dateOf(img.first[row]!), lastSeen: dateOf(img.last[row]!),
     });
   };
@@ -52,15 +52,13 @@ function lookupOf(img: Image, counts: readonly EvidenceCounts[], tables: Readonl
 /** The snapshot of one publication's image. Snapshots and everything they return must be treated as read-only. */
 export function snapshotOf(image: Uint8Array, version: number, publishedAt: Date | null): Snapshot {
   const img = decodeImage(image);
-  const counts = img.counts.map(([reports, badRatings, neutralRatings, goodRatings, feedListings]) =>
-    Object.freeze({ reports, badRatings, neutralRatings, goodRatings, feedListings }));
   const layers = new Map<number, Map<DimensionCode, [number, number]>>();
   for (const [workspaceId, code, start, count] of img.segments) {
     let layer = layers.get(workspaceId);
     if (!layer) layers.set(workspaceId, (layer = new Map()));
     layer.set(code, [start, count]);
   }
-  const lookups = new Map([...layers].map(([id, tables]) => [id, lookupOf(img, counts, tables)]));
+  const lookups = new Map([...layers].map(([id, tables]) => [id, lookupOf(img, tables)]));
   return Object.freeze({
     version, publishedAt, size: img.rows, imageBytes: image.byteLength,
     global: lookups.get(GLOBAL_LAYER) ?? nothing,
