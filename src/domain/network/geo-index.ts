@@ -10,7 +10,7 @@ import { PointerTable } from './pointer-table.ts';
 import { cityKey, countryKey, placeFromRecord, regionKey, type Place } from './place.ts';
 import { FamilyTotals, KeyNumbers } from './sizes.ts';
 import type { DimensionEntity } from './types.ts';
-import { revive } from './revive.ts';
+import { revive, sharedTexts } from './revive.ts';
 
 type Family = 4 | 6;
 export type PlaceEntities = { city: DimensionEntity | null; region: DimensionEntity | null; country: DimensionEntity };
@@ -37,7 +37,10 @@ export class GeoIndex {
     }
     this.placeNumbers.forget();
     this.names = new Map();
-    for (const column of Object.values(this.keys)) column.numbers.forget();
+    for (const column of Object.values(this.keys)) {
+      column.numbers.forget();
+      column.totals.seal();
+    }
   }
 
   /** A built index from a worker's clone (see revive.ts). */
@@ -48,6 +51,12 @@ export class GeoIndex {
       if (family) families[version] = { tree: MmdbTree.revive(family.tree), placeOf: PointerTable.revive(family.placeOf), entities: [] };
     }
     const column = ({ ids, totals }: KeyColumn): KeyColumn => ({ ids, numbers: new KeyNumbers(), totals: FamilyTotals.revive(totals) });
+    const one = sharedTexts();
+    for (const place of clone.places) {
+      place.cc = one(place.cc);
+      place.countryName = one(place.countryName);
+      if (place.regionName !== null) place.regionName = one(place.regionName);
+    }
     return revive(GeoIndex, clone, {
       placeNumbers: new KeyNumbers(), families,
       keys: { city: column(clone.keys.city), region: column(clone.keys.region), country: column(clone.keys.country) },

@@ -12,8 +12,8 @@ import { ispBrandName, orgKeyOf } from './isp-brand.ts';
 import { MmdbTree } from './mmdb-tree.ts';
 import { PointerTable } from './pointer-table.ts';
 import { findRow, rowEnd, rowSize, rowStart, type RangeTable } from './range-table.ts';
-import { FamilyTotals, KeyNumbers } from './sizes.ts';
-import { revive } from './revive.ts';
+import { AsnTotals, FamilyTotals, KeyNumbers } from './sizes.ts';
+import { revive, sharedTexts } from './revive.ts';
 import type { DimensionEntity } from './types.ts';
 
 type Family = 4 | 6;
@@ -38,7 +38,7 @@ export class OwnerIndex {
   private readonly mmdbs: MmdbOwners[] = [];
   private readonly owners: Owner[] = []; // decoded mmdb records, indexed by PointerTable tags
   // addresses per entity (sizes.ts): asn by number, org by key number, isp by brand id
-  private readonly asnTotals: Record<Family, Map<number, number>> = { 4: new Map(), 6: new Map() };
+  private readonly asnTotals = new AsnTotals();
   private readonly orgTotals = new FamilyTotals();
   private readonly ispTotals = new FamilyTotals();
   private readonly cache: Record<Family, { asn: Map<number, DimensionEntity>; org: DimensionEntity[]; isp: DimensionEntity[] }> = {
@@ -59,7 +59,7 @@ export class OwnerIndex {
       const orgId = table.orgIds[row]!;
       byOrg[orgId] = byOrg[orgId]! + size;
     }
-    for (const [asn, size] of byAsn) if (asn > 0) this.addAsn(table.version, asn, size);
+    for (const [asn, size] of byAsn) if (asn > 0) this.asnTotals.add(table.version, asn, size);
     byOrg.forEach((size, orgId) => {
       if (size > 0) this.count(table.version, { asn: 0, orgId, brandId: this.orgBrand[orgId]! }, size);
     });
@@ -109,32 +109,30 @@ export class OwnerIndex {
   }
 
   private count(version: Family, owner: Owner, addresses: number): void {
-    if (owner.asn > 0) this.addAsn(version, owner.asn, addresses);
+    if (owner.asn > 0) this.asnTotals.add(version, owner.asn, addresses);
     if (owner.orgId >= 0) this.orgTotals.add(version, this.orgKeyIds[owner.orgId]!, addresses);
     if (owner.brandId >= 0) this.ispTotals.add(version, owner.brandId, addresses);
-  }
-
-  private addAsn(version: Family, asn: number, addresses: number): void {
-    const totals = this.asnTotals[version];
-    totals.set(asn, (totals.get(asn) ?? 0) + addresses);
   }
 
   /** Drop build-time lookup maps; call once every source has been added. */
   seal(): void {
     this.orgs.seal();
+    for (const totals of [this.asnTotals, this.orgTotals, this.ispTotals]) totals.seal();
     this.brandNumbers.forget();
     this.orgKeyNumbers.forget();
   }
 
   /** A sealed index from a worker's clone (see revive.ts). */
   static revive(clone: OwnerIndex): OwnerIndex {
+    const one = sharedTexts();
+    for (const name of clone.orgs.names) one(name);
     return revive(OwnerIndex, clone, {
-      orgs: OrgTable.revive(clone.orgs),
+      orgs: OrgTable.revive(clone.orgs), brandNames: clone.brandNames.map(one),
       orgKeyNumbers: new KeyNumbers(), brandNumbers: new KeyNumbers(),
       mmdbs: clone.mmdbs.map(({ tree, ownerOf }) => ({
         tree: MmdbTree.revive(tree), ownerOf: { 4: PointerTable.revive(ownerOf[4]), 6: PointerTable.revive(ownerOf[6]) },
       })),
-      orgTotals: FamilyTotals.revive(clone.orgTotals), ispTotals: FamilyTotals.revive(clone.ispTotals),
+      asnTotals: AsnTotals.revive(clone.asnTotals), orgTotals: FamilyTotals.revive(clone.orgTotals), ispTotals: FamilyTotals.revive(clone.ispTotals),
     });
   }
 
@@ -172,7 +170,7 @@ export class OwnerIndex {
       asn = cache.asn.get(owner.asn) ?? null;
       if (asn === null) {
         const key = `AS${owner.asn}`;
-        asn = Object.freeze({ code: 'asn', key, name: key, size: this.asnTotals[version].get(owner.asn) ?? 0 });
+        asn = Object.freeze({ code: 'asn', key, name: key, size: this.asnTotals.get(version, owner.asn) });
         cache.asn.set(owner.asn, asn);
       }
     }

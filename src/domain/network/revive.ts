@@ -8,3 +8,18 @@
 export function revive<T extends object>(cls: { prototype: T }, clone: object, fields: Record<string, unknown> = {}): T {
   return Object.assign(Object.create(cls.prototype) as T, clone, fields);
 }
+
+/**
+ * A structured clone copies a string each time it meets it, so names the builder shared (a country's name in
+ * each of its places, an organisation's name as its brand) arrive as one copy per use. `one` gives back the
+ * first copy of each text, so the rest can be dropped.
+ */
+export function sharedTexts(): (text: string) => string {
+  const seen = new Map<string, string>();
+  return (text) => {
+    const known = seen.get(text);
+    if (known !== undefined) return known;
+    seen.set(text, text);
+    return text;
+  };
+}
