@@ -39,7 +39,8 @@ RUN mkdir -p /var/lib/risk-api && chown node:node /var/lib/risk-api && chmod 070
 ENV HOST=0.0.0.0 \
     PORT=8080 \
     DATA_DIR=/var/lib/risk-api \
-    MALLOC_ARENA_MAX=2
+    MALLOC_ARENA_MAX=2 \
+    MALLOC_MMAP_THRESHOLD_=131072
 USER node
 VOLUME ["/var/lib/risk-api"]
 EXPOSE 8080

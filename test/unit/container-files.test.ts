@@ -21,7 +21,7 @@ const one = (op: string): Step => { const found = steps(op); expect(found, op).t
 const imageEnv = Object.assign({}, ...steps('ENV').map((s) => envPairs(s.args))) as Record<string, string>;
 const operations = read('docs/operations.md');
 /** Read by the process, not by src/config.ts: each has a row in the docs' configuration table. */
-const PROCESS_VARIABLES = ['MALLOC_ARENA_MAX'];
+const PROCESS_VARIABLES = ['MALLOC_ARENA_MAX', 'MALLOC_MMAP_THRESHOLD_'];
 
 type Compose = { services: Record<string, { environment?: Record<string, string>; healthcheck?: { test: string[] }; depends_on?: Record<string, { condition: string }>;
   ports?: string[]; volumes?: string[]; image?: string; build?: string; command?: string[] }>; volumes: Record<string, unknown> };
