@@ -25,7 +25,7 @@ import { seed, type Seeded } from './seed.ts';
 import { embeddedBackend, postgresBackend, serviceEnv, type Backend } from './backends.ts';
 import { buildService, memoryOf, startScriptEnv, startServer, stop, stopAll, type Child } from './children.ts';
 import { measure, probe, wrkPath } from './load.ts';
-import { cpuWindow } from './cpu.ts';
+import { cpuWindow, descendantsOf } from './cpu.ts';
 import { loopDelayWindow } from './loop-delay.ts';
 import { requestsOf, scenarios, type Scenario, type ScenarioName } from './scenarios.ts';
 import { loadTable, peerTable, serviceTable, type LoadRow, type ServiceRow } from './report.ts';
@@ -88,6 +88,8 @@ const SERVICE_PLAN: Plan = ([
   // A pipeline's upload, not an interactive call: a few clients at once, each request a 500-line transaction.
   ['report-bulk', 4],
 ] as Plan).filter(([name]) => scenarioWanted(name));
+/** Rows of a service of their own started with WORKERS (PostgreSQL + Redis only: the embedded default is one process). */
+const WORKERS_PLAN: Plan = ([['score-rest-workers', CONNECTIONS]] as Plan).filter(([name]) => scenarioWanted(name));
 
 /** Which IPs each row rotates over: `written` (seed.ts) only by the "IPs the workspace wrote about" row, `fresh` (the rest) by the others. */
 type IpSets = { fresh: string[]; written: string[]; decided: string[]; undecided: string[] };
@@ -130,7 +132,7 @@ async function runPlan(
     const loop = await loopEnd();
     const linesPerSecond = s.linesPerRequest ? Math.round((result.requests * s.linesPerRequest) / durationS) : undefined;
     log(`${target} ${s.label} c=${connections}${ratePerSecond ? ` at ${ratePerSecond}/s` : ''}: ${result.rps} req/s${linesPerSecond === undefined ? '' : ` (${linesPerSecond} lines/s)`}, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, failed ${result.failed} ${JSON.stringify(result.statuses)}`
-      + (cpu ? `, server CPU ${cpu.serverPct.toFixed(0)}% = ${cpu.serverUsPerRequest.toFixed(0)} µs/req, Redis+PostgreSQL ${cpu.storesUsPerRequest.toFixed(0)} µs/req` : '')
+      + (cpu ? `, server CPU ${cpu.serverPct.toFixed(0)}% = ${cpu.serverUsPerRequest.toFixed(0)} µs/req, Redis+PostgreSQL ${cpu.storesUsPerRequest.toFixed(0)} µs/req, machine ${cpu.machinePct.toFixed(0)}% busy` : '')
       + (cpu && s.ipsPerRequest ? ` (${(cpu.serverUsPerRequest / s.ipsPerRequest).toFixed(1)} µs/IP)` : '')
       + (loop ? `, loop delay p50 ${loop.p50.toFixed(1)} / p99 ${loop.p99.toFixed(1)} / max ${loop.max.toFixed(1)} ms` : ''));
     rows.push({ target, scenario: s, connections, ratePerSecond, result, cpu, loop, ...(linesPerSecond === undefined ? {} : { linesPerSecond }) });
@@ -144,10 +146,19 @@ function mainThreadProfile(dir: string): string {
   return files.sort((a, b) => statSync(b).size - statSync(a).size)[0] ?? dir;
 }
 
-/** Samples VmRSS every 500 ms while the service is under load. */
+/** RSS of the serving process: with WORKERS, of the largest worker (the supervisor only hands connections on). */
+function servingRss(child: Child): { rssMb: number; peakMb: number } | null {
+  const pid = child.proc.pid;
+  if (pid === undefined) return null;
+  const workers = descendantsOf(pid).map(memoryOf).filter((m) => m !== null);
+  if (workers.length === 0) return memoryOf(pid);
+  return { rssMb: Math.max(...workers.map((m) => m.rssMb)), peakMb: Math.max(...workers.map((m) => m.peakMb)) };
+}
+
+/** Samples the serving process's VmRSS every 500 ms while the service is under load. */
 function sampleRss(child: Child): () => number | null {
   const samples: number[] = [];
-  const timer = setInterval(() => { const m = memoryOf(child.proc.pid); if (m) samples.push(m.rssMb); }, 500);
+  const timer = setInterval(() => { const m = servingRss(child); if (m) samples.push(m.rssMb); }, 500);
   return () => {
     clearInterval(timer);
     samples.sort((a, b) => a - b);
@@ -225,21 +236,27 @@ async function main() {
     // One directory per service, so its profile is told apart from the others'.
     const profDir = path.join(PROFILE_DIR, `${backend.name.replace(/\W+/g, '-')}-${Date.now()}`);
     const flags = args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
-    const svc = await startServer(`service (${backend.name})`, serviceBundle, startScriptEnv(ROOT, serviceEnv({ API_KEY_PEPPER: pepper, ...backend.env })), '/readyz', ROOT, flags);
-    log(`${backend.name}: ready in ${svc.readyMs} ms`);
-    const rssReady = memoryOf(svc.child.proc.pid)?.rssMb ?? null;
-    if (!querySource) {
-      const q = await scoreGraphQLQuery(`${svc.baseUrl}/graphql`, s.keys[0]!);
-      all = scenarios(q.query);
-      querySource = q.source;
-      log(`score GraphQL document (${q.source}): ${q.query.replace(/\s+/g, ' ')}`);
+    const env = startScriptEnv(ROOT, serviceEnv({ API_KEY_PEPPER: pepper, ...backend.env }));
+    const workerRuns = backend.name === 'postgres+redis' ? WORKERS_PLAN.map((row) => ({ row, workers: all[row[0]].workers! })) : [];
+    const runs = [{ plan: SERVICE_PLAN, workers: 1, label: backend.name }, ...workerRuns.map(({ row, workers }) => ({ plan: [row], workers, label: `${backend.name}, WORKERS=${workers} (largest worker)` }))];
+    for (const run of runs.filter((r) => r.plan.length > 0)) {
+      const runEnv = run.workers > 1 ? { ...env, WORKERS: String(run.workers) } : env;
+      const svc = await startServer(`service (${run.label})`, serviceBundle, runEnv, '/readyz', ROOT, flags);
+      log(`${run.label}: ready in ${svc.readyMs} ms`);
+      const rssReady = servingRss(svc.child)?.rssMb ?? null;
+      if (!querySource) {
+        const q = await scoreGraphQLQuery(`${svc.baseUrl}/graphql`, s.keys[0]!);
+        all = scenarios(q.query);
+        querySource = q.source;
+        log(`score GraphQL document (${q.source}): ${q.query.replace(/\s+/g, ' ')}`);
+      }
+      const rssUnderLoad = sampleRss(svc.child);
+      rows.push(...await runPlan(backend.name, svc.child, svc.baseUrl, run.plan, all, sets, s.keys));
+      const rssLoad = rssUnderLoad();
+      const peak = servingRss(svc.child)?.peakMb ?? null;
+      services.push({ name: run.label, readyMs: svc.readyMs, rssReadyMb: rssReady, rssLoadMb: rssLoad, peakMb: peak });
+      await stop(svc.child);
     }
-    const rssUnderLoad = sampleRss(svc.child);
-    rows.push(...await runPlan(backend.name, svc.child, svc.baseUrl, SERVICE_PLAN, all, sets, s.keys));
-    const rssLoad = rssUnderLoad();
-    const peak = memoryOf(svc.child.proc.pid)?.peakMb ?? null;
-    services.push({ name: backend.name, readyMs: svc.readyMs, rssReadyMb: rssReady, rssLoadMb: rssLoad, peakMb: peak });
-    await stop(svc.child);
     if (flags.length) profiles.push(mainThreadProfile(profDir));
   }
 

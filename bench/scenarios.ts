@@ -7,7 +7,7 @@
 /** One request as the generators take it (wrk through bench/load.ts; autocannon in soak.ts). */
 export type Request = { method?: string; path: string; headers: Record<string, string>; body?: string };
 
-export type ScenarioName = 'floor-http' | 'floor-yoga' | 'score-rest' | 'score-rest-written' | 'score-rest-overrides' | 'score-graphql' | 'score-mcp' | 'score-batch' | 'score-batch-1' | 'rate' | 'report' | 'report-bulk' | 'dimensions'
+export type ScenarioName = 'floor-http' | 'floor-yoga' | 'score-rest' | 'score-rest-workers' | 'score-rest-written' | 'score-rest-overrides' | 'score-graphql' | 'score-mcp' | 'score-batch' | 'score-batch-1' | 'rate' | 'report' | 'report-bulk' | 'dimensions'
   | 'analyst-graphql' | 'crowdsec-fresh' | 'crowdsec-decided';
 
 export type Scenario = {
@@ -38,6 +38,8 @@ export type Scenario = {
   rotation?: number;
   /** A body containing this text counts as failed (a bulk answer with a refused line). */
   failMarker?: string;
+  /** Served by this many processes (`WORKERS`): the row gets a service of its own, started with that setting. */
+  workers?: number;
 };
 
 /** Lines of one bulk report request: one chunk (one transaction) per request, as a pipeline sending 500-line files. */
@@ -78,6 +80,10 @@ export function scenarios(scoreQuery: string): Record<ScenarioName, Scenario> {
     'floor-http': { name: 'floor-http', label: 'bare node:http (floor)', path: '/risk_api/score/', body: (ip) => json({ ip }), graphql: false, floor: null },
     'floor-yoga': { name: 'floor-yoga', label: 'bare yoga `{ hello }` (floor)', path: '/graphql', body: () => json({ query: '{ hello }' }), graphql: true, floor: null },
     'score-rest': { name: 'score-rest', label: 'score REST', path: '/risk_api/score/', body: (ip) => json({ ip }), graphql: false, floor: 'floor-http' },
+    // The same calls to a service started with WORKERS=2 (issue 19 item 5): node:cluster, two processes on one port.
+    'score-rest-workers': {
+      name: 'score-rest-workers', label: 'score REST, WORKERS=2', path: '/risk_api/score/', body: (ip) => json({ ip }), graphql: false, floor: 'floor-http', workers: 2,
+    },
     'score-rest-written': {
       name: 'score-rest-written', label: 'score REST, IPs the workspace wrote about', path: '/risk_api/score/', body: (ip) => json({ ip }),
       graphql: false, floor: 'floor-http', written: true,
