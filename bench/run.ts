@@ -281,7 +281,7 @@ async function main() {
     serviceTable(services),
     '',
     'Ratios compare servers measured in this one run on the same machine (the load generator shares its CPU); absolute figures move 10–25% between runs.',
-    '"server CPU": the server process (all threads) over the measured window, in % of one core; "µs/req" divides it by the requests answered. '
+    '"server CPU": the server process (all threads; with WORKERS, its workers too) over the measured window, in % of one core; "µs/req" divides it by the requests answered. '
       + '"Redis+PG µs/req": every redis-server and postgres process on the machine, per request (idle ones add little). '
       + '"loop delay": the server\'s event-loop delay over the window (p50 / p99 / max ms beyond its 10 ms sampling timer), '
       + 'from its GET /metrics (prom-client\'s monitorEventLoopDelay, reset by a scrape at the window\'s start); "—" where the server has no /metrics.',
