@@ -237,10 +237,13 @@ async function main() {
     const profDir = path.join(PROFILE_DIR, `${backend.name.replace(/\W+/g, '-')}-${Date.now()}`);
     const flags = args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
     const env = startScriptEnv(ROOT, serviceEnv({ API_KEY_PEPPER: pepper, ...backend.env }));
-    const workerRuns = backend.name === 'postgres+redis' ? WORKERS_PLAN.map((row) => ({ row, workers: all[row[0]].workers! })) : [];
+    const workerRuns = (backend.name === 'postgres+redis' ? WORKERS_PLAN : []).map((row) => {
+      const workers = all[row[0]].workers!;
+      return { plan: [row], workers, label: `${backend.name}, WORKERS=${workers} (largest worker)` };
+    });
     // The WORKERS service runs first, on the data as seeded: the one-process rows it is held to also see it so,
     // before the write rows add to every scored IP's memory and the override rules come into force.
-    const runs = [...workerRuns.map(({ row, workers }) => ({ plan: [row], workers, label: `${backend.name}, WORKERS=${workers} (largest worker)` })), { plan: SERVICE_PLAN, workers: 1, label: backend.name }];
+    const runs = [...workerRuns, { plan: SERVICE_PLAN, workers: 1, label: backend.name }];
     for (const run of runs.filter((r) => r.plan.length > 0)) {
       const runEnv = run.workers > 1 ? { ...env, WORKERS: String(run.workers) } : env;
       const svc = await startServer(`service (${run.label})`, serviceBundle, runEnv, '/readyz', ROOT, flags);

@@ -22,7 +22,8 @@ type KeyColumn = { ids: number[]; numbers: KeyNumbers<string>; totals: FamilyTot
 export class GeoIndex {
   private readonly places: Place[] = [];
   private readonly placeNumbers = new KeyNumbers<string>(); // build-time only: place identity → index in places
-  private names = new Map<string, string>(); // build-time only: one copy of each repeated name
+  // build-time only: one copy of each repeated name (dropped after the build: a function cannot cross to the main thread)
+  private shared: ((name: string) => string) | null = sharedTexts();
   private readonly families: Partial<Record<Family, FamilyIndex>> = {};
   private readonly keys: Record<PlaceCode, KeyColumn> = { city: GeoIndex.column(), region: GeoIndex.column(), country: GeoIndex.column() };
 
@@ -36,7 +37,7 @@ export class GeoIndex {
       if (tree && tree.covers(version)) this.families[version] = this.index(tree, version);
     }
     this.placeNumbers.forget();
-    this.names = new Map();
+    this.shared = null;
     for (const column of Object.values(this.keys)) {
       column.numbers.forget();
       column.totals.seal();
@@ -93,8 +94,8 @@ export class GeoIndex {
     const n = this.placeNumbers.of(id);
     if (n === this.places.length) { // a new place
       this.places.push({
-        cc: this.shared(place.cc), countryName: this.shared(place.countryName),
-        regionName: place.regionName === null ? null : this.shared(place.regionName), cityName: place.cityName,
+        cc: this.shared!(place.cc), countryName: this.shared!(place.countryName),
+        regionName: place.regionName === null ? null : this.shared!(place.regionName), cityName: place.cityName,
       });
       // keys are built once per place, not once per record
       const number = (code: PlaceCode, key: string | null) => this.keys[code].ids.push(key === null ? -1 : this.keys[code].numbers.of(key));
@@ -103,13 +104,6 @@ export class GeoIndex {
       number('country', countryKey(place));
     }
     return n;
-  }
-
-  private shared(name: string): string {
-    const known = this.names.get(name);
-    if (known !== undefined) return known;
-    this.names.set(name, name);
-    return name;
   }
 
   /** The place entities of an address, or null when the geo data has no location for it. */
