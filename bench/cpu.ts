@@ -14,8 +14,10 @@ const TICKS_PER_S = (() => {
   try { return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100; } catch { return 100; }
 })();
 
+type Proc = { ticks: number; comm: string; ppid: string };
+
 /** utime + stime of one process (all threads) in ticks, its command name and its parent; null when it is gone. */
-function ticksOf(pid: string): { ticks: number; comm: string; ppid: string } | null {
+function procOf(pid: string): Proc | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name is in parentheses and may hold spaces: fields are counted after its closing one.
@@ -27,40 +29,45 @@ function ticksOf(pid: string): { ticks: number; comm: string; ppid: string } | n
   }
 }
 
-const livePids = () => readdirSync('/proc').filter((pid) => /^\d+$/.test(pid));
-
-/** The processes a process started, and theirs (a WORKERS service's workers); [] off Linux. */
-export function descendantsOf(pid: number): number[] {
-  if (process.platform !== 'linux') return [];
-  const children = new Map<string, string[]>();
-  for (const p of livePids()) {
-    const parent = ticksOf(p)?.ppid;
-    if (parent !== undefined) children.set(parent, [...(children.get(parent) ?? []), p]);
+/** Every live process by pid, read once: the server's tree and the stores are both found in it. */
+function processTable(): Map<string, Proc> {
+  const table = new Map<string, Proc>();
+  for (const pid of readdirSync('/proc')) {
+    const p = /^\d+$/.test(pid) ? procOf(pid) : null;
+    if (p) table.set(pid, p);
   }
-  const out: number[] = [];
-  for (let todo = [String(pid)]; todo.length > 0;) {
+  return table;
+}
+
+function descendantsIn(table: ReadonlyMap<string, Proc>, pid: string): string[] {
+  const children = new Map<string, string[]>();
+  for (const [p, { ppid }] of table) children.set(ppid, [...(children.get(ppid) ?? []), p]);
+  const out: string[] = [];
+  for (let todo = [pid]; todo.length > 0;) {
     const next = children.get(todo.pop()!) ?? [];
-    out.push(...next.map(Number));
+    out.push(...next);
     todo.push(...next);
   }
   return out;
 }
 
-/** CPU ticks of a server: its process and every process under it. */
-function treeTicks(pid: number): number | null {
-  const own = ticksOf(String(pid));
+/** The processes a process started, and theirs (a WORKERS service's workers); [] off Linux. */
+export function descendantsOf(pid: number): number[] {
+  return process.platform === 'linux' ? descendantsIn(processTable(), String(pid)).map(Number) : [];
+}
+
+/** CPU ticks of a server: its process and every process under it; null when it is gone. */
+function treeTicks(table: ReadonlyMap<string, Proc>, pid: string): number | null {
+  const own = table.get(pid);
   if (!own) return null;
-  return descendantsOf(pid).reduce((sum, p) => sum + (ticksOf(String(p))?.ticks ?? 0), own.ticks);
+  return descendantsIn(table, pid).reduce((sum, p) => sum + table.get(p)!.ticks, own.ticks);
 }
 
 const isStore = (comm: string) => comm.startsWith('redis-server') || comm.startsWith('postgres');
 
-function storeTicks(): Map<string, number> {
+function storeTicks(table: ReadonlyMap<string, Proc>): Map<string, number> {
   const out = new Map<string, number>();
-  for (const pid of livePids()) {
-    const t = ticksOf(pid);
-    if (t && isStore(t.comm)) out.set(pid, t.ticks);
-  }
+  for (const [pid, { ticks, comm }] of table) if (isStore(comm)) out.set(pid, ticks);
   return out;
 }
 
@@ -86,14 +93,17 @@ export type CpuUse = {
 export function cpuWindow(serverPid: number | undefined): (requests: number) => CpuUse | null {
   if (serverPid === undefined || process.platform !== 'linux') return () => null;
   const startedAt = performance.now();
-  const server0 = treeTicks(serverPid);
-  const stores0 = storeTicks();
+  const pid = String(serverPid);
+  const table0 = processTable();
+  const server0 = treeTicks(table0, pid);
+  const stores0 = storeTicks(table0);
   const machine0 = machineTicks();
   return (requests) => {
-    const server1 = treeTicks(serverPid);
+    const table1 = processTable();
+    const server1 = treeTicks(table1, pid);
     if (server0 === null || server1 === null || requests === 0) return null;
     let stores = 0;
-    for (const [pid, ticks] of storeTicks()) stores += ticks - (stores0.get(pid) ?? 0);
+    for (const [p, ticks] of storeTicks(table1)) stores += ticks - (stores0.get(p) ?? 0);
     const seconds = (performance.now() - startedAt) / 1000;
     const serverS = (server1 - server0) / TICKS_PER_S;
     const machine1 = machineTicks();

@@ -4,7 +4,6 @@ import { IpMemoryTable, type IpMemory, type MemoryFields } from './ip-memory-tab
 
 export type { IpMemory } from './ip-memory-table.ts';
 
-
 const EMPTY: IpMemory = Object.freeze({ goodRatings: 0, neutralRatings: 0, badRatings: 0, lastRating: null, reports: 0 });
 
 /** How often a process reads the memory rows other processes changed: the bound on how late it shows their writes. */
