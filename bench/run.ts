@@ -89,7 +89,8 @@ const SERVICE_PLAN: Plan = ([
   ['report-bulk', 4],
 ] as Plan).filter(([name]) => scenarioWanted(name));
 /** Rows of a service of their own started with WORKERS (PostgreSQL + Redis only: the embedded default is one process). */
-const WORKERS_PLAN: Plan = ([['score-rest-workers', CONNECTIONS]] as Plan).filter(([name]) => scenarioWanted(name));
+// The same closed-loop rows as the one-process score REST's, so its 32-connection row meets a process as warmed as that one's.
+const WORKERS_PLAN: Plan = ([['score-rest-workers', 1], ['score-rest-workers', 8], ['score-rest-workers', CONNECTIONS]] as Plan).filter(([name]) => scenarioWanted(name));
 
 /** Which IPs each row rotates over: `written` (seed.ts) only by the "IPs the workspace wrote about" row, `fresh` (the rest) by the others. */
 type IpSets = { fresh: string[]; written: string[]; decided: string[]; undecided: string[] };
@@ -237,10 +238,8 @@ async function main() {
     const profDir = path.join(PROFILE_DIR, `${backend.name.replace(/\W+/g, '-')}-${Date.now()}`);
     const flags = args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
     const env = startScriptEnv(ROOT, serviceEnv({ API_KEY_PEPPER: pepper, ...backend.env }));
-    const workerRuns = (backend.name === 'postgres+redis' ? WORKERS_PLAN : []).map((row) => {
-      const workers = all[row[0]].workers!;
-      return { plan: [row], workers, label: `${backend.name}, WORKERS=${workers} (largest worker)` };
-    });
+    const workers = all['score-rest-workers'].workers!;
+    const workerRuns = backend.name === 'postgres+redis' ? [{ plan: WORKERS_PLAN, workers, label: `${backend.name}, WORKERS=${workers} (largest worker)` }] : [];
     // The WORKERS service runs first, on the data as seeded: the one-process rows it is held to also see it so,
     // before the write rows add to every scored IP's memory and the override rules come into force.
     const runs = [...workerRuns, { plan: SERVICE_PLAN, workers: 1, label: backend.name }];
