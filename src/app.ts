@@ -3,6 +3,7 @@ import { networkOptions, type Config } from './config.ts';
 import { createLogger, type Logger } from './platform/log.ts';
 import { Metrics } from './platform/metrics.ts';
 import { openDatabase, type Database } from './platform/db/database.ts';
+import { AUTOVACUUM_NAPTIME_MS } from './platform/db/pglite-autovacuum.ts';
 import { openCounterStore } from './platform/counters/open.ts';
 import { timedCounterStore } from './platform/counters/timed.ts';
 import type { CounterStore } from './platform/counters/types.ts';
@@ -72,6 +73,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   try {
     const migrated = await db.migrate();
     if (migrated.applied.length) log.info('database migrated', { applied: migrated.applied, backend: db.kind });
+    await autovacuum(db, log);
     counters = timedCounterStore(await openCounterStore(config, log), (operation, seconds) => metrics.counterStoreCall(operation, seconds));
   } catch (e) {
     await db.close(); // release the data directory (PGlite) before reporting the failure
@@ -106,6 +108,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const timers = [
     setInterval(() => { verifier.flushLastUsed().catch((e) => log.warn('lastUsed flush failed', { err: e })); }, 10_000),
     setInterval(() => { sweepIdempotency(db.prisma).catch((e) => log.warn('idempotency sweep failed', { err: e })); }, 3600_000),
+    ...(db.autovacuum ? [setInterval(() => { autovacuum(db, log).catch((e) => log.warn('embedded autovacuum failed', { err: e })); }, AUTOVACUUM_NAPTIME_MS)] : []),
   ];
   for (const t of timers) t.unref();
 
@@ -161,4 +164,10 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       await db.close();
     },
   };
+}
+
+/** Embedded only: a round of autovacuum's work, which PGlite has no worker for (pglite-autovacuum.ts). */
+async function autovacuum(db: Database, log: Logger): Promise<void> {
+  const tables = (await db.autovacuum?.()) ?? [];
+  if (tables.length) log.debug('embedded database vacuumed and analyzed', { tables });
 }

@@ -5,6 +5,7 @@ import { snapshotPglite, type EmbeddedSnapshot } from './backup.ts';
 import { pgliteRunner, postgresRunner } from './sql.ts';
 import { withFaithfulTextDecoding } from './pglite-text.ts';
 import { statementsTakeTurns } from './pglite-turns.ts';
+import { autovacuumRound } from './pglite-autovacuum.ts';
 import { acquireOwnership } from './embedded-lock.ts';
 import { statementNames } from './statement-names.ts';
 import { secureDataDir, stripGroupAndOtherBits } from './data-dir.ts';
@@ -18,6 +19,8 @@ export type Database = {
   status(): Promise<MigrationStatus>;
   /** Embedded only: a consistent copy of the database for a backup (backup.ts). PostgreSQL: pg_dump. */
   snapshot?: () => Promise<EmbeddedSnapshot>;
+  /** Embedded only: one round of autovacuum's work, which PGlite has no worker for (pglite-autovacuum.ts); the tables it vacuumed or analyzed. */
+  autovacuum?: () => Promise<string[]>;
   ping(): Promise<void>;
   close(): Promise<void>;
 };
@@ -103,6 +106,7 @@ async function openPglite(opts: DatabaseOptions): Promise<Database> {
       migrate: () => migrate(pgliteRunner(pglite)),
       status: () => migrationStatus(pgliteRunner(pglite)),
       ...(opts.inMemory ? {} : { snapshot: () => snapshotPglite(pglite, path.join(opts.dataDir, 'pglite'), opts.dataDir) }),
+      autovacuum: () => autovacuumRound(pglite),
       async ping() { await pglite.query('SELECT 1'); },
       async close() {
         await prisma.$disconnect();
