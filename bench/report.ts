@@ -45,7 +45,7 @@ function isMeasured(r: LoadRow['result']): r is Measured {
 }
 
 /** The requirement a row is held to, or null when none applies. `rest`: the same server's score REST row at the same connections. */
-function check(row: LoadRow, ratio: number | null, floor: LoadRow | undefined, rest: LoadRow | undefined, one: LoadRow | undefined, mainConnections: number): { text: string; pass: boolean } | null {
+function check(row: LoadRow, ratio: number | null, floor: LoadRow | undefined, rest: LoadRow | undefined, one: LoadRow | undefined, mainConnections: number): { text: string; pass: boolean | null } | null {
   if (row.ratePerSecond && row.scenario.name === 'score-rest' && isMeasured(row.result)) {
     const floorP99 = floor && isMeasured(floor.result) ? floor.result.p99 : Number.NaN;
     const times = row.result.p99 / floorP99;
@@ -95,6 +95,11 @@ function check(row: LoadRow, ratio: number | null, floor: LoadRow | undefined, r
   // Issue 19's targets: server CPU per call against the floor's in the same run (stable between machines, unlike req/s
   // against a floor its load generator caps), and the tail against the median.
   const cpuTimes = row.cpu && floor?.cpu ? row.cpu.serverUsPerRequest / floor.cpu.serverUsPerRequest : Number.NaN;
+  if (name === 'floor-metered') {
+    // Not held to a target: how much of score REST's CPU per call any metered answer pays, whatever computes the score.
+    const rest = row.cpu && floor?.cpu ? `; score REST's ${fmt(TARGETS.scoreRestCpuVsFloor)}× would leave ${fmt(floor.cpu.serverUsPerRequest * TARGETS.scoreRestCpuVsFloor - row.cpu.serverUsPerRequest)} µs for the score` : '';
+    return { text: `CPU/call ${fmt(cpuTimes, 1)}× floor's${rest}`, pass: null };
+  }
   if (name === 'score-rest') {
     const tail = r.p99 / r.p50;
     const text = `CPU/call ≤ ${TARGETS.scoreRestCpuVsFloor}× floor's (${fmt(cpuTimes, 1)}×), p99 ≤ ${TARGETS.scoreRestP99VsP50}× p50 (${fmt(tail, 1)}×)`;
@@ -150,7 +155,7 @@ export function loadTable(rows: LoadRow[], mainConnections: number): string {
       : row.ratePerSecond ? `${row.scenario.label}, steady ${fmt(row.ratePerSecond)}/s asked` : row.scenario.label;
     lines.push(`| ${row.target} | ${label} | ${row.connections} | ${fmt(r.rps)} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${fmt(r.failed)} | `
       + `${cpu ? `${fmt(cpu.serverPct)}%` : '—'} | ${cpu ? fmt(cpu.serverUsPerRequest) : '—'} | ${cpu ? fmt(cpu.storesUsPerRequest) : '—'} | ${loop} | `
-      + `${ratio === null ? '—' : pct(ratio)} | ${c?.text ?? '—'} | ${c ? (c.pass ? 'PASS' : 'FAIL') : '—'} |`);
+      + `${ratio === null ? '—' : pct(ratio)} | ${c?.text ?? '—'} | ${c?.pass == null ? '—' : c.pass ? 'PASS' : 'FAIL'} |`);
   }
   return lines.join('\n');
 }

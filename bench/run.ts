@@ -22,7 +22,7 @@ import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import { buildDataset, prng } from './dataset.ts';
 import { seed, type Seeded } from './seed.ts';
-import { embeddedBackend, postgresBackend, serviceEnv, type Backend } from './backends.ts';
+import { embeddedBackend, postgresBackend, REDIS_URL, serviceEnv, type Backend } from './backends.ts';
 import { buildService, memoryOf, startScriptEnv, startServer, stop, stopAll, type Child } from './children.ts';
 import { measure, probe, wrkPath } from './load.ts';
 import { cpuWindow, descendantsOf } from './cpu.ts';
@@ -78,7 +78,10 @@ process.once('SIGTERM', () => abort('terminated'));
 type Plan = Array<[ScenarioName, number] | [ScenarioName, number, number]>;
 /** Issue 19's tail at a steady rate: score REST's p99 against the floor's at the same rate, same generator. */
 const STEADY: [number, number] = [16, 1000];
-const FLOOR_PLAN: Plan = [['floor-http', 1], ['floor-http', 8], ['floor-http', CONNECTIONS], ['floor-http', ...STEADY], ['floor-yoga', CONNECTIONS]];
+const FLOOR_PLAN: Plan = [
+  ['floor-http', 1], ['floor-http', 8], ['floor-http', CONNECTIONS], ['floor-http', ...STEADY], ['floor-metered', CONNECTIONS], ['floor-metered', ...STEADY],
+  ['floor-yoga', CONNECTIONS],
+];
 const PEER_PLAN: Plan = [['crowdsec-fresh', CONNECTIONS], ['crowdsec-decided', CONNECTIONS]];
 // Reads before writes: rate/report grow the database, which the reads should not see.
 const SERVICE_PLAN: Plan = ([
@@ -211,6 +214,17 @@ async function main() {
   const floorHttp = await startServer('floor-http', 'bench/floor-http.ts', floorEnv, '/', ROOT);
   rows.push(...await runPlan('floor', floorHttp.child, floorHttp.baseUrl, FLOOR_PLAN.filter(([n]) => n === 'floor-http'), all, sets, []));
   await stop(floorHttp.child);
+  // The metered floor counts each call in the machine's Redis: without one, its rows are skipped.
+  const meteredPlan = FLOOR_PLAN.filter(([n]) => n === 'floor-metered');
+  try {
+    const floorMetered = await startServer('floor-metered', 'bench/floor-metered.ts', { ...floorEnv, REDIS_URL }, '/healthz', ROOT);
+    rows.push(...await runPlan('floor', floorMetered.child, floorMetered.baseUrl, meteredPlan, all, sets, []));
+    await stop(floorMetered.child);
+  } catch (e) {
+    log(`metered floor skipped: ${String(e).split('\n')[0]}`);
+    const skipped = `skipped: no Redis at ${REDIS_URL}`;
+    rows.push(...meteredPlan.map(([name, connections, ratePerSecond]) => ({ target: 'floor', scenario: all[name], connections, ratePerSecond, result: { skipped }, cpu: null, loop: null })));
+  }
   const floorYoga = await startServer('floor-yoga', 'bench/floor-yoga.ts', floorEnv, '/graphql?query=%7Bhello%7D', ROOT);
   rows.push(...await runPlan('floor', floorYoga.child, floorYoga.baseUrl, FLOOR_PLAN.filter(([n]) => n === 'floor-yoga'), all, sets, []));
   await stop(floorYoga.child);

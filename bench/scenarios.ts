@@ -4,10 +4,12 @@
  * set's IPs and rotating over the keys.
  */
 
+import { METERED_FLOOR_KEY } from './floor-answer.ts';
+
 /** One request as the generators take it (wrk through bench/load.ts; autocannon in soak.ts). */
 export type Request = { method?: string; path: string; headers: Record<string, string>; body?: string };
 
-export type ScenarioName = 'floor-http' | 'floor-yoga' | 'score-rest' | 'score-rest-workers' | 'score-rest-written' | 'score-rest-overrides' | 'score-graphql' | 'score-mcp' | 'score-batch' | 'score-batch-1' | 'rate' | 'report' | 'report-bulk' | 'dimensions'
+export type ScenarioName = 'floor-http' | 'floor-metered' | 'floor-yoga' | 'score-rest' | 'score-rest-workers' | 'score-rest-written' | 'score-rest-overrides' | 'score-graphql' | 'score-mcp' | 'score-batch' | 'score-batch-1' | 'rate' | 'report' | 'report-bulk' | 'dimensions'
   | 'analyst-graphql' | 'crowdsec-fresh' | 'crowdsec-decided';
 
 export type Scenario = {
@@ -78,6 +80,10 @@ export function scenarios(scoreQuery: string): Record<ScenarioName, Scenario> {
   const json = (v: unknown) => JSON.stringify(v);
   return {
     'floor-http': { name: 'floor-http', label: 'bare node:http (floor)', path: '/risk_api/score/', body: (ip) => json({ ip }), graphql: false, floor: null },
+    'floor-metered': {
+      name: 'floor-metered', label: 'bare node:http + key HMAC + Redis quota step + JSON per call (metered floor)', path: '/risk_api/score/',
+      body: (ip) => json({ ip }), graphql: false, floor: 'floor-http', headers: { 'x-api-key': METERED_FLOOR_KEY },
+    },
     'floor-yoga': { name: 'floor-yoga', label: 'bare yoga `{ hello }` (floor)', path: '/graphql', body: () => json({ query: '{ hello }' }), graphql: true, floor: null },
     'score-rest': { name: 'score-rest', label: 'score REST', path: '/risk_api/score/', body: (ip) => json({ ip }), graphql: false, floor: 'floor-http' },
     // The same calls to a service started with WORKERS=2 (issue 19 item 5): node:cluster, two processes on one port.
