@@ -108,7 +108,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const timers = [
     setInterval(() => { verifier.flushLastUsed().catch((e) => log.warn('lastUsed flush failed', { err: e })); }, 10_000),
     setInterval(() => { sweepIdempotency(db.prisma).catch((e) => log.warn('idempotency sweep failed', { err: e })); }, 3600_000),
-    ...(db.autovacuum ? [setInterval(() => { autovacuum(db, log).catch((e) => log.warn('embedded autovacuum failed', { err: e })); }, AUTOVACUUM_NAPTIME_MS)] : []),
+    ...(db.autovacuum ? [setInterval(() => { void autovacuum(db, log); }, AUTOVACUUM_NAPTIME_MS)] : []),
   ];
   for (const t of timers) t.unref();
 
@@ -166,8 +166,13 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   };
 }
 
-/** Embedded only: a round of autovacuum's work, which PGlite has no worker for (pglite-autovacuum.ts). */
+/** Embedded only: a round of autovacuum's work, which PGlite has no worker for (pglite-autovacuum.ts). A failed round
+ *  is only logged: the service runs without it, slower. */
 async function autovacuum(db: Database, log: Logger): Promise<void> {
-  const tables = (await db.autovacuum?.()) ?? [];
-  if (tables.length) log.debug('embedded database vacuumed and analyzed', { tables });
+  try {
+    const tables = (await db.autovacuum?.()) ?? [];
+    if (tables.length) log.debug('embedded database vacuumed and analyzed', { tables });
+  } catch (e) {
+    log.warn('embedded autovacuum failed', { err: e });
+  }
 }
