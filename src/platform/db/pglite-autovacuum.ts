@@ -20,12 +20,13 @@ type Due = { name: string; vacuum: boolean };
  * the process that wrote it, so they cannot tell).
  */
 const DUE = `
-  SELECT s.relname AS name, s.n_dead_tup > 50 + 0.2 * greatest(c.reltuples, 0) AS vacuum
-    FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
-   WHERE s.n_dead_tup > 50 + 0.2 * greatest(c.reltuples, 0)
-      OR s.n_mod_since_analyze > 50 + 0.1 * greatest(c.reltuples, 0)
-      OR c.reltuples < 0
-   ORDER BY s.relname`;
+  SELECT name, vacuum FROM (
+    SELECT s.relname AS name,
+           s.n_dead_tup > 50 + 0.2 * greatest(c.reltuples, 0) AS vacuum,
+           s.n_mod_since_analyze > 50 + 0.1 * greatest(c.reltuples, 0) OR c.reltuples < 0 AS stale
+      FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid) t
+   WHERE vacuum OR stale
+   ORDER BY name`;
 
 /** One round: vacuums and analyzes the tables due; answers their names. */
 export async function autovacuumRound(pglite: PGlite): Promise<string[]> {
