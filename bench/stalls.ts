@@ -43,6 +43,8 @@ profile.samples.forEach((id, i) => {
   busyPerSecond[Math.floor(t / 1e6)] = (busyPerSecond[Math.floor(t / 1e6)] ?? 0) + dt;
   (open ??= { startUs: t, us: 0, ids: [] }).ids.push(id);
 });
+// A profile that ends busy (the process stopped mid-stretch) ends with a stretch of its own.
+if (open) stretches.push({ ...(open as Stretch), us: t - (open as Stretch).startUs });
 
 console.log(`busy % per second: ${Array.from(busyPerSecond, (us, s) => `${s}:${Math.round((us ?? 0) / 1e4)}`).join(' ')}`);
 const fromUs = Number(fromArg ?? 0) * 1e6;
