@@ -8,11 +8,13 @@
 #
 # --ignore-scripts: the npm of these machines (11) runs no install script it was not told to trust, and the
 # build and the service need none (esbuild's binary comes as an optional package; Prisma's engine download
-# is exactly what the project avoids: docs/operations.md#storage-and-migrations). The npm 10 of the node:20
-# images would run them; the flag keeps the image to what was tested.
+# is exactly what the project avoids: docs/operations.md#storage-and-migrations). An npm that runs install
+# scripts by default would run them; the flag keeps the image to what was tested.
 #
-# Pin the base image by digest for reproducible builds: --build-arg NODE_IMAGE=node:20-bookworm-slim@sha256:…
-ARG NODE_IMAGE=node:20-bookworm-slim
+# Node.js 24, an LTS line maintained until April 2028, inside the supported range (package.json engines:
+# >=22.15; docs/decisions/0052-node-22-15-and-up.md). Pin the base image by digest for reproducible builds:
+# --build-arg NODE_IMAGE=node:24-bookworm-slim@sha256:…
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app

@@ -25,22 +25,32 @@ export type Backend = {
 export function embeddedBackend(): Backend {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'risk-bench-embedded-'));
   return {
-    name: 'embedded', dataDir, env: { DATA_DIR: dataDir },
-    async remove() { rmSync(dataDir, { recursive: true, force: true }); },
+    name: 'embedded',
+    dataDir,
+    env: { DATA_DIR: dataDir },
+    async remove() {
+      rmSync(dataDir, { recursive: true, force: true });
+    },
   };
 }
 
 async function withAdmin<T>(adminUrl: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
-  try { return await work(client); } finally { await client.end(); }
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
 }
 
 /**
  * A new database on the server `adminUrl` names (any existing database there to connect to) and
  * a new key prefix on `redisUrl`; both named `<label>_<random>` and removed by `remove()`.
  */
-export async function postgresBackend(opts: { adminUrl?: string; redisUrl?: string; label?: string } = {}): Promise<Backend> {
+export async function postgresBackend(
+  opts: { adminUrl?: string; redisUrl?: string; label?: string } = {},
+): Promise<Backend> {
   const adminUrl = opts.adminUrl ?? ADMIN_PG_URL;
   const redisUrl = opts.redisUrl ?? REDIS_URL;
   const suffix = randomBytes(4).toString('hex');
@@ -53,7 +63,9 @@ export async function postgresBackend(opts: { adminUrl?: string; redisUrl?: stri
   // The data dir still holds what is not in the database (nothing of the pepper: it is set by env).
   const dataDir = mkdtempSync(path.join(tmpdir(), 'risk-bench-pg-'));
   return {
-    name: 'postgres+redis', dataDir, databaseUrl: url.toString(),
+    name: 'postgres+redis',
+    dataDir,
+    databaseUrl: url.toString(),
     env: { DATA_DIR: dataDir, DATABASE_URL: url.toString(), REDIS_URL: redisUrl, REDIS_KEY_PREFIX: prefix },
     async remove() {
       rmSync(dataDir, { recursive: true, force: true });
@@ -78,7 +90,8 @@ export async function postgresBackend(opts: { adminUrl?: string; redisUrl?: stri
  */
 export function serviceEnv(extra: Record<string, string>): Record<string, string> {
   const env: Record<string, string> = {};
-  const owned = /^(PORT|HOST|BASE_URL|DATA_DIR|DATABASE_URL|REDIS_URL|REDIS_KEY_PREFIX|LOG_LEVEL|API_KEY_PEPPER|PUBLISH_INTERVAL_MS)$/;
+  const owned =
+    /^(PORT|HOST|BASE_URL|DATA_DIR|DATABASE_URL|REDIS_URL|REDIS_KEY_PREFIX|LOG_LEVEL|API_KEY_PEPPER|PUBLISH_INTERVAL_MS)$/;
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !owned.test(k)) env[k] = v;
   return { ...env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', PUBLISH_INTERVAL_MS: '0', ...extra };
 }

@@ -37,18 +37,32 @@ export function startScriptEnv(root: string, env: Record<string, string>): Recor
 }
 
 /** Runs `node <script>` (through tsx when it is TypeScript); one process: its pid is the server's, so /proc figures are its own. */
-export function startNode(name: string, script: string, env: Record<string, string>, nodeFlags: string[], cwd: string): Child {
+export function startNode(
+  name: string,
+  script: string,
+  env: Record<string, string>,
+  nodeFlags: string[],
+  cwd: string,
+): Child {
   const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : [];
   return startProcess(name, process.execPath, [...nodeFlags, ...loader, script], env, cwd);
 }
 
 /** Runs any program as a tracked child (killed when the bench exits), its output kept for failure messages. */
-export function startProcess(name: string, command: string, args: string[], env: Record<string, string>, cwd: string): Child {
+export function startProcess(
+  name: string,
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  cwd: string,
+): Child {
   const proc = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   live.add(proc);
   proc.once('exit', () => live.delete(proc));
   let err = '';
-  const keep = (chunk: Buffer) => { err = (err + chunk.toString()).slice(-4000); };
+  const keep = (chunk: Buffer) => {
+    err = (err + chunk.toString()).slice(-4000);
+  };
   proc.stderr!.on('data', keep);
   proc.stdout!.on('data', keep); // warn/error log lines are JSON on stdout: kept for failure messages
   return { proc, name, stderr: () => err };
@@ -67,23 +81,40 @@ export function freePort(): Promise<number> {
 }
 
 /** Polls `url` until it answers 200; returns ms since `sinceMs` (performance.now() at spawn). */
-export async function waitReady(child: Child, url: string, sinceMs: number, limitMs = 180_000, headers: Record<string, string> = {}): Promise<number> {
+export async function waitReady(
+  child: Child,
+  url: string,
+  sinceMs: number,
+  limitMs = 180_000,
+  headers: Record<string, string> = {},
+): Promise<number> {
   while (performance.now() - sinceMs < limitMs) {
     if (child.proc.exitCode !== null || child.proc.signalCode !== null) {
-      throw new Error(`${child.name} exited (${child.proc.exitCode ?? child.proc.signalCode}) before it was ready:\n${child.stderr()}`);
+      throw new Error(
+        `${child.name} exited (${child.proc.exitCode ?? child.proc.signalCode}) before it was ready:\n${child.stderr()}`,
+      );
     }
     try {
       const res = await fetch(url, { headers, signal: AbortSignal.timeout(1000) });
       await res.arrayBuffer();
       if (res.status === 200) return Math.round(performance.now() - sinceMs);
-    } catch { /* not listening yet */ }
+    } catch {
+      /* not listening yet */
+    }
     await new Promise((r) => setTimeout(r, 20));
   }
   throw new Error(`${child.name} not ready within ${limitMs} ms:\n${child.stderr()}`);
 }
 
 /** Starts a node script on a free loopback port and waits until `readyPath` answers 200; readyMs counts from spawn. */
-export async function startServer(name: string, script: string, env: Record<string, string>, readyPath: string, cwd: string, flags: string[] = []) {
+export async function startServer(
+  name: string,
+  script: string,
+  env: Record<string, string>,
+  readyPath: string,
+  cwd: string,
+  flags: string[] = [],
+) {
   const port = await freePort();
   const spawnedAt = performance.now();
   const child = startNode(name, path.resolve(cwd, script), { ...env, PORT: String(port) }, flags, cwd);

@@ -11,7 +11,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 
 /** Clock ticks per second of /proc's utime and stime (USER_HZ; 100 on Linux, asked once). */
 const TICKS_PER_S = (() => {
-  try { return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100; } catch { return 100; }
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
 })();
 
 type Proc = { ticks: number; comm: string; ppid: string };
@@ -23,7 +27,11 @@ function procOf(pid: string): Proc | null {
     // The command name is in parentheses and may hold spaces: fields are counted after its closing one.
     const close = stat.lastIndexOf(')');
     const fields = stat.slice(close + 2).split(' '); // fields[0] is field 3 (state)
-    return { ticks: Number(fields[11]) + Number(fields[12]), comm: stat.slice(stat.indexOf('(') + 1, close), ppid: fields[1]! };
+    return {
+      ticks: Number(fields[11]) + Number(fields[12]),
+      comm: stat.slice(stat.indexOf('(') + 1, close),
+      ppid: fields[1]!,
+    };
   } catch {
     return null;
   }
@@ -43,7 +51,7 @@ function descendantsIn(table: ReadonlyMap<string, Proc>, pid: string): string[] 
   const children = new Map<string, string[]>();
   for (const [p, { ppid }] of table) children.set(ppid, [...(children.get(ppid) ?? []), p]);
   const out: string[] = [];
-  for (let todo = [pid]; todo.length > 0;) {
+  for (let todo = [pid]; todo.length > 0; ) {
     const next = children.get(todo.pop()!) ?? [];
     out.push(...next);
     todo.push(...next);
@@ -110,8 +118,15 @@ export function cpuWindow(serverPid: number | undefined): (requests: number) => 
     return {
       serverPct: (100 * serverS) / seconds,
       serverUsPerRequest: (serverS * 1e6) / requests,
-      storesUsPerRequest: (stores / TICKS_PER_S * 1e6) / requests,
+      storesUsPerRequest: ((stores / TICKS_PER_S) * 1e6) / requests,
       machinePct: (100 * (machine1.busy - machine0.busy)) / Math.max(1, machine1.total - machine0.total),
     };
   };
+}
+
+/** CPU seconds (user + system, all threads) a live process has used; null when it is gone or off Linux. */
+export function cpuSecondsOf(pid: number | undefined): number | null {
+  if (pid === undefined || process.platform !== 'linux') return null;
+  const p = procOf(String(pid));
+  return p ? p.ticks / TICKS_PER_S : null;
 }

@@ -17,7 +17,15 @@ const run = promisify(execFile);
 const CROWDSEC = '/usr/bin/crowdsec';
 const CSCLI = '/usr/bin/cscli';
 
-export type Peer = { child: Child; baseUrl: string; key: string; readyMs: number; importMs: number; version: string; remove(): Promise<void> };
+export type Peer = {
+  child: Child;
+  baseUrl: string;
+  key: string;
+  readyMs: number;
+  importMs: number;
+  version: string;
+  remove(): Promise<void>;
+};
 
 export function crowdsecInstalled(): boolean {
   return existsSync(CROWDSEC) && existsSync(CSCLI);
@@ -71,18 +79,35 @@ export async function startCrowdsec(decided: readonly string[]): Promise<Peer> {
     const port = await freePort();
     const config = path.join(dir, 'config.yaml');
     writeFileSync(config, configYaml(dir, port));
-    const cscli = (...args: string[]) => run(CSCLI, ['-c', config, ...args], { maxBuffer: 16 << 20, timeout: 10 * 60_000 });
-    const version = (await run(CROWDSEC, ['-version']).then((r) => r.stdout + r.stderr, (e: { stdout?: string; stderr?: string }) => `${e.stdout ?? ''}${e.stderr ?? ''}`))
-      .match(/version:\s*(\S+)/i)?.[1] ?? 'unknown version';
+    const cscli = (...args: string[]) =>
+      run(CSCLI, ['-c', config, ...args], { maxBuffer: 16 << 20, timeout: 10 * 60_000 });
+    const version =
+      (
+        await run(CROWDSEC, ['-version']).then(
+          (r) => r.stdout + r.stderr,
+          (e: { stdout?: string; stderr?: string }) => `${e.stdout ?? ''}${e.stderr ?? ''}`,
+        )
+      ).match(/version:\s*(\S+)/i)?.[1] ?? 'unknown version';
     // The machine account cscli uses to push decisions through the LAPI, and the bouncer key the load sends.
     await cscli('machines', 'add', 'risk-bench', '--auto', '-f', path.join(dir, 'local_api_credentials.yaml'));
     const key = (await cscli('bouncers', 'add', 'risk-bench', '-o', 'raw')).stdout.trim();
     const spawnedAt = performance.now();
-    child = startProcess('crowdsec LAPI', CROWDSEC, ['-c', config, '-no-cs', '-no-capi'], { ...process.env, HOME: dir } as Record<string, string>, dir);
+    child = startProcess(
+      'crowdsec LAPI',
+      CROWDSEC,
+      ['-c', config, '-no-cs', '-no-capi'],
+      { ...process.env, HOME: dir } as Record<string, string>,
+      dir,
+    );
     const baseUrl = `http://127.0.0.1:${port}`;
-    const readyMs = await waitReady(child, `${baseUrl}/v1/decisions?ip=127.0.0.2`, spawnedAt, 60_000, { 'x-api-key': key });
+    const readyMs = await waitReady(child, `${baseUrl}/v1/decisions?ip=127.0.0.2`, spawnedAt, 60_000, {
+      'x-api-key': key,
+    });
     const csv = path.join(dir, 'decisions.csv');
-    writeFileSync(csv, ['duration,scope,value,reason,type,origin', ...decided.map((ip) => `720h,ip,${ip},risk-bench,ban,cscli`)].join('\n') + '\n');
+    writeFileSync(
+      csv,
+      `${['duration,scope,value,reason,type,origin', ...decided.map((ip) => `720h,ip,${ip},risk-bench,ban,cscli`)].join('\n')}\n`,
+    );
     const importStarted = performance.now();
     await cscli('decisions', 'import', '-i', csv);
     const importMs = Math.round(performance.now() - importStarted);
@@ -102,7 +127,10 @@ export function undecidedIps(decided: readonly string[], count: number, rand: ()
     const first = v >>> 24;
     if (first === 0 || first === 10 || first === 127 || first >= 224) continue;
     const ip = `${first}.${(v >>> 16) & 255}.${(v >>> 8) & 255}.${v & 255}`;
-    if (!taken.has(ip)) { taken.add(ip); out.push(ip); }
+    if (!taken.has(ip)) {
+      taken.add(ip);
+      out.push(ip);
+    }
   }
   return out;
 }

@@ -46,10 +46,18 @@ function summaryFor(code: DimensionCode, rand: () => number, nowMs: number): Sum
   const evidence = Math.max(1, reports + bad + good + neutral); // published ⇒ some evidence
   const firstSeen = nowMs - rand() * 90 * DAY_MS;
   return {
-    score, level: riskLevel(score),
-    counts: { reports: reports || (feeds ? 0 : evidence), badRatings: bad, neutralRatings: neutral, goodRatings: good, feedListings: feeds },
+    score,
+    level: riskLevel(score),
+    counts: {
+      reports: reports || (feeds ? 0 : evidence),
+      badRatings: bad,
+      neutralRatings: neutral,
+      goodRatings: good,
+      feedListings: feeds,
+    },
     reporters: Math.max(1, Math.min(evidence, Math.round(1 + heat * (broad ? 40 : 4) * rand()))),
-    firstSeen: new Date(firstSeen), lastSeen: new Date(firstSeen + rand() * (nowMs - firstSeen)),
+    firstSeen: new Date(firstSeen),
+    lastSeen: new Date(firstSeen + rand() * (nowMs - firstSeen)),
   };
 }
 
@@ -72,7 +80,12 @@ export async function buildDataset(ipCount: number, seed = 20261123): Promise<Da
     ips.push(ip);
     for (const { code, entity } of h.dimensions) {
       if (!entity || global.has(`${code}\u0000${entity.key}`)) continue;
-      global.set(`${code}\u0000${entity.key}`, { code, key: entity.key, name: entity.name, summary: summaryFor(code, rand, nowMs) });
+      global.set(`${code}\u0000${entity.key}`, {
+        code,
+        key: entity.key,
+        name: entity.name,
+        summary: summaryFor(code, rand, nowMs),
+      });
     }
     if (rand() < 0.02) contextual.push({ code: 'ip', key: ip, name: ip, summary: summaryFor('ip', rand, nowMs) });
   }

@@ -18,7 +18,10 @@ const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
       res.writeHead(400, { 'content-type': 'application/json' }).end('{"ok":false,"error":"invalid_json"}');
       return;
     }
-    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+    res.writeHead(200, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+    });
     res.end(body);
   });
 });

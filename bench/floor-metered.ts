@@ -15,10 +15,13 @@ const pepper = randomBytes(32);
 const keyHash = createHmac('sha256', pepper).update(METERED_FLOOR_KEY).digest();
 const counter = `bench_floor_${randomBytes(4).toString('hex')}:quota`;
 // Increment if below the limit, as a metered call does; the counter expires by itself.
-const SCRIPT = "local n = redis.call('INCR', KEYS[1]) if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end return n";
+const SCRIPT =
+  "local n = redis.call('INCR', KEYS[1]) if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end return n";
 
 const json = (res: import('node:http').ServerResponse, status: number, text: string) =>
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) }).end(text);
+  res
+    .writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) })
+    .end(text);
 
 async function main() {
   const redis = createClient({ url: process.env.REDIS_URL });
@@ -36,7 +39,9 @@ async function main() {
         return json(res, 400, '{"ok":false,"error":"invalid_json"}');
       }
       const key = req.headers['x-api-key'];
-      const hash = createHmac('sha256', pepper).update(typeof key === 'string' ? key : '').digest();
+      const hash = createHmac('sha256', pepper)
+        .update(typeof key === 'string' ? key : '')
+        .digest();
       if (!timingSafeEqual(hash, keyHash)) return json(res, 401, '{"ok":false,"error":"invalid_api_key"}');
       redis.evalSha(sha, { keys: [counter], arguments: ['60000'] }).then(
         (used) => json(res, 200, JSON.stringify(scoreShapedAnswer(ip, Number(used)))),

@@ -8,7 +8,9 @@ import { createSchema, createYoga } from 'graphql-yoga';
 
 const yoga = createYoga({
   schema: createSchema({ typeDefs: 'type Query { hello: String! }', resolvers: { Query: { hello: () => 'world' } } }),
-  graphqlEndpoint: '/graphql', logging: false, landingPage: false,
+  graphqlEndpoint: '/graphql',
+  logging: false,
+  landingPage: false,
 });
 const server = createServer({ keepAliveTimeout: 65_000 }, yoga);
 server.listen(Number(process.env.PORT), '127.0.0.1');

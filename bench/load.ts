@@ -16,7 +16,10 @@ import path from 'node:path';
 import type { Request } from './scenarios.ts';
 
 export type Measured = {
-  rps: number; p50: number; p99: number; requests: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  requests: number;
   /** non-2xx (wrk counts status > 399) + GraphQL bodies with errors (MCP: tool errors) + socket errors/timeouts. */
   failed: number;
   statuses: Record<string, number>;
@@ -25,7 +28,8 @@ export type Measured = {
 export type Probe = { ok: true } | { ok: false; reason: string };
 
 export type LoadOptions = {
-  connections: number; durationS: number;
+  connections: number;
+  durationS: number;
   /** A body containing this text counts as failed (GraphQL `"errors"`, MCP `"isError":true`); costs wrk a body read per response. */
   failMarker?: string | null | undefined;
   threads?: number | undefined;
@@ -48,22 +52,44 @@ export function wrkPath(): string | null {
 
 /** Sends one request as the load would; 404 or a GraphQL validation error means "not built yet". */
 export async function probe(
-  baseUrl: string, req: { method?: string; path?: string; headers?: Record<string, string>; body?: string | Buffer }, graphql: boolean, mcp = false,
+  baseUrl: string,
+  req: { method?: string; path?: string; headers?: Record<string, string>; body?: string | Buffer },
+  graphql: boolean,
+  mcp = false,
 ): Promise<Probe> {
   const res = await fetch(baseUrl + (req.path ?? '/'), {
-    method: req.method ?? 'POST', headers: req.headers, ...(req.body === undefined ? {} : { body: req.body as string }), signal: AbortSignal.timeout(10_000),
+    method: req.method ?? 'POST',
+    headers: req.headers,
+    ...(req.body === undefined ? {} : { body: req.body as string }),
+    signal: AbortSignal.timeout(10_000),
   });
   const text = await res.text();
   if (res.status === 404) return { ok: false, reason: 'endpoint not available (404)' };
-  let parsed: { errors?: Array<{ message?: string; extensions?: { code?: string } }>; error?: string; result?: { isError?: boolean } } = {};
-  try { parsed = JSON.parse(text); } catch { /* reported below */ }
-  if (mcp && (parsed.error || parsed.result?.isError)) return { ok: false, reason: `probe failed: ${res.status} ${text.slice(0, 200)}` };
+  let parsed: {
+    errors?: Array<{ message?: string; extensions?: { code?: string } }>;
+    error?: string;
+    result?: { isError?: boolean };
+  } = {};
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    /* reported below */
+  }
+  if (mcp && (parsed.error || parsed.result?.isError))
+    return { ok: false, reason: `probe failed: ${res.status} ${text.slice(0, 200)}` };
   const gqlError = graphql ? parsed.errors?.[0] : undefined;
-  if (gqlError && (gqlError.extensions?.code === 'GRAPHQL_VALIDATION_FAILED' || /^Cannot query field|^Unknown type/.test(gqlError.message ?? ''))) {
+  if (
+    gqlError &&
+    (gqlError.extensions?.code === 'GRAPHQL_VALIDATION_FAILED' ||
+      /^Cannot query field|^Unknown type/.test(gqlError.message ?? ''))
+  ) {
     return { ok: false, reason: `endpoint not available (${gqlError.message})` };
   }
   if (res.status < 200 || res.status > 299 || gqlError) {
-    return { ok: false, reason: `probe failed: ${res.status} ${parsed.error ?? gqlError?.extensions?.code ?? gqlError?.message ?? text.slice(0, 120)}` };
+    return {
+      ok: false,
+      reason: `probe failed: ${res.status} ${parsed.error ?? gqlError?.extensions?.code ?? gqlError?.message ?? text.slice(0, 120)}`,
+    };
   }
   return { ok: true };
 }
@@ -84,7 +110,10 @@ function rawRequest(host: string, r: Request): string {
 
 /** The Lua script: requests in turn; with a marker, statuses and marked bodies counted per thread, summed in `done`. */
 function luaScript(requestsFile: string, marker: string | null, meanPauseMs: number | null): string {
-  const counting = marker === null ? '' : `
+  const counting =
+    marker === null
+      ? ''
+      : `
 local bad, statuses = 0, {}
 function response(status, headers, body)
   statuses[status] = (statuses[status] or 0) + 1
@@ -125,11 +154,22 @@ end
 `;
 }
 
-const luaString = (s: string) => `"${s.replace(/[\\"]/g, (c) => `\\${c}`).replace(/[^\x20-\x7e]/g, (c) => `\\${c.charCodeAt(0)}`)}"`;
+const luaString = (s: string) =>
+  `"${s.replace(/[\\"]/g, (c) => `\\${c}`).replace(/[^\x20-\x7e]/g, (c) => `\\${c.charCodeAt(0)}`)}"`;
 
 type WrkResult = {
-  requests: number; durationUs: number; connect: number; read: number; write: number; status: number; timeout: number;
-  p50Us: number; p99Us: number; maxUs: number; bad: number; statuses: Record<string, number>;
+  requests: number;
+  durationUs: number;
+  connect: number;
+  read: number;
+  write: number;
+  status: number;
+  timeout: number;
+  p50Us: number;
+  p99Us: number;
+  maxUs: number;
+  bad: number;
+  statuses: Record<string, number>;
 };
 
 /** Runs wrk over `requests` (in turn, all connections sharing the rotation) for `durationS`. */
@@ -142,9 +182,29 @@ export async function measure(baseUrl: string, requests: Request[], opts: LoadOp
     const file = path.join(dir, 'requests.bin');
     writeFileSync(file, requests.map((r) => rawRequest(host, r)).join('\0'));
     const script = path.join(dir, 'load.lua');
-    writeFileSync(script, luaScript(file, opts.failMarker ?? null, opts.ratePerSecond ? (opts.connections * 1000) / opts.ratePerSecond : null));
+    writeFileSync(
+      script,
+      luaScript(
+        file,
+        opts.failMarker ?? null,
+        opts.ratePerSecond ? (opts.connections * 1000) / opts.ratePerSecond : null,
+      ),
+    );
     const threads = Math.min(opts.threads ?? 1, opts.connections);
-    const args = ['-t', String(threads), '-c', String(opts.connections), '-d', `${opts.durationS}s`, '--timeout', '10s', '--latency', '-s', script, baseUrl];
+    const args = [
+      '-t',
+      String(threads),
+      '-c',
+      String(opts.connections),
+      '-d',
+      `${opts.durationS}s`,
+      '--timeout',
+      '10s',
+      '--latency',
+      '-s',
+      script,
+      baseUrl,
+    ];
     const out = await run(wrk, args, (opts.durationS + 30) * 1000);
     const line = /WRK_RESULT (\{.*\})/.exec(out);
     if (!line) throw new Error(`wrk printed no result:\n${out.slice(-2000)}`);
@@ -154,8 +214,12 @@ export async function measure(baseUrl: string, requests: Request[], opts: LoadOp
     const statuses = opts.failMarker ? r.statuses : r.status ? { '>399': r.status } : {};
     if (socketErrors) statuses['socket errors/timeouts'] = socketErrors;
     return {
-      rps: Math.round(answered / (r.durationUs / 1e6)), p50: r.p50Us / 1000, p99: r.p99Us / 1000, requests: answered,
-      failed: r.status + r.bad + socketErrors, statuses,
+      rps: Math.round(answered / (r.durationUs / 1e6)),
+      p50: r.p50Us / 1000,
+      p99: r.p99Us / 1000,
+      requests: answered,
+      failed: r.status + r.bad + socketErrors,
+      statuses,
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -166,13 +230,18 @@ function run(cmd: string, args: string[], limitMs: number): Promise<string> {
   return new Promise((resolve, reject) => {
     const proc = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
-    proc.stdout.on('data', (c: Buffer) => { out += c.toString(); });
-    proc.stderr.on('data', (c: Buffer) => { out += c.toString(); });
+    proc.stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+    });
+    proc.stderr.on('data', (c: Buffer) => {
+      out += c.toString();
+    });
     const timer = setTimeout(() => proc.kill('SIGKILL'), limitMs);
     proc.once('error', reject);
     proc.once('close', (code) => {
       clearTimeout(timer);
-      if (code === 0) resolve(out); else reject(new Error(`wrk exited ${code}:\n${out.slice(-2000)}`));
+      if (code === 0) resolve(out);
+      else reject(new Error(`wrk exited ${code}:\n${out.slice(-2000)}`));
     });
   });
 }

@@ -36,7 +36,8 @@ export async function loopDelayWindow(baseUrl: string): Promise<() => Promise<Lo
     const text = await scrape(baseUrl);
     if (text === null) return null;
     const d = {
-      p50: delayMs(text, 'nodejs_eventloop_lag_p50_seconds'), p99: delayMs(text, 'nodejs_eventloop_lag_p99_seconds'),
+      p50: delayMs(text, 'nodejs_eventloop_lag_p50_seconds'),
+      p99: delayMs(text, 'nodejs_eventloop_lag_p99_seconds'),
       max: delayMs(text, 'nodejs_eventloop_lag_max_seconds'),
     };
     return Number.isFinite(d.p50) ? d : null;

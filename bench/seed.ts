@@ -6,7 +6,12 @@
 import { openDatabase } from '../src/platform/db/database.ts';
 import type { PrismaClient } from '../src/generated/prisma/client.ts';
 import { createApiKey } from '../src/domain/access/keys.ts';
-import { claimVersion, completePublication, insertSummaries, type StoredRow } from '../src/domain/publishing/publication-store.ts';
+import {
+  claimVersion,
+  completePublication,
+  insertSummaries,
+  type StoredRow,
+} from '../src/domain/publishing/publication-store.ts';
 import { SnapshotBuilder } from '../src/domain/publishing/snapshot-builder.ts';
 import { GLOBAL_LAYER } from '../src/domain/publishing/gather.ts';
 import type { Dataset } from './dataset.ts';
@@ -34,7 +39,15 @@ export async function seed(target: SeedTarget, data: Dataset, keyCount: number, 
     const keys: string[] = [];
     for (let i = 0; i < keyCount; i++) {
       const w = i % Math.max(1, workspaces);
-      keys.push((await createApiKey(db.prisma, target.pepper, { workspace: w === 0 ? 'bench' : `bench-${w + 1}`, name: `bench ${i}`, tier: 'enterprise' })).secret);
+      keys.push(
+        (
+          await createApiKey(db.prisma, target.pepper, {
+            workspace: w === 0 ? 'bench' : `bench-${w + 1}`,
+            name: `bench ${i}`,
+            tier: 'enterprise',
+          })
+        ).secret,
+      );
     }
     const workspace = await db.prisma.workspace.findUniqueOrThrow({ where: { name: 'bench' } });
     const rows = await writePublication(db.prisma, data, workspace.id, new Date());
@@ -47,7 +60,12 @@ export async function seed(target: SeedTarget, data: Dataset, keyCount: number, 
 }
 
 /** One complete publication of the data set (the bench workspace's own layer included); returns its row count. */
-export async function writePublication(prisma: PrismaClient, data: Dataset, workspaceId: number, now: Date): Promise<number> {
+export async function writePublication(
+  prisma: PrismaClient,
+  data: Dataset,
+  workspaceId: number,
+  now: Date,
+): Promise<number> {
   const rows: StoredRow[] = [
     ...data.global.map((r) => ({ ...r, workspaceId: GLOBAL_LAYER })),
     ...data.contextual.map((r) => ({ ...r, workspaceId })),
@@ -66,17 +84,33 @@ export async function writePublication(prisma: PrismaClient, data: Dataset, work
  */
 async function writeMemoryOf(prisma: PrismaClient, workspaceId: number, ips: string[]): Promise<void> {
   const key = await prisma.apiKey.findFirstOrThrow({ where: { workspaceId }, include: { workspace: true } });
-  const viewer: Viewer = { workspaceId, workspaceName: key.workspace.name, tier: key.workspace.tier, apiKeyId: key.id, keyName: key.name, keyPrefix: key.prefix };
+  const viewer: Viewer = {
+    workspaceId,
+    workspaceName: key.workspace.name,
+    tier: key.workspace.tier,
+    apiKeyId: key.id,
+    keyName: key.name,
+    keyPrefix: key.prefix,
+  };
   const deps = { prisma, ipMemory: { apply() {} } }; // no service runs yet: it reads the memory when it starts
   const CONCURRENT = 256; // enough callers for the group commit to write them in batches
   for (let i = 0; i < ips.length; i += CONCURRENT) {
-    await Promise.all(ips.slice(i, i + CONCURRENT).map(async (ip, j) => {
-      await writeRating(deps, viewer, { ip, rating: -1, note: 'card testing at checkout' });
-      await writeRating(deps, viewer, { ip, rating: (i + j) % 3 - 1, note: '' });
-      const report = (i + j) % 2
-        ? { kind: 'ipaddress', key: ip, title: 'Checkout velocity', outcomeCode: 'fraud_watch' }
-        : { kind: 'account', key: `acct-${i + j}`, title: 'Account takeover', outcomeCode: 'fraud_watch', relatedSubjects: [{ kind: 'ipaddress', key: ip, role: 'source_ip' }] };
-      await writeReport(deps, viewer, reportInputSchema.parse(report));
-    }));
+    await Promise.all(
+      ips.slice(i, i + CONCURRENT).map(async (ip, j) => {
+        await writeRating(deps, viewer, { ip, rating: -1, note: 'card testing at checkout' });
+        await writeRating(deps, viewer, { ip, rating: ((i + j) % 3) - 1, note: '' });
+        const report =
+          (i + j) % 2
+            ? { kind: 'ipaddress', key: ip, title: 'Checkout velocity', outcomeCode: 'fraud_watch' }
+            : {
+                kind: 'account',
+                key: `acct-${i + j}`,
+                title: 'Account takeover',
+                outcomeCode: 'fraud_watch',
+                relatedSubjects: [{ kind: 'ipaddress', key: ip, role: 'source_ip' }],
+              };
+        await writeReport(deps, viewer, reportInputSchema.parse(report));
+      }),
+    );
   }
 }

@@ -33,10 +33,16 @@ import { percentile, probe } from './load.ts';
 import { requestLists, scenarios, type Scenario, type ScenarioName } from './scenarios.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const { values: args } = parseArgs({ options: {
-  minutes: { type: 'string' }, interval: { type: 'string' }, connections: { type: 'string', default: '32' },
-  ips: { type: 'string', default: '100000' }, republish: { type: 'string', default: '2' }, keys: { type: 'string', default: '64' },
-} });
+const { values: args } = parseArgs({
+  options: {
+    minutes: { type: 'string' },
+    interval: { type: 'string' },
+    connections: { type: 'string', default: '32' },
+    ips: { type: 'string', default: '100000' },
+    republish: { type: 'string', default: '2' },
+    keys: { type: 'string', default: '64' },
+  },
+});
 function numberArg(name: string, raw: string | undefined, fallback: number, min: number): number {
   const v = raw === undefined || raw === '' ? fallback : Number(raw);
   if (!Number.isFinite(v) || v < min) throw new Error(`${name} must be a number ≥ ${min} (got ${JSON.stringify(raw)})`);
@@ -50,7 +56,12 @@ const REPUBLISH_MIN = numberArg('--republish', args.republish, 2, 0);
 const INTERVALS = Math.max(3, Math.round((MINUTES * 60) / INTERVAL_S));
 
 /** The mix, in requests out of 20: 70% score, 10% rate, 5% report, 15% analyst reads. */
-const MIX: Array<[ScenarioName, number]> = [['score-rest', 14], ['rate', 2], ['report', 1], ['analyst-graphql', 3]];
+const MIX: Array<[ScenarioName, number]> = [
+  ['score-rest', 14],
+  ['rate', 2],
+  ['report', 1],
+  ['analyst-graphql', 3],
+];
 const PATTERN_REPEATS = 64; // each connection's list: 64 × 20 = 1,280 requests, then it starts over
 /** Writes and analyst reads go to this many IPs (pre-written before the load), so reads find data. */
 const HOT_IPS = 2048;
@@ -65,8 +76,8 @@ const SCORE_CEILING_RPS = 10_000;
  * snapshot swap (two publications held for a moment) move RSS up and down by ~200 MB; a leak lifts
  * the floor the process returns to.
  */
-const RSS_GROWTH_LIMIT = 0.10;
-const RSS_FLOOR_PERCENTILE = 0.10;
+const RSS_GROWTH_LIMIT = 0.1;
+const RSS_FLOOR_PERCENTILE = 0.1;
 const RSS_SAMPLE_MS = 5000;
 const TIME_LIMIT_MS = (MINUTES + 20) * 60_000;
 
@@ -80,7 +91,10 @@ function cleanup(): Promise<void> {
   })();
   return cleaning;
 }
-const abort = (why: string) => { log(why); void cleanup().finally(() => process.exit(2)); };
+const abort = (why: string) => {
+  log(why);
+  void cleanup().finally(() => process.exit(2));
+};
 setTimeout(() => abort(`time limit of ${TIME_LIMIT_MS / 60_000} min reached: stopping`), TIME_LIMIT_MS).unref();
 process.once('SIGINT', () => abort('interrupted'));
 process.once('SIGTERM', () => abort('terminated'));
@@ -98,19 +112,48 @@ class Latencies {
   private a = new Float32Array(1 << 14);
   n = 0;
   push(ms: number) {
-    if (this.n === this.a.length) { const g = new Float32Array(this.a.length * 2); g.set(this.a); this.a = g; }
+    if (this.n === this.a.length) {
+      const g = new Float32Array(this.a.length * 2);
+      g.set(this.a);
+      this.a = g;
+    }
     this.a[this.n++] = ms;
   }
-  sorted(): Float32Array { return this.a.subarray(0, this.n).sort(); }
-  appendTo(other: Latencies) { for (let i = 0; i < this.n; i++) other.push(this.a[i]!); }
+  sorted(): Float32Array {
+    return this.a.subarray(0, this.n).sort();
+  }
+  appendTo(other: Latencies) {
+    for (let i = 0; i < this.n; i++) other.push(this.a[i]!);
+  }
 }
-type Window = { startMs: number; all: Latencies; score: Latencies; perLine: Latencies[]; failures: Map<string, number> };
+type Window = {
+  startMs: number;
+  all: Latencies;
+  score: Latencies;
+  perLine: Latencies[];
+  failures: Map<string, number>;
+};
 type IntervalRow = {
-  fromS: number; toS: number; rps: number; p50: number; p99: number; scoreP99: number; requests: number;
-  errors: number; failures: Map<string, number>; rssMb: number | null; lineP99: number[];
+  fromS: number;
+  toS: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  scoreP99: number;
+  requests: number;
+  errors: number;
+  failures: Map<string, number>;
+  rssMb: number | null;
+  lineP99: number[];
 };
 
-const newWindow = (): Window => ({ startMs: performance.now(), all: new Latencies(), score: new Latencies(), perLine: lines.map(() => new Latencies()), failures: new Map() });
+const newWindow = (): Window => ({
+  startMs: performance.now(),
+  all: new Latencies(),
+  score: new Latencies(),
+  perLine: lines.map(() => new Latencies()),
+  failures: new Map(),
+});
 let win = newWindow();
 const failureTotals = new Map<string, { count: number; example: string }>();
 let lastLine = 0;
@@ -126,7 +169,11 @@ function fail(key: string, example: string) {
 }
 
 function parseJson(text: string): unknown {
-  try { return JSON.parse(text); } catch { return null; } // not JSON: uncoded
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  } // not JSON: uncoded
 }
 
 /**
@@ -138,7 +185,7 @@ function classify(graphql: boolean, status: number, body: string): string | null
   if (ok && !(graphql && body.includes('"errors"'))) return null;
   const parsed = parseJson(body) as { error?: unknown; errors?: Array<{ extensions?: { code?: unknown } }> } | null;
   if (ok && !Array.isArray(parsed?.errors)) return null; // "errors" was only text inside the data
-  const code = graphql ? parsed?.errors?.[0]?.extensions?.code ?? parsed?.error : parsed?.error;
+  const code = graphql ? (parsed?.errors?.[0]?.extensions?.code ?? parsed?.error) : parsed?.error;
   return `${status} ${typeof code === 'string' && code ? code : '(no error code)'}`;
 }
 
@@ -158,7 +205,11 @@ function attach(lists: Request[][], kindOf: Map<Request, Kind>) {
       lines.push({ label, kind, lat: new Latencies(), failed: 0, sent: 0 });
       const line = i;
       const graphql = s.graphql;
-      handlers.push((status, body) => { lastLine = line; lastFailure = classify(graphql, status, body); lastBody = lastFailure ? body : ''; });
+      handlers.push((status, body) => {
+        lastLine = line;
+        lastFailure = classify(graphql, status, body);
+        lastBody = lastFailure ? body : '';
+      });
     }
     return i;
   };
@@ -188,11 +239,21 @@ function closeWindow(fromS: number, rssMb: number | null): IntervalRow {
   win = newWindow();
   const seconds = (performance.now() - w.startMs) / 1000;
   const sorted = w.all.sorted();
-  w.perLine.forEach((l, i) => l.appendTo(lines[i]!.lat));
+  w.perLine.forEach((l, i) => {
+    l.appendTo(lines[i]!.lat);
+  });
   const errors = [...w.failures.values()].reduce((a, b) => a + b, 0);
   return {
-    fromS, toS: fromS + seconds, rps: Math.round(w.all.n / seconds), p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99),
-    scoreP99: percentile(w.score.sorted(), 0.99), requests: w.all.n, errors, failures: w.failures, rssMb,
+    fromS,
+    toS: fromS + seconds,
+    rps: Math.round(w.all.n / seconds),
+    p50: percentile(sorted, 0.5),
+    p99: percentile(sorted, 0.99),
+    scoreP99: percentile(w.score.sorted(), 0.99),
+    requests: w.all.n,
+    errors,
+    failures: w.failures,
+    rssMb,
     lineP99: w.perLine.map((l) => percentile(l.sorted(), 0.99)),
   };
 }
@@ -206,7 +267,9 @@ function pattern(): Kind[] {
   const current = MIX.map(() => 0);
   const out: Kind[] = [];
   for (let i = 0; i < total; i++) {
-    MIX.forEach(([, w], k) => { current[k]! += w; });
+    MIX.forEach(([, w], k) => {
+      current[k]! += w;
+    });
     const k = current.indexOf(Math.max(...current));
     current[k]! -= total;
     out.push(k);
@@ -239,12 +302,20 @@ function mixedLists(ips: string[], hot: string[], keys: string[]): { lists: Requ
 
 /** Writes a report and a rating about every hot IP before the load, so the analyst reads have a graph to walk. */
 async function preWrite(baseUrl: string, hot: string[], keys: string[]): Promise<number> {
-  const reqs = [...requestLists(all().report, hot, keys, 1, hot.length)[0]!, ...requestLists(all().rate, hot, keys, 1, hot.length)[0]!];
+  const reqs = [
+    ...requestLists(all().report, hot, keys, 1, hot.length)[0]!,
+    ...requestLists(all().rate, hot, keys, 1, hot.length)[0]!,
+  ];
   let next = 0;
   const worker = async () => {
     while (next < reqs.length) {
       const req = reqs[next++]!;
-      const res = await fetch(baseUrl + req.path, { method: 'POST', headers: req.headers, body: req.body as string, signal: AbortSignal.timeout(30_000) });
+      const res = await fetch(baseUrl + req.path, {
+        method: 'POST',
+        headers: req.headers,
+        body: req.body as string,
+        signal: AbortSignal.timeout(30_000),
+      });
       const text = await res.text();
       if (res.status !== 201) throw new Error(`pre-write ${req.path} answered ${res.status}: ${text.slice(0, 300)}`);
     }
@@ -254,16 +325,28 @@ async function preWrite(baseUrl: string, hot: string[], keys: string[]): Promise
 }
 
 /** Each workspace's score count today, read with one more score call per workspace (which counts itself: minus 1). */
-async function meteredScores(baseUrl: string, keys: string[], workspaces: number, ip: string): Promise<{ counted: number; dailyLimit: number | null; version: number | null }> {
+async function meteredScores(
+  baseUrl: string,
+  keys: string[],
+  workspaces: number,
+  ip: string,
+): Promise<{ counted: number; dailyLimit: number | null; version: number | null }> {
   let counted = 0;
   let dailyLimit: number | null = null;
   let version: number | null = null;
   for (let w = 0; w < workspaces; w++) {
     const res = await fetch(`${baseUrl}/risk_api/score/`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': keys[w]! }, body: JSON.stringify({ ip }), signal: AbortSignal.timeout(10_000),
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': keys[w]! },
+      body: JSON.stringify({ ip }),
+      signal: AbortSignal.timeout(10_000),
     });
-    const body = (await res.json()) as { quota?: { used_today?: number; daily_limit?: number }; publication?: { version?: number } };
-    if (res.status !== 200 || typeof body.quota?.used_today !== 'number') throw new Error(`metering check: score answered ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
+    const body = (await res.json()) as {
+      quota?: { used_today?: number; daily_limit?: number };
+      publication?: { version?: number };
+    };
+    if (res.status !== 200 || typeof body.quota?.used_today !== 'number')
+      throw new Error(`metering check: score answered ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
     counted += body.quota.used_today - 1;
     dailyLimit = body.quota.daily_limit ?? null;
     version = body.publication?.version ?? null;
@@ -274,11 +357,22 @@ async function meteredScores(baseUrl: string, keys: string[], workspaces: number
 // ---------------------------------------------------------------------------------------------
 // Report.
 
-const fmt = (n: number | null, digits = 0) => (n !== null && Number.isFinite(n)
-  ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : '—');
-const mmss = (seconds: number) => { const t = Math.round(seconds); return `${Math.floor(t / 60)}:${String(t % 60).padStart(2, '0')}`; };
+const fmt = (n: number | null, digits = 0) =>
+  n !== null && Number.isFinite(n)
+    ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
+    : '—';
+const mmss = (seconds: number) => {
+  const t = Math.round(seconds);
+  return `${Math.floor(t / 60)}:${String(t % 60).padStart(2, '0')}`;
+};
 
-type RssVerdict = { middle: { floor: number; median: number }; last: { floor: number; median: number }; growth: number; slopeMbPerMin: number; bounded: boolean };
+type RssVerdict = {
+  middle: { floor: number; median: number };
+  last: { floor: number; median: number };
+  growth: number;
+  slopeMbPerMin: number;
+  bounded: boolean;
+};
 /** Middle third vs last third of the load (the first third is warm-up), and a least-squares slope over both. */
 function rssVerdict(samples: Array<{ s: number; mb: number }>, durationS: number): RssVerdict | null {
   const mid = samples.filter((x) => x.s >= durationS / 3 && x.s < (2 * durationS) / 3);
@@ -306,20 +400,37 @@ async function main() {
   const machine = `${cpu[0]?.model ?? 'unknown CPU'}, ${cpu.length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GB RAM, ${os.type()} ${os.release()}, Node ${process.version}`;
   log(`${machine}; ${MINUTES} min, ${INTERVALS} intervals of ${INTERVAL_S} s, ${CONNECTIONS} connections`);
   const data = await buildDataset(IPS);
-  log(`data set: ${data.ips.length} IPs → ${data.global.length} global + ${data.contextual.length} workspace summaries (built in ${data.buildMs} ms)`);
+  log(
+    `data set: ${data.ips.length} IPs → ${data.global.length} global + ${data.contextual.length} workspace summaries (built in ${data.buildMs} ms)`,
+  );
 
   const adminUrl = process.env.DATABASE_URL || ADMIN_PG_URL;
   const redisUrl = process.env.REDIS_URL || REDIS_URL;
   backend = await postgresBackend({ adminUrl, redisUrl, label: 'soak' });
-  const workspaces = Math.min(KEY_COUNT, Math.max(1, Math.ceil((MINUTES * 60 * SCORE_CEILING_RPS) / (ENTERPRISE_DAILY * 0.9))));
+  const workspaces = Math.min(
+    KEY_COUNT,
+    Math.max(1, Math.ceil((MINUTES * 60 * SCORE_CEILING_RPS) / (ENTERPRISE_DAILY * 0.9))),
+  );
   const pepper = randomBytes(32).toString('hex');
-  const seeded = await seed({ databaseUrl: backend.databaseUrl, dataDir: backend.dataDir, pepper }, data, KEY_COUNT, workspaces);
-  log(`seeded ${seeded.rows} summaries and ${seeded.keys.length} enterprise keys in ${workspaces} workspace(s) in ${seeded.seedMs} ms`);
+  const seeded = await seed(
+    { databaseUrl: backend.databaseUrl, dataDir: backend.dataDir, pepper },
+    data,
+    KEY_COUNT,
+    workspaces,
+  );
+  log(
+    `seeded ${seeded.rows} summaries and ${seeded.keys.length} enterprise keys in ${workspaces} workspace(s) in ${seeded.seedMs} ms`,
+  );
 
   const port = await freePort();
   const spawnedAt = performance.now();
-  const child = startNode('service (postgres+redis)', buildService(ROOT),
-    startScriptEnv(ROOT, serviceEnv({ API_KEY_PEPPER: pepper, ...backend.env, PORT: String(port) })), [], ROOT);
+  const child = startNode(
+    'service (postgres+redis)',
+    buildService(ROOT),
+    startScriptEnv(ROOT, serviceEnv({ API_KEY_PEPPER: pepper, ...backend.env, PORT: String(port) })),
+    [],
+    ROOT,
+  );
   const baseUrl = `http://127.0.0.1:${port}`;
   const readyMs = await waitReady(child, `${baseUrl}/readyz`, spawnedAt);
   const pid = child.proc.pid;
@@ -341,7 +452,8 @@ async function main() {
   }
   const probeScores = 1;
   attach(lists, kindOf);
-  if (lines[0]?.label !== all()['score-rest'].label) throw new Error(`the first line must be score (the pattern starts with it), got ${lines[0]?.label}`);
+  if (lines[0]?.label !== all()['score-rest'].label)
+    throw new Error(`the first line must be score (the pattern starts with it), got ${lines[0]?.label}`);
 
   // The soak's own database handle writes a new publication every REPUBLISH_MIN, as the publisher would.
   const db = await openDatabase({ databaseUrl: backend.databaseUrl, dataDir: backend.dataDir });
@@ -355,29 +467,52 @@ async function main() {
   const loadStart = performance.now();
   const elapsedS = () => (performance.now() - loadStart) / 1000;
   const instance = autocannon({
-    url: baseUrl, connections: CONNECTIONS, duration: MINUTES * 60 + 3600, timeout: 10,
-    method: 'POST', headers: lists[0]![0]!.headers!, body: lists[0]![0]!.body as string,
-    setupClient: (() => { let next = 0; return (client) => client.setRequests(lists[next++ % lists.length]!); })(),
+    url: baseUrl,
+    connections: CONNECTIONS,
+    duration: MINUTES * 60 + 3600,
+    timeout: 10,
+    method: 'POST',
+    headers: lists[0]![0]!.headers!,
+    body: lists[0]![0]!.body as string,
+    setupClient: (() => {
+      let next = 0;
+      return (client) => client.setRequests(lists[next++ % lists.length]!);
+    })(),
   });
   instance.on('response', (_client: unknown, _status: number, _bytes: number, ms: number) => onResponse(ms));
   instance.on('reqError', (e: Error & { code?: string }) => {
-    const key = e.message === 'request timed out' ? 'timeout (no answer in 10 s)' : `connection error ${e.code ?? e.message}`;
+    const key =
+      e.message === 'request timed out' ? 'timeout (no answer in 10 s)' : `connection error ${e.code ?? e.message}`;
     fail(`(any request): ${key}`, e.message);
   });
   win = newWindow();
 
-  const rssTimer = setInterval(() => { const m = memoryOf(pid); if (m) rssSamples.push({ s: elapsedS(), mb: m.rssMb }); }, RSS_SAMPLE_MS);
-  const republishTimer = REPUBLISH_MIN > 0 ? setInterval(() => {
-    if (republishing) return;
-    republishing = true;
-    const atS = elapsedS();
-    const t0 = performance.now();
-    void writePublication(db.prisma, data, seeded.workspaceId, new Date())
-      .then(() => prunePublications(db.prisma, 3))
-      .then(() => { republished.push({ atS, ms: Math.round(performance.now() - t0) }); log(`new publication written in ${Math.round(performance.now() - t0)} ms`); })
-      .catch((e) => { republishFailures++; log(`republish failed: ${String(e)}`); })
-      .finally(() => { republishing = false; });
-  }, REPUBLISH_MIN * 60_000) : null;
+  const rssTimer = setInterval(() => {
+    const m = memoryOf(pid);
+    if (m) rssSamples.push({ s: elapsedS(), mb: m.rssMb });
+  }, RSS_SAMPLE_MS);
+  const republishTimer =
+    REPUBLISH_MIN > 0
+      ? setInterval(() => {
+          if (republishing) return;
+          republishing = true;
+          const atS = elapsedS();
+          const t0 = performance.now();
+          void writePublication(db.prisma, data, seeded.workspaceId, new Date())
+            .then(() => prunePublications(db.prisma, 3))
+            .then(() => {
+              republished.push({ atS, ms: Math.round(performance.now() - t0) });
+              log(`new publication written in ${Math.round(performance.now() - t0)} ms`);
+            })
+            .catch((e) => {
+              republishFailures++;
+              log(`republish failed: ${String(e)}`);
+            })
+            .finally(() => {
+              republishing = false;
+            });
+        }, REPUBLISH_MIN * 60_000)
+      : null;
 
   await new Promise<void>((resolve) => {
     let fromS = 0;
@@ -387,8 +522,10 @@ async function main() {
       const row = closeWindow(fromS, m?.rssMb ?? null);
       fromS = row.toS;
       rows.push(row);
-      log(`${mmss(row.fromS)}–${mmss(row.toS)}: ${row.rps} req/s, p50 ${fmt(row.p50, 2)} ms, p99 ${fmt(row.p99, 2)} ms, score p99 ${fmt(row.scoreP99, 2)} ms, `
-        + `errors ${row.errors}${row.errors ? ` ${JSON.stringify(Object.fromEntries(row.failures))}` : ''}, RSS ${m?.rssMb ?? '—'} MB`);
+      log(
+        `${mmss(row.fromS)}–${mmss(row.toS)}: ${row.rps} req/s, p50 ${fmt(row.p50, 2)} ms, p99 ${fmt(row.p99, 2)} ms, score p99 ${fmt(row.scoreP99, 2)} ms, ` +
+          `errors ${row.errors}${row.errors ? ` ${JSON.stringify(Object.fromEntries(row.failures))}` : ''}, RSS ${m?.rssMb ?? '—'} MB`,
+      );
       if (child.proc.exitCode !== null || child.proc.signalCode !== null) {
         clearInterval(tick);
         log(`the service exited (${child.proc.exitCode ?? child.proc.signalCode}):\n${child.stderr()}`);
@@ -420,28 +557,39 @@ async function main() {
   const totalErrors = [...failureTotals.values()].reduce((a, f) => a + f.count, 0);
   const verdict = rssVerdict(rssSamples, loadS);
   const shown = lines.map((_, i) => i).sort((a, b) => lines[a]!.kind - lines[b]!.kind || a - b); // in the order of MIX
-  const uncoded = [...failureTotals.keys()].filter((k) => / 5\d\d | \(no error code\)|timeout|connection error/.test(` ${k}`));
-  const meterOk = meter && sameDay ? meter.counted >= scoreOk + probeScores && meter.counted <= scoreOk + probeScores + CONNECTIONS : null;
-  const pass = !exited && totalErrors === 0 && verdict?.bounded === true && meterOk !== false && republishFailures === 0;
+  const uncoded = [...failureTotals.keys()].filter((k) =>
+    / 5\d\d | \(no error code\)|timeout|connection error/.test(` ${k}`),
+  );
+  const meterOk =
+    meter && sameDay
+      ? meter.counted >= scoreOk + probeScores && meter.counted <= scoreOk + probeScores + CONNECTIONS
+      : null;
+  const pass =
+    !exited && totalErrors === 0 && verdict?.bounded === true && meterOk !== false && republishFailures === 0;
   const md: string[] = [
     `### Soak — \`npm run soak\`, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${fmt(loadS / 60, 1)} min on PostgreSQL + Redis`,
     '',
     `Machine: ${machine}.`,
-    `Data: ${data.ips.length.toLocaleString('en-US')} announced IPv4 addresses → one published summary set of ${seeded.rows.toLocaleString('en-US')} entities `
-      + `(as \`npm run bench\`); ${KEY_COUNT} enterprise keys over ${workspaces} workspace(s) (the daily quota is per workspace: sized so it cannot run out); `
-      + `${written.toLocaleString('en-US')} reports and ratings written about ${hot.length.toLocaleString('en-US')} "hot" IPs before the load.`,
-    `Load: autocannon, ${CONNECTIONS} connections without pause; each connection sends a fixed interleaved sequence of `
-      + `${MIX.map(([n, w]) => `${Math.round((w / 20) * 100)}% ${all()[n].label}`).join(', ')} `
-      + `(score over all IPs; rate, report and the analyst reads — a subject walked three hops, a filtered report page, an IP's ratings with its dimensions, `
-      + `the aggregates, in turn — over the hot IPs). `
-      + (REPUBLISH_MIN > 0 ? `Every ${REPUBLISH_MIN} min a new publication of the same ${seeded.rows.toLocaleString('en-US')} entities is written and old ones pruned, so the server swaps its snapshot under load `
-        + `(${republished.length} written: ${republished.map((r) => `at ${mmss(r.atS)} in ${fmt(r.ms / 1000, 1)} s`).join(', ') || 'none'}`
-        + `${republishFailures ? `; ${republishFailures} FAILED, see the log` : ''}). ` : '')
-      + `Sampled every ${INTERVAL_S} s; latencies from every response; RSS is the server process's VmRSS (read every ${RSS_SAMPLE_MS / 1000} s, ${rssSamples.length} samples).`,
+    `Data: ${data.ips.length.toLocaleString('en-US')} announced IPv4 addresses → one published summary set of ${seeded.rows.toLocaleString('en-US')} entities ` +
+      `(as \`npm run bench\`); ${KEY_COUNT} enterprise keys over ${workspaces} workspace(s) (the daily quota is per workspace: sized so it cannot run out); ` +
+      `${written.toLocaleString('en-US')} reports and ratings written about ${hot.length.toLocaleString('en-US')} "hot" IPs before the load.`,
+    `Load: autocannon, ${CONNECTIONS} connections without pause; each connection sends a fixed interleaved sequence of ` +
+      `${MIX.map(([n, w]) => `${Math.round((w / 20) * 100)}% ${all()[n].label}`).join(', ')} ` +
+      `(score over all IPs; rate, report and the analyst reads — a subject walked three hops, a filtered report page, an IP's ratings with its dimensions, ` +
+      `the aggregates, in turn — over the hot IPs). ` +
+      (REPUBLISH_MIN > 0
+        ? `Every ${REPUBLISH_MIN} min a new publication of the same ${seeded.rows.toLocaleString('en-US')} entities is written and old ones pruned, so the server swaps its snapshot under load ` +
+          `(${republished.length} written: ${republished.map((r) => `at ${mmss(r.atS)} in ${fmt(r.ms / 1000, 1)} s`).join(', ') || 'none'}` +
+          `${republishFailures ? `; ${republishFailures} FAILED, see the log` : ''}). `
+        : '') +
+      `Sampled every ${INTERVAL_S} s; latencies from every response; RSS is the server process's VmRSS (read every ${RSS_SAMPLE_MS / 1000} s, ${rssSamples.length} samples).`,
     '',
     '| interval | req/s | p50 ms | p99 ms | score p99 ms | errors | RSS MB |',
     '|---|--:|--:|--:|--:|--:|--:|',
-    ...rows.map((r) => `| ${mmss(r.fromS)}–${mmss(r.toS)} | ${fmt(r.rps)} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${fmt(r.scoreP99, 2)} | ${fmt(r.errors)} | ${fmt(r.rssMb)} |`),
+    ...rows.map(
+      (r) =>
+        `| ${mmss(r.fromS)}–${mmss(r.toS)} | ${fmt(r.rps)} | ${fmt(r.p50, 2)} | ${fmt(r.p99, 2)} | ${fmt(r.scoreP99, 2)} | ${fmt(r.errors)} | ${fmt(r.rssMb)} |`,
+    ),
     '',
     `| p99 ms by request | ${shown.map((i) => lines[i]!.label.replace(/^analyst graph GraphQL reads: /, 'analyst ')).join(' | ')} |`,
     `|---|${shown.map(() => '--:').join('|')}|`,
@@ -449,42 +597,46 @@ async function main() {
     '',
     '| request | share | responses | p50 ms | p99 ms | errors |',
     '|---|--:|--:|--:|--:|--:|',
-    ...shown.map((i) => lines[i]!).map((l) => {
-      const sorted = l.lat.sorted();
-      const sent = lines.reduce((a, x) => a + x.sent, 0);
-      return `| ${l.label} | ${fmt((l.sent / sent) * 100, 1)}% | ${fmt(sorted.length)} | ${fmt(percentile(sorted, 0.5), 2)} | ${fmt(percentile(sorted, 0.99), 2)} | ${fmt(l.failed)} |`;
-    }),
+    ...shown
+      .map((i) => lines[i]!)
+      .map((l) => {
+        const sorted = l.lat.sorted();
+        const sent = lines.reduce((a, x) => a + x.sent, 0);
+        return `| ${l.label} | ${fmt((l.sent / sent) * 100, 1)}% | ${fmt(sorted.length)} | ${fmt(percentile(sorted, 0.5), 2)} | ${fmt(percentile(sorted, 0.99), 2)} | ${fmt(l.failed)} |`;
+      }),
     `| all | 100% | ${fmt(totalRequests)} | | | ${fmt(totalErrors)} |`,
     '',
     totalErrors === 0
       ? '**Errors:** none (no non-2xx answer, no GraphQL error, no timeout or connection error).'
-      : `**Errors:** ${fmt(totalErrors)} of ${fmt(totalRequests)}${uncoded.length ? ` (5xx, uncoded, timeouts or connection errors among them: ${uncoded.join('; ')})` : ''}:\n\n`
-        + [...failureTotals].map(([k, f]) => `- ${k} × ${fmt(f.count)} — e.g. \`${f.example.replace(/`/g, "'").replace(/\s+/g, ' ')}\``).join('\n'),
+      : `**Errors:** ${fmt(totalErrors)} of ${fmt(totalRequests)}${uncoded.length ? ` (5xx, uncoded, timeouts or connection errors among them: ${uncoded.join('; ')})` : ''}:\n\n` +
+        [...failureTotals]
+          .map(([k, f]) => `- ${k} × ${fmt(f.count)} — e.g. \`${f.example.replace(/`/g, "'").replace(/\s+/g, ' ')}\``)
+          .join('\n'),
     '',
-    `**RSS:** ${fmt(rssReady)} MB when ready, ${fmt(rssStart)} MB after the pre-writes (start of load), ${fmt(rows[0]?.rssMb ?? null)} MB after the first interval, `
-      + `${fmt(rssEnd)} MB at the end; peak (VmHWM) ${fmt(peak)} MB. `
-      + (verdict
-        ? `Middle third: floor ${fmt(verdict.middle.floor)} MB, median ${fmt(verdict.middle.median)} MB; last third: floor ${fmt(verdict.last.floor)} MB, median ${fmt(verdict.last.median)} MB. `
-          + `Floor growth ${verdict.growth >= 0 ? '+' : ''}${fmt(verdict.growth * 100, 1)}% (least-squares slope over both thirds ${fmt(verdict.slopeMbPerMin, 1)} MB/min) `
-          + `→ **${verdict.bounded ? 'bounded' : 'GROWING'}** (bounded: the last third's floor — 10th percentile of the ${RSS_SAMPLE_MS / 1000}-second samples — less than `
-          + `${Math.round(RSS_GROWTH_LIMIT * 100)}% above the middle third's; the first third is warm-up).`
+    `**RSS:** ${fmt(rssReady)} MB when ready, ${fmt(rssStart)} MB after the pre-writes (start of load), ${fmt(rows[0]?.rssMb ?? null)} MB after the first interval, ` +
+      `${fmt(rssEnd)} MB at the end; peak (VmHWM) ${fmt(peak)} MB. ` +
+      (verdict
+        ? `Middle third: floor ${fmt(verdict.middle.floor)} MB, median ${fmt(verdict.middle.median)} MB; last third: floor ${fmt(verdict.last.floor)} MB, median ${fmt(verdict.last.median)} MB. ` +
+          `Floor growth ${verdict.growth >= 0 ? '+' : ''}${fmt(verdict.growth * 100, 1)}% (least-squares slope over both thirds ${fmt(verdict.slopeMbPerMin, 1)} MB/min) ` +
+          `→ **${verdict.bounded ? 'bounded' : 'GROWING'}** (bounded: the last third's floor — 10th percentile of the ${RSS_SAMPLE_MS / 1000}-second samples — less than ` +
+          `${Math.round(RSS_GROWTH_LIMIT * 100)}% above the middle third's; the first third is warm-up).`
         : 'Too few samples for a verdict.'),
     '',
     meter === null
       ? '**Metering:** not checked (the service exited).'
-      : `**Metering:** the quota counters hold ${fmt(meter.counted)} score calls; the load received ${fmt(scoreOk)} successful score answers `
-        + `(+${probeScores} probe; up to ${CONNECTIONS} more may have been in flight when the load stopped) → ${meterOk === null ? 'not compared' : meterOk ? 'consistent' : 'INCONSISTENT'}`
-        + `${sameDay ? '' : ' (the run crossed 00:00 UTC: the counters restarted, so this comparison does not hold)'}; `
-        + `daily limit ${fmt(meter.dailyLimit)} per workspace; publication version at the end ${meter.version ?? '—'}.`,
+      : `**Metering:** the quota counters hold ${fmt(meter.counted)} score calls; the load received ${fmt(scoreOk)} successful score answers ` +
+        `(+${probeScores} probe; up to ${CONNECTIONS} more may have been in flight when the load stopped) → ${meterOk === null ? 'not compared' : meterOk ? 'consistent' : 'INCONSISTENT'}` +
+        `${sameDay ? '' : ' (the run crossed 00:00 UTC: the counters restarted, so this comparison does not hold)'}; ` +
+        `daily limit ${fmt(meter.dailyLimit)} per workspace; publication version at the end ${meter.version ?? '—'}.`,
     '',
-    `**Verdict: ${pass ? 'PASS' : 'FAIL'}**${exited ? ' — the service exited during the soak' : ''} (PASS needs: no errors, RSS bounded, metering consistent, every publication written). `
-      + 'Figures move 10–25% between runs on a shared machine; the load generator shares the CPU with the server, PostgreSQL and Redis.',
+    `**Verdict: ${pass ? 'PASS' : 'FAIL'}**${exited ? ' — the service exited during the soak' : ''} (PASS needs: no errors, RSS bounded, metering consistent, every publication written). ` +
+      'Figures move 10–25% between runs on a shared machine; the load generator shares the CPU with the server, PostgreSQL and Redis.',
   ];
   const text = md.join('\n');
   console.log(text);
   const saved = path.join(ROOT, 'bench', 'results', 'soak-latest.md');
   mkdirSync(path.dirname(saved), { recursive: true });
-  writeFileSync(saved, text + '\n');
+  writeFileSync(saved, `${text}\n`);
   log(`saved ${path.relative(ROOT, saved)}`);
   if (!pass) process.exitCode = 1;
 }
@@ -492,7 +644,7 @@ async function main() {
 try {
   await main();
 } catch (e) {
-  log(`failed: ${e instanceof Error ? e.stack ?? e.message : String(e)}`);
+  log(`failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
   process.exitCode = 1;
 } finally {
   await cleanup();

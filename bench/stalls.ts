@@ -46,11 +46,18 @@ profile.samples.forEach((id, i) => {
 // A profile that ends busy (the process stopped mid-stretch) ends with a stretch of its own.
 if (open) stretches.push({ ...(open as Stretch), us: t - (open as Stretch).startUs });
 
-console.log(`busy % per second: ${Array.from(busyPerSecond, (us, s) => `${s}:${Math.round((us ?? 0) / 1e4)}`).join(' ')}`);
+console.log(
+  `busy % per second: ${Array.from(busyPerSecond, (us, s) => `${s}:${Math.round((us ?? 0) / 1e4)}`).join(' ')}`,
+);
 const fromUs = Number(fromArg ?? 0) * 1e6;
 const toUs = toArg ? Number(toArg) * 1e6 : Infinity;
 const minUs = Number(minArg ?? 20) * 1e3;
-const top = (counts: Map<string, number>, n: number) => [...counts].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, c]) => `${k} ×${c}`).join(', ');
+const top = (counts: Map<string, number>, n: number) =>
+  [...counts]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n)
+    .map(([k, c]) => `${k} ×${c}`)
+    .join(', ');
 for (const s of stretches.filter((x) => x.startUs >= fromUs && x.startUs <= toUs && x.us >= minUs)) {
   const self = new Map<string, number>();
   const inclusive = new Map<string, number>();
@@ -59,8 +66,13 @@ for (const s of stretches.filter((x) => x.startUs >= fromUs && x.startUs <= toUs
     const seen = new Set<string>();
     for (let n: number | undefined = id; n !== undefined; n = parent.get(n)) {
       const k = frame(n);
-      if (!seen.has(k) && !k.startsWith('(root)')) { seen.add(k); inclusive.set(k, (inclusive.get(k) ?? 0) + 1); }
+      if (!seen.has(k) && !k.startsWith('(root)')) {
+        seen.add(k);
+        inclusive.set(k, (inclusive.get(k) ?? 0) + 1);
+      }
     }
   }
-  console.log(`@${(s.startUs / 1e6).toFixed(3)} s: ${(s.us / 1e3).toFixed(1)} ms busy, ${s.ids.length} samples\n  self: ${top(self, 5)}\n  on the stack: ${top(inclusive, 12)}`);
+  console.log(
+    `@${(s.startUs / 1e6).toFixed(3)} s: ${(s.us / 1e3).toFixed(1)} ms busy, ${s.ids.length} samples\n  self: ${top(self, 5)}\n  on the stack: ${top(inclusive, 12)}`,
+  );
 }

@@ -20,13 +20,30 @@ const CONNECTIONS = 16;
 const TARGETS = { readyMs: 10_000, rssMb: 400, rpsVsSmallest: 0.9 };
 
 type SweepRow = {
-  ips: number; rows: number; seedMs: number; readyMs: number; rssReadyMb: number | null; rssLoadedMb: number | null;
-  rps: number; p50: number; p99: number; failed: number; serverUsPerRequest: number | null; loop: LoopDelay | null;
+  ips: number;
+  rows: number;
+  seedMs: number;
+  readyMs: number;
+  rssReadyMb: number | null;
+  rssLoadedMb: number | null;
+  rps: number;
+  p50: number;
+  p99: number;
+  failed: number;
+  serverUsPerRequest: number | null;
+  loop: LoopDelay | null;
 };
 
 export async function runSweep(o: {
-  root: string; sizes: number[]; durationS: number; warmupS: number; keyCount: number; wrkThreads: number; machine: string;
-  log: (msg: string) => void; backends: Backend[];
+  root: string;
+  sizes: number[];
+  durationS: number;
+  warmupS: number;
+  keyCount: number;
+  wrkThreads: number;
+  machine: string;
+  log: (msg: string) => void;
+  backends: Backend[];
 }): Promise<string> {
   const bundle = buildService(o.root);
   const out: SweepRow[] = [];
@@ -38,7 +55,13 @@ export async function runSweep(o: {
     const pepper = randomBytes(32).toString('hex');
     const s = await seed({ databaseUrl: backend.databaseUrl, dataDir: backend.dataDir, pepper }, data, o.keyCount);
     o.log(`sweep ${size}: seeded ${s.rows} summaries in ${s.seedMs} ms`);
-    const svc = await startServer(`service (${size} IPs)`, bundle, startScriptEnv(o.root, serviceEnv({ API_KEY_PEPPER: pepper, ...backend.env })), '/readyz', o.root);
+    const svc = await startServer(
+      `service (${size} IPs)`,
+      bundle,
+      startScriptEnv(o.root, serviceEnv({ API_KEY_PEPPER: pepper, ...backend.env })),
+      '/readyz',
+      o.root,
+    );
     const rssReadyMb = memoryOf(svc.child.proc.pid)?.rssMb ?? null;
     o.log(`sweep ${size}: ready in ${svc.readyMs} ms, RSS ${rssReadyMb} MB`);
     const requests = requestsOf(scenarios('')['score-rest'], data.ips, s.keys, 16_384);
@@ -47,14 +70,30 @@ export async function runSweep(o: {
     await measure(svc.baseUrl, requests, { connections: CONNECTIONS, durationS: o.warmupS, threads: o.wrkThreads });
     const loopEnd = await loopDelayWindow(svc.baseUrl);
     const cpuUse = cpuWindow(svc.child.proc.pid);
-    const r = await measure(svc.baseUrl, requests, { connections: CONNECTIONS, durationS: o.durationS, threads: o.wrkThreads });
+    const r = await measure(svc.baseUrl, requests, {
+      connections: CONNECTIONS,
+      durationS: o.durationS,
+      threads: o.wrkThreads,
+    });
     const cpu = cpuUse(r.requests);
     const loop = await loopEnd();
     const rssLoadedMb = memoryOf(svc.child.proc.pid)?.rssMb ?? null;
-    o.log(`sweep ${size}: score REST ${r.rps} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, failed ${r.failed}`);
+    o.log(
+      `sweep ${size}: score REST ${r.rps} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, failed ${r.failed}`,
+    );
     out.push({
-      ips: data.ips.length, rows: s.rows, seedMs: s.seedMs, readyMs: svc.readyMs, rssReadyMb, rssLoadedMb, rps: r.rps, p50: r.p50, p99: r.p99, failed: r.failed,
-      serverUsPerRequest: cpu?.serverUsPerRequest ?? null, loop,
+      ips: data.ips.length,
+      rows: s.rows,
+      seedMs: s.seedMs,
+      readyMs: svc.readyMs,
+      rssReadyMb,
+      rssLoadedMb,
+      rps: r.rps,
+      p50: r.p50,
+      p99: r.p99,
+      failed: r.failed,
+      serverUsPerRequest: cpu?.serverUsPerRequest ?? null,
+      loop,
     });
     await stop(svc.child);
     o.backends.splice(o.backends.indexOf(backend), 1);
@@ -64,31 +103,42 @@ export async function runSweep(o: {
 }
 
 const mb = (n: number | null) => (n === null ? '—' : `${fmt(n)} MB`);
-const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : '—');
+const fmt = (n: number, digits = 0) =>
+  Number.isFinite(n)
+    ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
+    : '—';
 
-function sweepTable(rows: SweepRow[], o: { durationS: number; warmupS: number; wrkThreads: number; machine: string }): string {
+function sweepTable(
+  rows: SweepRow[],
+  o: { durationS: number; warmupS: number; wrkThreads: number; machine: string },
+): string {
   const smallest = rows[0];
   const largest = rows[rows.length - 1];
   const lines = [
     `### Data-size sweep — \`npm run bench -- --sweep ${rows.map((r) => r.ips).join(',')}\`, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
     '',
-    `Machine: ${o.machine}. Service on PostgreSQL + Redis, one size at a time, each on a freshly seeded database; `
-      + `REST \`score\` under wrk (${o.wrkThreads} thread${o.wrkThreads > 1 ? 's' : ''}, ${CONNECTIONS} connections), ${o.warmupS} s warm-up then ${o.durationS} s.`,
+    `Machine: ${o.machine}. Service on PostgreSQL + Redis, one size at a time, each on a freshly seeded database; ` +
+      `REST \`score\` under wrk (${o.wrkThreads} thread${o.wrkThreads > 1 ? 's' : ''}, ${CONNECTIONS} connections), ${o.warmupS} s warm-up then ${o.durationS} s.`,
     '',
     `| seeded IPs | summary rows | seed | ready | RSS ready | RSS after the load | score req/s (${CONNECTIONS} conns) | vs smallest | p50 / p99 ms | server µs/req | loop delay p50 / p99 / max ms | failed |`,
     '|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
   ];
   for (const r of rows) {
-    lines.push(`| ${fmt(r.ips)} | ${fmt(r.rows)} | ${fmt(r.seedMs / 1000, 1)} s | ${fmt(r.readyMs / 1000, 1)} s | ${mb(r.rssReadyMb)} | ${mb(r.rssLoadedMb)} | `
-      + `${fmt(r.rps)} | ${smallest ? `${Math.round((100 * r.rps) / smallest.rps)}%` : '—'} | ${fmt(r.p50, 2)} / ${fmt(r.p99, 2)} | `
-      + `${r.serverUsPerRequest === null ? '—' : fmt(r.serverUsPerRequest)} | ${r.loop ? `${fmt(r.loop.p50, 1)} / ${fmt(r.loop.p99, 1)} / ${fmt(r.loop.max, 1)}` : '—'} | ${fmt(r.failed)} |`);
+    lines.push(
+      `| ${fmt(r.ips)} | ${fmt(r.rows)} | ${fmt(r.seedMs / 1000, 1)} s | ${fmt(r.readyMs / 1000, 1)} s | ${mb(r.rssReadyMb)} | ${mb(r.rssLoadedMb)} | ` +
+        `${fmt(r.rps)} | ${smallest ? `${Math.round((100 * r.rps) / smallest.rps)}%` : '—'} | ${fmt(r.p50, 2)} / ${fmt(r.p99, 2)} | ` +
+        `${r.serverUsPerRequest === null ? '—' : fmt(r.serverUsPerRequest)} | ${r.loop ? `${fmt(r.loop.p50, 1)} / ${fmt(r.loop.p99, 1)} / ${fmt(r.loop.max, 1)}` : '—'} | ${fmt(r.failed)} |`,
+    );
   }
   if (largest && smallest && rows.length > 1) {
     const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
-    lines.push('', `Targets at the largest size (${fmt(largest.ips)} IPs; issue 19 states them at 1,000,000): `
-      + `ready ≤ ${TARGETS.readyMs / 1000} s ${verdict(largest.readyMs <= TARGETS.readyMs)}, `
-      + `RSS ready ≤ ${TARGETS.rssMb} MB ${largest.rssReadyMb === null ? '—' : verdict(largest.rssReadyMb <= TARGETS.rssMb)}, `
-      + `score req/s ≥ ${Math.round(TARGETS.rpsVsSmallest * 100)}% of ${fmt(smallest.ips)} IPs' ${verdict(largest.rps >= TARGETS.rpsVsSmallest * smallest.rps)}.`);
+    lines.push(
+      '',
+      `Targets at the largest size (${fmt(largest.ips)} IPs; issue 19 states them at 1,000,000): ` +
+        `ready ≤ ${TARGETS.readyMs / 1000} s ${verdict(largest.readyMs <= TARGETS.readyMs)}, ` +
+        `RSS ready ≤ ${TARGETS.rssMb} MB ${largest.rssReadyMb === null ? '—' : verdict(largest.rssReadyMb <= TARGETS.rssMb)}, ` +
+        `score req/s ≥ ${Math.round(TARGETS.rpsVsSmallest * 100)}% of ${fmt(smallest.ips)} IPs' ${verdict(largest.rps >= TARGETS.rpsVsSmallest * smallest.rps)}.`,
+    );
   }
   return lines.join('\n');
 }

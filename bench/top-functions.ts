@@ -35,5 +35,7 @@ console.log(`${file}: ${(totalUs / 1e3).toFixed(0)} ms busy (+ ${(idleUs / 1e3).
 console.log('  self ms   self %  function  location');
 for (const [key, us] of top) {
   const [name, where] = key.split('\t');
-  console.log(`${(us / 1e3).toFixed(1).padStart(8)}  ${((100 * us) / totalUs).toFixed(1).padStart(6)}%  ${name}  ${where}`);
+  console.log(
+    `${(us / 1e3).toFixed(1).padStart(8)}  ${((100 * us) / totalUs).toFixed(1).padStart(6)}%  ${name}  ${where}`,
+  );
 }

@@ -4,4 +4,4 @@
 import { register } from 'tsx/esm/api';
 
 register();
-await import('../src/cli/main.ts');
+await import('../src/cli/entry.ts');

@@ -8,19 +8,20 @@
 // Files read at run time (prisma/migrations, package.json) are found from the package root, which
 // src/platform/package-root.ts finds by walking up from its own folder, in the sources and in the bundle alike.
 import { build } from 'esbuild';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-await build({
+const { outputFiles } = await build({
   entryPoints: {
-    main: path.join(ROOT, 'src', 'main.ts'),
+    main: path.join(ROOT, 'src', 'start.ts'),
     'network-worker': path.join(ROOT, 'src', 'domain', 'network', 'load-worker.ts'),
   },
   outdir: path.join(ROOT, 'dist', 'server'),
   outExtension: { '.js': '.mjs' },
-  // src/main.ts imports the server dynamically, after starting the network worker: with splitting, the server and the
+  // src/main.ts (run by src/start.ts) imports the server dynamically, after starting the network worker: with splitting, the server and the
   // packages it imports are a chunk of their own (dist/server/chunk-*.mjs) that node loads only then.
   splitting: true,
   chunkNames: 'chunk-[hash]',
@@ -31,4 +32,18 @@ await build({
   packages: 'external',
   sourcemap: 'linked', // NODE_OPTIONS=--enable-source-maps maps stack traces back to the sources
   logLevel: 'warning',
+  write: false,
 });
+
+// Each file is written beside its place and renamed into it, chunks before the entries that import them: a server
+// starting while another build runs (two test runs at once) reads the old bundle or the new one, never half a file.
+const entries = new Set(['main.mjs', 'network-worker.mjs']);
+const ordered = [...outputFiles].sort(
+  (a, b) => Number(entries.has(path.basename(a.path))) - Number(entries.has(path.basename(b.path))),
+);
+for (const file of ordered) {
+  mkdirSync(path.dirname(file.path), { recursive: true });
+  const temp = `${file.path}.${process.pid}.tmp`;
+  writeFileSync(temp, file.contents);
+  renameSync(temp, file.path);
+}

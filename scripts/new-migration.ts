@@ -29,20 +29,33 @@ async function loadSchemaEngine() {
 
 async function migrationList() {
   const names = (await readdir(migrationsDir, { withFileTypes: true }).catch(() => []))
-    .filter((d) => d.isDirectory()).map((d) => d.name).sort();
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name)
+    .sort();
   return {
     baseDir: migrationsDir,
     lockfile: { path: 'migration_lock.toml', content: 'provider = "postgresql"\n' },
     shadowDbInitScript: '',
-    migrationDirectories: await Promise.all(names.map(async (name) => ({
-      path: name,
-      migrationFile: { path: 'migration.sql', content: { tag: 'ok' as const, value: await readFile(path.join(migrationsDir, name, 'migration.sql'), 'utf8') } },
-    }))),
+    migrationDirectories: await Promise.all(
+      names.map(async (name) => ({
+        path: name,
+        migrationFile: {
+          path: 'migration.sql',
+          content: {
+            tag: 'ok' as const,
+            value: await readFile(path.join(migrationsDir, name, 'migration.sql'), 'utf8'),
+          },
+        },
+      })),
+    ),
   };
 }
 
 const arg = process.argv[2];
-if (!arg) { console.error('usage: new-migration.ts <name> | --check'); process.exit(2); }
+if (!arg) {
+  console.error('usage: new-migration.ts <name> | --check');
+  process.exit(2);
+}
 const SchemaEngine = await loadSchemaEngine();
 const adapter = bindMigrationAwareSqlAdapterFactory(new PrismaPGlite(new PGlite()));
 const schema = await readFile(schemaPath, 'utf8');
@@ -50,18 +63,23 @@ const engine = await SchemaEngine.new({ datamodels: [[schemaPath, schema]] }, ()
 const result = await engine.diff({
   from: { tag: 'migrations', ...(await migrationList()) },
   to: { tag: 'schemaDatamodel', files: [{ path: schemaPath, content: schema }] },
-  script: true, exitCode: null, filters: { externalTables: [], externalEnums: [] },
+  script: true,
+  exitCode: null,
+  filters: { externalTables: [], externalEnums: [] },
 });
 const sql = (result.stdout ?? '').trim();
 const empty = sql === '' || sql === '-- This is an empty migration.';
 if (arg === '--check') {
-  if (!empty) { console.error('prisma/schema.prisma has changes without a migration:\n' + sql); process.exit(1); }
+  if (!empty) {
+    console.error(`prisma/schema.prisma has changes without a migration:\n${sql}`);
+    process.exit(1);
+  }
   console.log('migrations are up to date with prisma/schema.prisma');
 } else if (!empty) {
   const stamp = new Date().toISOString().replace(/[-:T]/g, '').slice(0, 14);
   const dir = path.join(migrationsDir, `${stamp}_${arg.replace(/[^a-z0-9_]/gi, '_')}`);
   await mkdir(dir, { recursive: true });
-  await writeFile(path.join(dir, 'migration.sql'), sql + '\n');
+  await writeFile(path.join(dir, 'migration.sql'), `${sql}\n`);
   await writeFile(path.join(migrationsDir, 'migration_lock.toml'), 'provider = "postgresql"\n');
   console.log(`wrote ${path.relative(root, dir)}/migration.sql`);
 }

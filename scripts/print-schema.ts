@@ -6,8 +6,11 @@ import { printSchema } from 'graphql';
 import { schema } from '../src/transport/graphql/schema.ts';
 import { workspaceSchema } from '../src/transport/web/graphql/schema.ts';
 
-for (const [name, s] of [['schema.graphql', schema], ['schema.workspace.graphql', workspaceSchema]] as const) {
+for (const [name, s] of [
+  ['schema.graphql', schema],
+  ['schema.workspace.graphql', workspaceSchema],
+] as const) {
   const file = path.resolve(import.meta.dirname, '..', name);
-  writeFileSync(file, printSchema(s) + '\n');
+  writeFileSync(file, `${printSchema(s)}\n`);
   console.log(`wrote ${path.relative(process.cwd(), file)}`);
 }

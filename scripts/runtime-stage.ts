@@ -28,7 +28,11 @@ export type Stage = { name: string | undefined; from: string; steps: Step[] };
 
 /** The Dockerfile as stages of steps; continuation lines joined, comments dropped. */
 export function parseDockerfile(text: string): { args: Record<string, string | undefined>; stages: Stage[] } {
-  const lines = text.replace(/\\\r?\n/g, ' ').split(/\r?\n/).map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+  const lines = text
+    .replace(/\\\r?\n/g, ' ')
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'));
   const stages: Stage[] = [];
   const args: Record<string, string | undefined> = {};
   for (const line of lines) {
@@ -55,11 +59,16 @@ export function parseDockerfile(text: string): { args: Record<string, string | u
 
 /** ENV k=v k2=v2 (values without spaces or quotes: all this Dockerfile needs). */
 export function envPairs(text: string): Record<string, string> {
-  return Object.fromEntries(text.split(/\s+/).filter(Boolean).map((pair) => {
-    const m = /^([A-Za-z_][A-Za-z0-9_]*)=([^\s"'$]*)$/.exec(pair);
-    if (!m) throw new Error(`ENV ${pair}: only NAME=value pairs without quotes or variables are understood`);
-    return [m[1]!, m[2]!];
-  }));
+  return Object.fromEntries(
+    text
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((pair) => {
+        const m = /^([A-Za-z_][A-Za-z0-9_]*)=([^\s"'$]*)$/.exec(pair);
+        if (!m) throw new Error(`ENV ${pair}: only NAME=value pairs without quotes or variables are understood`);
+        return [m[1]!, m[2]!];
+      }),
+  );
 }
 
 /** HEALTHCHECK [--opt=v …] CMD ["exe", …] → { options, cmd }. */
@@ -92,38 +101,69 @@ export type StageOptions = {
 export type Observed = {
   copies: Array<{ from: string; to: string }>;
   runs: Array<{ run: string; emulated?: boolean; reused?: boolean; ms?: number }>;
-  volumes: string[]; user: string | null; expose: number[];
-  healthcheck: ReturnType<typeof healthcheckOf> | null; cmd: string[] | null; stopSignal: string;
+  volumes: string[];
+  user: string | null;
+  expose: number[];
+  healthcheck: ReturnType<typeof healthcheckOf> | null;
+  cmd: string[] | null;
+  stopSignal: string;
 };
 
 /**
  * Runs the runtime stage under `root`. `reuseInstall`: skip an npm RUN step whose command and lockfile match
  * the last one completed in this root (two test passes share one install). Resolves with what was observed.
  */
-export async function runRuntimeStage({ root, env = {}, log = (l) => console.error(l), reuseInstall = false, timeoutMs = 180_000 }: StageOptions) {
+export async function runRuntimeStage({
+  root,
+  env = {},
+  log = (l) => console.error(l),
+  reuseInstall = false,
+  timeoutMs = 180_000,
+}: StageOptions) {
   const { stages } = parseDockerfile(readFileSync(path.join(CHECKOUT, 'Dockerfile'), 'utf8'));
   const build = stages.find((s) => s.name === 'build');
   const stage = stages.find((s) => s.name === 'runtime');
-  if (!build || !stage || stages.at(-1) !== stage) throw new Error('the Dockerfile must have a "build" stage and end with a "runtime" stage');
-  if (!build.steps.some((s) => s.op === 'WORKDIR' && s.args === '/app') || !build.steps.some((s) => s.op === 'COPY' && s.args === '. .')) {
-    throw new Error('the build stage must copy the checkout to /app (WORKDIR /app, COPY . .): this script stands the checkout in for it');
+  if (!build || !stage || stages.at(-1) !== stage)
+    throw new Error('the Dockerfile must have a "build" stage and end with a "runtime" stage');
+  if (
+    !build.steps.some((s) => s.op === 'WORKDIR' && s.args === '/app') ||
+    !build.steps.some((s) => s.op === 'COPY' && s.args === '. .')
+  ) {
+    throw new Error(
+      'the build stage must copy the checkout to /app (WORKDIR /app, COPY . .): this script stands the checkout in for it',
+    );
   }
   const inImage = (p: string) => path.join(root, p);
   let workdir = '/';
   const imageEnv: Record<string, string> = {};
-  const seen: Observed = { copies: [], runs: [], volumes: [], user: null, expose: [], healthcheck: null, cmd: null, stopSignal: 'SIGTERM' };
-  const lockHash = createHash('sha256').update(readFileSync(path.join(CHECKOUT, 'package-lock.json'))).digest('hex');
+  const seen: Observed = {
+    copies: [],
+    runs: [],
+    volumes: [],
+    user: null,
+    expose: [],
+    healthcheck: null,
+    cmd: null,
+    stopSignal: 'SIGTERM',
+  };
+  const lockHash = createHash('sha256')
+    .update(readFileSync(path.join(CHECKOUT, 'package-lock.json')))
+    .digest('hex');
   for (const step of stage.steps) {
     const here = (p: string) => (p.startsWith('/') ? p : path.posix.join(workdir, p));
     switch (step.op) {
-      case 'WORKDIR': workdir = here(step.args); mkdirSync(inImage(workdir), { recursive: true }); break;
+      case 'WORKDIR':
+        workdir = here(step.args);
+        mkdirSync(inImage(workdir), { recursive: true });
+        break;
       case 'COPY': {
         const parts = step.args.split(/\s+/);
         const dest = here(parts.pop()!);
         for (const src of parts) {
           let from: string;
           if (step.flags.from === undefined) from = path.join(CHECKOUT, src);
-          else if (step.flags.from === 'build' && src.startsWith('/app/')) from = path.join(CHECKOUT, src.slice('/app/'.length));
+          else if (step.flags.from === 'build' && src.startsWith('/app/'))
+            from = path.join(CHECKOUT, src.slice('/app/'.length));
           else throw new Error(`COPY: only the build context and --from=build /app/… are understood: ${step.raw}`);
           if (!existsSync(from)) throw new Error(`COPY ${src}: ${from} does not exist (run npm run build first)`);
           const to = dest.endsWith('/') || parts.length > 1 ? path.posix.join(dest, path.basename(src)) : dest;
@@ -134,31 +174,60 @@ export async function runRuntimeStage({ root, env = {}, log = (l) => console.err
       }
       case 'RUN': {
         const data = DATA_DIR_RUN.exec(step.args);
-        if (data) { mkdirSync(inImage(data[1]!), { recursive: true }); chmodSync(inImage(data[1]!), 0o700); seen.runs.push({ run: step.args, emulated: true }); break; }
-        if (!/^npm (ci|run|cache) /.test(step.args)) throw new Error(`RUN: only npm commands and the DATA_DIR set-up are understood: ${step.raw}`);
+        if (data) {
+          mkdirSync(inImage(data[1]!), { recursive: true });
+          chmodSync(inImage(data[1]!), 0o700);
+          seen.runs.push({ run: step.args, emulated: true });
+          break;
+        }
+        if (!/^npm (ci|run|cache) /.test(step.args))
+          throw new Error(`RUN: only npm commands and the DATA_DIR set-up are understood: ${step.raw}`);
         const marker = path.join(inImage(workdir), '.runtime-stage-install');
         const done = `${lockHash} ${step.args}`;
-        if (reuseInstall && existsSync(marker) && readFileSync(marker, 'utf8') === done) { log(`RUN ${step.args}: reused the install of an earlier run`); seen.runs.push({ run: step.args, reused: true }); break; }
+        if (reuseInstall && existsSync(marker) && readFileSync(marker, 'utf8') === done) {
+          log(`RUN ${step.args}: reused the install of an earlier run`);
+          seen.runs.push({ run: step.args, reused: true });
+          break;
+        }
         log(`RUN ${step.args}`);
         const started = performance.now();
         // The local npm cache serves the lockfile's packages (the image build gets them from the registry).
         const r = spawnSync('sh', ['-c', step.args], {
-          cwd: inImage(workdir), encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: { ...process.env, npm_config_prefer_offline: 'true' },
+          cwd: inImage(workdir),
+          encoding: 'utf8',
+          maxBuffer: 64 * 1024 * 1024,
+          env: { ...process.env, npm_config_prefer_offline: 'true' },
         });
-        if (r.status !== 0) throw new Error(`RUN ${step.args}: exit ${r.status}\n${(r.stdout + r.stderr).slice(-4000)}`);
+        if (r.status !== 0)
+          throw new Error(`RUN ${step.args}: exit ${r.status}\n${(r.stdout + r.stderr).slice(-4000)}`);
         log(`  ${r.stdout.trim().split('\n').at(-1)}`); // npm's summary ("added 529 packages in 1m"), without its engine warnings
         writeFileSync(marker, done);
         seen.runs.push({ run: step.args, ms: Math.round(performance.now() - started) });
         break;
       }
-      case 'ENV': Object.assign(imageEnv, envPairs(step.args)); break;
-      case 'USER': seen.user = step.args; break;
-      case 'VOLUME': seen.volumes.push(...(JSON.parse(step.args) as string[])); break;
-      case 'EXPOSE': seen.expose.push(Number(step.args)); break;
-      case 'HEALTHCHECK': seen.healthcheck = healthcheckOf(step); break;
-      case 'STOPSIGNAL': seen.stopSignal = step.args; break;
-      case 'CMD': seen.cmd = JSON.parse(step.args) as string[]; break;
-      default: throw new Error(`${step.op}: not understood by this script: ${step.raw}`);
+      case 'ENV':
+        Object.assign(imageEnv, envPairs(step.args));
+        break;
+      case 'USER':
+        seen.user = step.args;
+        break;
+      case 'VOLUME':
+        seen.volumes.push(...(JSON.parse(step.args) as string[]));
+        break;
+      case 'EXPOSE':
+        seen.expose.push(Number(step.args));
+        break;
+      case 'HEALTHCHECK':
+        seen.healthcheck = healthcheckOf(step);
+        break;
+      case 'STOPSIGNAL':
+        seen.stopSignal = step.args;
+        break;
+      case 'CMD':
+        seen.cmd = JSON.parse(step.args) as string[];
+        break;
+      default:
+        throw new Error(`${step.op}: not understood by this script: ${step.raw}`);
     }
   }
   const { cmd: command, healthcheck } = seen;
@@ -167,25 +236,39 @@ export async function runRuntimeStage({ root, env = {}, log = (l) => console.err
   // As `docker run -e …` would start it, on loopback and a free port, DATA_DIR inside the stage's root.
   const port = await freePort();
   const runEnv = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...imageEnv, ...env,
-    HOST: '127.0.0.1', PORT: String(port), DATA_DIR: inImage(imageEnv.DATA_DIR ?? '/data'),
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: process.env.HOME ?? '/tmp',
+    ...imageEnv,
+    ...env,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    DATA_DIR: inImage(imageEnv.DATA_DIR ?? '/data'),
   };
-  const exe = (cmd: string[]) => [cmd[0] === 'node' ? process.execPath : cmd[0]!, ...cmd.slice(1)] as [string, ...string[]];
+  const exe = (cmd: string[]) =>
+    [cmd[0] === 'node' ? process.execPath : cmd[0]!, ...cmd.slice(1)] as [string, ...string[]];
   const [cmd, ...cmdArgs] = exe(command);
   const started = performance.now();
   const server = spawn(cmd, cmdArgs, { cwd: inImage(workdir), env: runEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   const output: string[] = [];
   server.stdout.on('data', (d) => output.push(String(d)));
   server.stderr.on('data', (d) => output.push(String(d)));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => server.on('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    server.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   let exitedEarly: { code: number | null; signal: NodeJS.Signals | null } | null = null;
-  void exited.then((e) => { exitedEarly = e; });
+  void exited.then((e) => {
+    exitedEarly = e;
+  });
   try {
     let healthy = false;
     let probes = 0;
     while (!healthy) {
-      if (exitedEarly) throw new Error(`the server exited (${JSON.stringify(exitedEarly)}) before its health check passed:\n${output.join('')}`);
-      if (performance.now() - started > timeoutMs) throw new Error(`the health check did not pass within ${timeoutMs / 1000} s:\n${output.join('')}`);
+      if (exitedEarly)
+        throw new Error(
+          `the server exited (${JSON.stringify(exitedEarly)}) before its health check passed:\n${output.join('')}`,
+        );
+      if (performance.now() - started > timeoutMs)
+        throw new Error(`the health check did not pass within ${timeoutMs / 1000} s:\n${output.join('')}`);
       const [probe, ...probeArgs] = exe(healthcheck.cmd);
       healthy = spawnSync(probe, probeArgs, { cwd: inImage(workdir), env: runEnv, timeout: 10_000 }).status === 0;
       probes++;
@@ -194,7 +277,12 @@ export async function runRuntimeStage({ root, env = {}, log = (l) => console.err
     const readyMs = Math.round(performance.now() - started);
     log(`healthy after ${readyMs} ms (${probes} probes of the HEALTHCHECK command)`);
     // The operator CLI as the docs run it in the container (`docker compose exec risk-api npx risk-api …`).
-    const cli = spawnSync('npx', ['--no-install', 'risk-api', 'tiers', 'list', '--json'], { cwd: inImage(workdir), env: runEnv, encoding: 'utf8', timeout: 120_000 });
+    const cli = spawnSync('npx', ['--no-install', 'risk-api', 'tiers', 'list', '--json'], {
+      cwd: inImage(workdir),
+      env: runEnv,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
     if (cli.status !== 0) throw new Error(`npx risk-api tiers list: exit ${cli.status}\n${cli.stderr}`);
     server.kill(seen.stopSignal as NodeJS.Signals);
     const exit = await exited;
@@ -207,14 +295,23 @@ export async function runRuntimeStage({ root, env = {}, log = (l) => console.err
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const keep = process.argv.includes('--keep');
   const at = process.argv.indexOf('--root');
-  const root = at > 0 ? path.resolve(process.argv[at + 1] ?? '.') : mkdtempSync(path.join(tmpdir(), 'risk-api-runtime-stage-'));
+  const root =
+    at > 0 ? path.resolve(process.argv[at + 1] ?? '.') : mkdtempSync(path.join(tmpdir(), 'risk-api-runtime-stage-'));
   console.error(`build stage: npm run build in ${CHECKOUT}`);
   const built = spawnSync('npm', ['run', 'build'], { cwd: CHECKOUT, stdio: 'inherit' });
   if (built.status !== 0) process.exit(1);
-  const passed = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => /^(DATABASE_URL|REDIS_URL|REDIS_KEY_PREFIX|API_KEY_PEPPER|LOG_LEVEL)$/.test(e[0]) && e[1] !== undefined));
+  const passed = Object.fromEntries(
+    Object.entries(process.env).filter(
+      (e): e is [string, string] =>
+        /^(DATABASE_URL|REDIS_URL|REDIS_CLUSTER_NODES|REDIS_KEY_PREFIX|API_KEY_PEPPER|LOG_LEVEL)$/.test(e[0]) &&
+        e[1] !== undefined,
+    ),
+  );
   try {
     const r = await runRuntimeStage({ root, env: passed, reuseInstall: at > 0 });
-    console.error(`runtime stage in ${root}: healthy after ${r.readyMs} ms; the CLI answered; stopped with ${r.seen.stopSignal}: exit ${r.exit.code}`);
+    console.error(
+      `runtime stage in ${root}: healthy after ${r.readyMs} ms; the CLI answered; stopped with ${r.seen.stopSignal}: exit ${r.exit.code}`,
+    );
     process.exitCode = r.exit.code === 0 ? 0 : 1;
   } catch (e) {
     console.error(`runtime stage failed: ${(e as Error).message}`);

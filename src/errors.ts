@@ -5,11 +5,18 @@
  * error or a tool error, the control plane as a page.
  */
 export const ERRORS = {
-  missing_api_key: { status: 401, message: 'No API key was sent. Provide it in the X-API-Key header or as an Authorization: Bearer <API_KEY> header.' },
+  missing_api_key: {
+    status: 401,
+    message: 'No API key was sent. Provide it in the X-API-Key header or as an Authorization: Bearer <API_KEY> header.',
+  },
   invalid_api_key: { status: 401 },
   conflicting_api_keys: { status: 400 },
   /** The control plane takes a signed-in session; an API key there is refused, not ignored. */
-  api_key_not_accepted: { status: 401, message: 'The workspace control plane accepts a signed-in session, not API keys. API keys work on /risk_api/ and /graphql.' },
+  api_key_not_accepted: {
+    status: 401,
+    message:
+      'The workspace control plane accepts a signed-in session, not API keys. API keys work on /risk_api/ and /graphql.',
+  },
   /** A control-plane page or /workspace/graphql without a live session. */
   unauthenticated: { status: 401 },
   invalid_json: { status: 400 },
@@ -27,10 +34,18 @@ export const ERRORS = {
   email_unverified: { status: 403 },
   origin_not_allowed: { status: 403 },
   /** GET /metrics from a non-loopback or proxied client while METRICS_TOKEN is unset (transport/http/metrics-route.ts). */
-  metrics_loopback_only: { status: 403, message: '/metrics answers direct loopback clients only. Set METRICS_TOKEN to scrape it from elsewhere with Authorization: Bearer <token>.' },
+  metrics_loopback_only: {
+    status: 403,
+    message:
+      '/metrics answers direct loopback clients only. Set METRICS_TOKEN to scrape it from elsewhere with Authorization: Bearer <token>.',
+  },
   /** GET /metrics without the right Authorization: Bearer <METRICS_TOKEN>. */
   metrics_token_invalid: { status: 401, message: '/metrics needs the header Authorization: Bearer <METRICS_TOKEN>.' },
-  csrf_token_invalid: { status: 403, message: 'The form expired or did not come from this site (CSRF token missing or wrong). Reload the page and try again.' },
+  csrf_token_invalid: {
+    status: 403,
+    message:
+      'The form expired or did not come from this site (CSRF token missing or wrong). Reload the page and try again.',
+  },
   idempotency_key_reused: { status: 409 },
   rate_limited: { status: 429 },
   quota_exceeded: { status: 429 },
@@ -57,7 +72,11 @@ export const ERRORS = {
    * The database dropped or refused the connection mid-request (restart, failover). A write that got this answer
    * was not acknowledged: retried with the same Idempotency-Key it is stored exactly once.
    */
-  database_unavailable: { status: 503, message: 'The database connection failed during this request. Retry shortly; send writes with an Idempotency-Key so a retry never stores them twice.' },
+  database_unavailable: {
+    status: 503,
+    message:
+      'The database connection failed during this request. Retry shortly; send writes with an Idempotency-Key so a retry never stores them twice.',
+  },
   internal_error: { status: 500, message: 'Something went wrong on our side.' },
 } as const satisfies Record<string, { status: number; message?: string }>;
 
@@ -97,7 +116,12 @@ export function isAppError(e: unknown): e is AppError {
 
 /** A failure that is ours, not the caller's: the request id is the only thing the caller is told, to quote. */
 export function internalError(requestId: string): AppError {
-  return new AppError('internal_error', `${ERRORS.internal_error.message} Quote request id ${requestId} when you contact support.`, undefined, { request_id: requestId });
+  return new AppError(
+    'internal_error',
+    `${ERRORS.internal_error.message} Quote request id ${requestId} when you contact support.`,
+    undefined,
+    { request_id: requestId },
+  );
 }
 
 /** `problem` names what was invalid as the caller sees it (a REST body, an MCP tool's arguments). */

@@ -22,13 +22,18 @@ export type CertSpec = {
 };
 
 export type Issued = {
-  cert: string; key: string;
+  cert: string;
+  key: string;
   /** Issues a certificate signed by this one's key. */
   issue(spec: CertSpec): Issued;
 };
 
 const DAY = 86_400_000;
-const stamp = (d: Date) => d.toISOString().replace(/[-:T]/g, '').replace(/\.\d+Z$/, 'Z'); // YYYYMMDDHHMMSSZ
+const stamp = (d: Date) =>
+  d
+    .toISOString()
+    .replace(/[-:T]/g, '')
+    .replace(/\.\d+Z$/, 'Z'); // YYYYMMDDHHMMSSZ
 
 function openssl(dir: string, args: string[]) {
   execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -42,25 +47,62 @@ function make(spec: CertSpec, issuer: { cert: string; key: string } | null): Iss
       : ['basicConstraints = critical,CA:FALSE', 'keyUsage = critical,digitalSignature'];
     if (spec.dns?.length) ext.push(`subjectAltName = ${spec.dns.map((d) => `DNS:${d}`).join(',')}`);
     ext.push('subjectKeyIdentifier = hash', ...(issuer ? ['authorityKeyIdentifier = keyid'] : []));
-    writeFileSync(path.join(dir, 'ca.cnf'), [
-      '[ca]', 'default_ca = dev', '[dev]', 'database = index.txt', 'new_certs_dir = .', 'serial = serial', 'default_md = sha256',
-      'policy = any', 'unique_subject = no', 'copy_extensions = none', '[any]', 'commonName = supplied', '[ext]', ...ext, '',
-    ].join('\n'));
+    writeFileSync(
+      path.join(dir, 'ca.cnf'),
+      [
+        '[ca]',
+        'default_ca = dev',
+        '[dev]',
+        'database = index.txt',
+        'new_certs_dir = .',
+        'serial = serial',
+        'default_md = sha256',
+        'policy = any',
+        'unique_subject = no',
+        'copy_extensions = none',
+        '[any]',
+        'commonName = supplied',
+        '[ext]',
+        ...ext,
+        '',
+      ].join('\n'),
+    );
     writeFileSync(path.join(dir, 'index.txt'), '');
     writeFileSync(path.join(dir, 'serial'), `01${randomBytes(15).toString('hex')}\n`); // unique, positive
     const subj = `/CN=${spec.cn.replace(/[/\\]/g, '')}`;
     // Leaves sign webhooks SHA256withRSA, so they get RSA keys; CA keys are P-256 (much faster to make).
     const keyArgs = spec.ca ? ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1'] : ['-newkey', 'rsa:2048'];
     openssl(dir, ['req', '-new', ...keyArgs, '-nodes', '-subj', subj, '-keyout', 'key.pem', '-out', 'req.csr']);
-    if (issuer) { writeFileSync(path.join(dir, 'issuer.pem'), issuer.cert); writeFileSync(path.join(dir, 'issuer.key'), issuer.key); }
+    if (issuer) {
+      writeFileSync(path.join(dir, 'issuer.pem'), issuer.cert);
+      writeFileSync(path.join(dir, 'issuer.key'), issuer.key);
+    }
     const notBefore = spec.notBefore ?? new Date(Date.now() - 60_000);
     const notAfter = spec.notAfter ?? new Date(Date.now() + 30 * DAY);
-    openssl(dir, ['ca', '-batch', '-config', 'ca.cnf', '-notext', '-extensions', 'ext', '-in', 'req.csr', '-out', 'cert.pem',
-      '-startdate', stamp(notBefore), '-enddate', stamp(notAfter),
-      ...(issuer ? ['-cert', 'issuer.pem', '-keyfile', 'issuer.key'] : ['-selfsign', '-keyfile', 'key.pem'])]);
-    const cert = readFileSync(path.join(dir, 'cert.pem'), 'utf8'), key = readFileSync(path.join(dir, 'key.pem'), 'utf8');
+    openssl(dir, [
+      'ca',
+      '-batch',
+      '-config',
+      'ca.cnf',
+      '-notext',
+      '-extensions',
+      'ext',
+      '-in',
+      'req.csr',
+      '-out',
+      'cert.pem',
+      '-startdate',
+      stamp(notBefore),
+      '-enddate',
+      stamp(notAfter),
+      ...(issuer ? ['-cert', 'issuer.pem', '-keyfile', 'issuer.key'] : ['-selfsign', '-keyfile', 'key.pem']),
+    ]);
+    const cert = readFileSync(path.join(dir, 'cert.pem'), 'utf8'),
+      key = readFileSync(path.join(dir, 'key.pem'), 'utf8');
     return toIssued(cert, key);
-  } finally { rmSync(dir, { recursive: true, force: true }); }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 function toIssued(cert: string, key: string): Issued {
@@ -73,4 +115,6 @@ export function createRootCa(cn: string, validity: { notBefore?: Date; notAfter?
 }
 
 /** A CA whose certificate and key were made earlier (e.g. kept on disk between runs). */
-export function loadCa(cert: string, key: string): Issued { return toIssued(cert, key); }
+export function loadCa(cert: string, key: string): Issued {
+  return toIssued(cert, key);
+}

@@ -7,14 +7,18 @@ import { UsageError } from './command-line.ts';
 function refusal(text: string): string {
   try {
     const body = JSON.parse(text) as { error?: { message?: string; data?: { error?: string } } };
-    if (body.error?.message) return body.error.data?.error ? `${body.error.data.error}: ${body.error.message}` : body.error.message;
-  } catch { /* not JSON: shown as sent */ }
+    if (body.error?.message)
+      return body.error.data?.error ? `${body.error.data.error}: ${body.error.message}` : body.error.message;
+  } catch {
+    /* not JSON: shown as sent */
+  }
   return text.slice(0, 300);
 }
 
 function endpointOf(raw: string): URL {
   const url = URL.parse(raw);
-  if (url?.protocol !== 'http:' && url?.protocol !== 'https:') throw new UsageError(`--url must be an http:// or https:// URL, not "${raw}"`, 'mcp');
+  if (url?.protocol !== 'http:' && url?.protocol !== 'https:')
+    throw new UsageError(`--url must be an http:// or https:// URL, not "${raw}"`, 'mcp');
   if (url.pathname === '/' || url.pathname === '') url.pathname = '/mcp';
   return url;
 }
@@ -24,7 +28,8 @@ async function check(url: URL, headers: Record<string, string>): Promise<string 
   let res: Response;
   try {
     res = await fetch(url, {
-      method: 'POST', signal: AbortSignal.timeout(10_000),
+      method: 'POST',
+      signal: AbortSignal.timeout(10_000),
       headers: { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 'risk-api-bridge-check', method: 'ping' }),
     });
@@ -39,7 +44,8 @@ async function check(url: URL, headers: Record<string, string>): Promise<string 
   return null;
 }
 
-const isRequest = (m: JSONRPCMessage): m is JSONRPCMessage & { id: string | number; method: string } => 'method' in m && 'id' in m;
+const isRequest = (m: JSONRPCMessage): m is JSONRPCMessage & { id: string | number; method: string } =>
+  'method' in m && 'id' in m;
 
 /**
  * `risk-api mcp --url URL`: forwards every message from stdin to the HTTP endpoint and every answer back to
@@ -47,11 +53,19 @@ const isRequest = (m: JSONRPCMessage): m is JSONRPCMessage & { id: string | numb
  * why instead of waiting); a key refused mid-session (revoked) also ends the bridge with exit code 1.
  */
 export async function runMcpBridge(baseUrl: string, apiKey: string | undefined): Promise<number> {
-  if (!apiKey) { console.error('error: set RISK_API_KEY to the API key the bridge should send (X-API-Key is never read from the command line)'); return 2; }
+  if (!apiKey) {
+    console.error(
+      'error: set RISK_API_KEY to the API key the bridge should send (X-API-Key is never read from the command line)',
+    );
+    return 2;
+  }
   const url = endpointOf(baseUrl);
   const headers = { authorization: `Bearer ${apiKey}` };
   const problem = await check(url, headers);
-  if (problem) { console.error(`error: ${problem}`); return 1; }
+  if (problem) {
+    console.error(`error: ${problem}`);
+    return 1;
+  }
 
   const http = new StreamableHTTPClientTransport(url, { requestInit: { headers } });
   const stdio = new StdioServerTransport();
@@ -60,7 +74,10 @@ export async function runMcpBridge(baseUrl: string, apiKey: string | undefined):
     const end = (code: number) => {
       if (ended) return;
       ended = true;
-      void http.close().finally(() => stdio.close()).finally(() => resolve(code));
+      void http
+        .close()
+        .finally(() => stdio.close())
+        .finally(() => resolve(code));
     };
     http.onmessage = (message) => {
       // The negotiated version travels as MCP-Protocol-Version on later requests, as the SDK's own client sends it.
@@ -73,9 +90,13 @@ export async function runMcpBridge(baseUrl: string, apiKey: string | undefined):
       http.send(message).catch((e: unknown) => {
         const status = e instanceof StreamableHTTPError ? e.code : undefined;
         const text = (e as Error).message.replace(/^Streamable HTTP error: (Error POSTing to endpoint: )?/, '');
-        const reason = status === undefined || status < 0 ? `cannot reach ${url.href}: ${(e as Error).message}` : `${url.href} answered ${status}: ${refusal(text)}`;
+        const reason =
+          status === undefined || status < 0
+            ? `cannot reach ${url.href}: ${(e as Error).message}`
+            : `${url.href} answered ${status}: ${refusal(text)}`;
         console.error(`error: ${reason}`);
-        if (isRequest(message)) void stdio.send({ jsonrpc: '2.0', id: message.id, error: { code: -32000, message: reason } });
+        if (isRequest(message))
+          void stdio.send({ jsonrpc: '2.0', id: message.id, error: { code: -32000, message: reason } });
         if (status === 401) end(1);
       });
     };

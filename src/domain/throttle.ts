@@ -15,7 +15,14 @@ export function rateLimited(message: string, retryAfterS: number): AppError {
 }
 
 /** At most `limit` hits per fixed window of `windowMs` (refused hits do not count); rate_limited beyond. */
-export async function throttle(counters: CounterStore, key: string, limit: number, windowMs: number, refusal: (retryAfterS: number) => string, nowMs = Date.now()): Promise<void> {
+export async function throttle(
+  counters: CounterStore,
+  key: string,
+  limit: number,
+  windowMs: number,
+  refusal: (retryAfterS: number) => string,
+  nowMs = Date.now(),
+): Promise<void> {
   const hit = await counters.hitWindow(key, limit, windowMs, nowMs);
   if (hit.allowed) return;
   const s = retryAfterSeconds(hit.resetAtMs, nowMs);

@@ -1,14 +1,16 @@
 import type { z } from 'zod';
+import { invalidRequest, type ErrorDetail } from '../errors.ts';
 
 /**
  * Instants a request may name (filters, windows): years 1-9999. JavaScript dates reach 271,821 BC,
  * which PostgreSQL's timestamp (from 4713 BC) cannot hold: such a date must be refused, not queried.
  */
-export const DATE_RANGE = { min: new Date('0001-01-01T00:00:00.000Z'), max: new Date('9999-12-31T23:59:59.999Z') } as const;
-export const inDateRange = (d: Date) => d.getTime() >= DATE_RANGE.min.getTime() && d.getTime() <= DATE_RANGE.max.getTime();
-
-/** One problem with one request field, in words a client developer can act on. */
-export type ErrorDetail = { field: string; message: string };
+export const DATE_RANGE = {
+  min: new Date('0001-01-01T00:00:00.000Z'),
+  max: new Date('9999-12-31T23:59:59.999Z'),
+} as const;
+export const inDateRange = (d: Date) =>
+  d.getTime() >= DATE_RANGE.min.getTime() && d.getTime() <= DATE_RANGE.max.getTime();
 
 /** ['relatedSubjects', 2, 'key'] → 'relatedSubjects[2].key'; the whole body is 'body'. */
 export function fieldPath(path: readonly PropertyKey[]): string {
@@ -33,7 +35,10 @@ function translate(issue: z.core.$ZodIssue): string {
     case 'too_big':
     case 'too_small': {
       const bound = issue.code === 'too_big' ? `at most ${String(issue.maximum)}` : `at least ${String(issue.minimum)}`;
-      if (issue.origin === 'string') return issue.code === 'too_small' && Number(issue.minimum) === 1 ? 'must not be empty' : `must be ${bound} characters`;
+      if (issue.origin === 'string')
+        return issue.code === 'too_small' && Number(issue.minimum) === 1
+          ? 'must not be empty'
+          : `must be ${bound} characters`;
       if (issue.origin === 'array') return `must have ${bound} items`;
       return `must be ${bound}`;
     }
@@ -52,7 +57,8 @@ export function toDetails(error: z.ZodError): ErrorDetail[] {
   const details: ErrorDetail[] = [];
   for (const issue of error.issues) {
     if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) details.push({ field: fieldPath([...issue.path, key]), message: 'is not a known field' });
+      for (const key of issue.keys)
+        details.push({ field: fieldPath([...issue.path, key]), message: 'is not a known field' });
     } else {
       details.push({ field: fieldPath(issue.path), message: translate(issue) });
     }
@@ -91,4 +97,46 @@ export function snakeToCamelKeys(value: unknown): unknown {
   }
   // fromEntries defines own properties, so a "__proto__" key stays data (and is then rejected).
   return Object.fromEntries(out);
+}
+
+/** How a surface names what it checked: its words for the input (`problem`) and for each field (`field`). */
+export type InputCheck = {
+  /** invalidRequest's opening, e.g. 'The watch is invalid'; the default names a request body. */
+  problem?: string;
+  /** A field's name as the caller sent it (snake_case on REST and MCP); the schema's camelCase by default. */
+  field?: (path: string) => string;
+  /** Problems the surface found in fields the schema does not hold, refused together with the schema's. */
+  extra?: ErrorDetail[];
+};
+
+/**
+ * The one input checker: the input as the schema reads it, or invalid_request naming every problem at once, the
+ * schema's and the surface's own (`extra`). Every surface (REST, GraphQL, MCP, the control plane) checks through here.
+ */
+export function checkInput<S extends z.ZodType>(schema: S, input: unknown, how: InputCheck = {}): z.output<S> {
+  const checked = schema.safeParse(input);
+  const rename = how.field;
+  const details = checked.success
+    ? []
+    : rename
+      ? toDetails(checked.error).map((d) => ({ field: rename(d.field), message: d.message }))
+      : toDetails(checked.error);
+  if (how.extra?.length) details.push(...how.extra);
+  if (!checked.success || details.length) throw invalidRequest(details, how.problem);
+  return checked.data;
+}
+
+/** Absent and null alike mean "not given": GraphQL sends null for an optional field left out, a form sends nothing. */
+export function given(input: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(input).filter(([, v]) => v !== null && v !== undefined));
+}
+
+/**
+ * An update's fields, on every surface alike: absent or null leaves a field unchanged, except the `clearable` ones,
+ * where null removes the value (an override's expiry, a watch's score threshold).
+ */
+export function changes(input: Record<string, unknown>, clearable: readonly string[]): Record<string, unknown> {
+  const out = given(input);
+  for (const name of clearable) if (input[name] === null) out[name] = null;
+  return out;
 }

@@ -12,9 +12,11 @@ let nextTurn: Promise<void> | null = null;
 /** Null while the current turn has time left; else the wait for the next turn. */
 export function turnOver(): Promise<void> | null {
   if (performance.now() - turnStarted < TURN_MS) return null;
-  return (nextTurn ??= new Promise((resolve) => setImmediate(() => {
-    nextTurn = null;
-    turnStarted = performance.now();
-    resolve();
-  })));
+  return (nextTurn ??= new Promise((resolve) =>
+    setImmediate(() => {
+      nextTurn = null;
+      turnStarted = performance.now();
+      resolve();
+    }),
+  ));
 }

@@ -6,7 +6,8 @@ export class LruMap<K, V> {
   private readonly map = new Map<K, V>();
 
   constructor(readonly capacity: number) {
-    if (!Number.isSafeInteger(capacity) || capacity < 1) throw new RangeError(`cache capacity must be a positive integer: ${capacity}`);
+    if (!Number.isSafeInteger(capacity) || capacity < 1)
+      throw new RangeError(`cache capacity must be a positive integer: ${capacity}`);
   }
 
   get size(): number {

@@ -25,8 +25,13 @@ export function aggregateWorkerMetrics(): void {
   const aggregator = new AggregatorRegistry();
   cluster.on('message', (worker, message: { type?: string; id?: number }) => {
     if (message?.type !== ASK) return;
-    const reply = (answer: Omit<Answer, 'type' | 'id'>) => { if (worker.isConnected()) worker.send({ type: ANSWER, id: message.id, ...answer }); };
-    aggregator.clusterMetrics().then((text) => reply({ text }), (e: Error) => reply({ error: e.message }));
+    const reply = (answer: Omit<Answer, 'type' | 'id'>) => {
+      if (worker.isConnected()) worker.send({ type: ANSWER, id: message.id, ...answer });
+    };
+    aggregator.clusterMetrics().then(
+      (text) => reply({ text }),
+      (e: Error) => reply({ error: e.message }),
+    );
   });
 }
 
@@ -51,10 +56,14 @@ export function shareWithPrimary(registry: Registry): void {
 export function metricsOfAllWorkers(): Promise<string> {
   const id = nextId++;
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { waiting.delete(id); reject(new Error('the primary did not answer')); }, ANSWER_WAIT_MS);
+    const timer = setTimeout(() => {
+      waiting.delete(id);
+      reject(new Error('the primary did not answer'));
+    }, ANSWER_WAIT_MS);
     waiting.set(id, (answer) => {
       clearTimeout(timer);
-      if (answer.text !== undefined) resolve(answer.text); else reject(new Error(answer.error ?? 'no answer'));
+      if (answer.text !== undefined) resolve(answer.text);
+      else reject(new Error(answer.error ?? 'no answer'));
     });
     process.send!({ type: ASK, id });
   });

@@ -21,7 +21,9 @@ export function superviseWorkers(count: number, log: Logger): void {
   let stopping = false;
   let pauseMs = 0;
 
-  const fork = () => { started.set(cluster.fork(), Date.now()); };
+  const fork = () => {
+    started.set(cluster.fork(), Date.now());
+  };
   const stop = (code: number) => {
     stopping = true;
     for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGTERM');
@@ -29,7 +31,9 @@ export function superviseWorkers(count: number, log: Logger): void {
     process.exitCode = code;
   };
 
-  cluster.on('listening', (worker) => { listened.add(worker); });
+  cluster.on('listening', (worker) => {
+    listened.add(worker);
+  });
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) {
       if (Object.keys(cluster.workers ?? {}).length === 0) {
@@ -46,12 +50,17 @@ export function superviseWorkers(count: number, log: Logger): void {
     const livedMs = Date.now() - (started.get(worker) ?? 0);
     pauseMs = livedMs < 60_000 ? Math.min(30_000, Math.max(250, pauseMs * 2)) : 0;
     log.error('a worker exited: starting another', { pid: worker.process.pid, code, signal, afterMs: pauseMs });
-    setTimeout(() => { if (!stopping) fork(); }, pauseMs);
+    setTimeout(() => {
+      if (!stopping) fork();
+    }, pauseMs);
   });
 
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.on(signal, () => {
-      if (stopping) { for (const w of Object.values(cluster.workers ?? {})) w?.process.kill(signal); return; }
+      if (stopping) {
+        for (const w of Object.values(cluster.workers ?? {})) w?.process.kill(signal);
+        return;
+      }
       log.info('shutting down', { signal, workers: Object.keys(cluster.workers ?? {}).length });
       stop(0);
     });
@@ -62,10 +71,21 @@ export function superviseWorkers(count: number, log: Logger): void {
 }
 
 /** The number of processes to run: WORKERS needs the shared backends, else one process (and why, in the log). */
-export function workerCount(config: { workers: number; databaseUrl?: string | undefined; redisUrl?: string | undefined }, log: Logger): number {
+export function workerCount(
+  config: {
+    workers: number;
+    databaseUrl?: string | undefined;
+    redisUrl?: string | undefined;
+    redisClusterNodes?: string[] | undefined;
+  },
+  log: Logger,
+): number {
   if (config.workers <= 1) return 1;
-  if (!config.databaseUrl || !config.redisUrl) {
-    log.warn('WORKERS ignored: several processes need DATABASE_URL and REDIS_URL (the embedded database and counters belong to one process); running one', { workers: config.workers });
+  if (!config.databaseUrl || !(config.redisUrl || config.redisClusterNodes)) {
+    log.warn(
+      'WORKERS ignored: several processes need DATABASE_URL and REDIS_URL or REDIS_CLUSTER_NODES (the embedded database and counters belong to one process); running one',
+      { workers: config.workers },
+    );
     return 1;
   }
   return config.workers;

@@ -257,29 +257,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/risk_api/overrides/audit/": {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Your own id for this request (a proxy's or tracer's): kept and echoed when it is 1-128 characters of letters, digits and `.:_+/=-`. */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Export the override audit trail as NDJSON (free)
-         * @description Every change of the workspace's rules (create, update, expire), oldest first, one OverrideAuditRecord per line: who, when, from which surface, the rule before and after. At most limit entries (1-10000, default 10000); X-Next-Cursor, when present, is the cursor of the next request. The trail is append-only. Never counted.
-         */
-        post: operations["exportOverrideAudit"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/risk_api/watches/": {
         parameters: {
             query?: never;
@@ -366,6 +343,52 @@ export interface paths {
          * @description Deletes the watch and answers it as it was; events already written are still delivered. A watch of another workspace is not found. Never counted.
          */
         post: operations["deleteWatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/risk_api/blocklist/": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your own id for this request (a proxy's or tracer's): kept and echoed when it is 1-128 characters of letters, digits and `.:_+/=-`. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Blocklist for a firewall (metered once per list answered)
+         * @description The IPs and CIDR blocks whose published evidence alone puts them at or above a level (default high), under your workspace's rules: an allow rule removes what it covers, a deny rule on an IP or a block adds it (docs/api.md#blocklist has the exact rule and firewall recipes). Formats: text: one address or CIDR block per line (FireHOL, CrowdSec and fail2ban read it); csv: RFC 4180 with a header line: entry,kind,score,level,source; json: the JSON document of the BlocklistResponse schema; nftables: an `nft -f` script defining the sets <set_name>_v4 and <set_name>_v6 in `table inet <set_name>`; ipset: an `ipset restore` file: hash:net sets <set_name>_v4 and <set_name>_v6. ETag is the hash of the body: send it back in If-None-Match and an unchanged list answers 304 with no body, uncounted; a list answered counts one call on the daily score quota and the burst limit. Needs a tier that includes score.
+         */
+        get: operations["blocklist"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/risk_api/overrides/audit/": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your own id for this request (a proxy's or tracer's): kept and echoed when it is 1-128 characters of letters, digits and `.:_+/=-`. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export the override audit trail as NDJSON (free)
+         * @description Every change of the workspace's rules (create, update, expire), oldest first, one OverrideAuditRecord per line: who, when, from which surface, the rule before and after. At most limit entries (1-10000, default 10000); X-Next-Cursor, when present, is the cursor of the next request. The trail is append-only. Never counted.
+         */
+        post: operations["exportOverrideAudit"];
         delete?: never;
         options?: never;
         head?: never;
@@ -758,6 +781,91 @@ export interface components {
             /** @description This report's Idempotency-Key (kept 48 hours, shared with `report`): the same key with the same report is replayed, with another report refused for this line alone. */
             idempotency_key?: string;
         };
+        CreateOverrideRequest: {
+            /** @description What the rule covers: an IP address, a CIDR block (IPv4 /8 to /32, IPv6 /16 to /128, host bits clear), an AS number (AS64500) or an ISO 3166-1 alpha-2 country code (NL). */
+            target: string;
+            /**
+             * @description allow: the score answers level minimal; deny: level critical; adjust: points added to the score (clamped to 0-100).
+             * @enum {string}
+             */
+            action: "allow" | "deny" | "adjust";
+            /** @description adjust only: points added to the score, -100 to 100, not 0. */
+            points?: number | null;
+            /** @description Why the rule exists, shown in every score it changes (1 to 500 characters). */
+            reason: string;
+            /**
+             * @description Internal note, not shown in score answers (at most 1000 characters).
+             * @default
+             */
+            note?: string | null;
+            /** @description When the rule stops applying (ISO 8601, in the future, at most 1830 days ahead); absent: until expired. */
+            expires_at?: string | null;
+        };
+        ListOverridesRequest: {
+            /**
+             * @description active: rules in force (default); inactive: expired or past their expiry; all.
+             * @default active
+             */
+            state?: ("active" | "inactive" | "all") | null;
+            /**
+             * @description Items per page, 1 to 100 (default 50).
+             * @default 50
+             */
+            limit?: number | null;
+            /** @description next_cursor of the previous page (absent or null: the first page). */
+            cursor?: string | null;
+        };
+        UpdateOverrideRequest: {
+            /** @description The rule's id. */
+            id: number;
+            /** @description Why the rule exists, shown in every score it changes (1 to 500 characters). */
+            reason?: string;
+            /** @description New internal note (at most 1000 characters). */
+            note?: string;
+            /** @description New expiry (ISO 8601, in the future); null removes it. */
+            expires_at?: string | null;
+        };
+        ExpireOverrideRequest: {
+            /** @description The rule's id. */
+            id: number;
+        };
+        CreateWatchRequest: {
+            target?: string | null;
+            subject?: {
+                /** @description A report subject kind: domain, url, email, phone, organization, transaction, account. */
+                kind: string;
+                /** @description The subject's key, normalised as reports normalise it. */
+                key: string;
+            } | null;
+            /** @description A score from 1 to 100: watch.score_crossed fires when a new publication moves the score from below it to at or above it, or back. Absent or null: level changes only. Not used by subject watches. */
+            score_threshold?: number | null;
+            /**
+             * @description Internal note (at most 1000 characters), carried in every event of the watch.
+             * @default
+             */
+            note?: string | null;
+        };
+        ListWatchesRequest: {
+            /**
+             * @description Items per page, 1 to 100 (default 50).
+             * @default 50
+             */
+            limit?: number | null;
+            /** @description next_cursor of the previous page (absent or null: the first page). */
+            cursor?: string | null;
+        };
+        UpdateWatchRequest: {
+            /** @description The watch's id. */
+            id: number;
+            /** @description A score from 1 to 100: watch.score_crossed fires when a new publication moves the score from below it to at or above it, or back. Absent or null: level changes only. Not used by subject watches. */
+            score_threshold?: number | null;
+            /** @description New internal note (at most 1000 characters). */
+            note?: string;
+        };
+        DeleteWatchRequest: {
+            /** @description The watch's id. */
+            id: number;
+        };
         ExportRequest: {
             /** @description Kinds of the report's main subject (any of). */
             kind?: ("ipaddress" | "cidr" | "asn" | "domain" | "url" | "email" | "phone" | "organization" | "transaction" | "account")[];
@@ -826,12 +934,39 @@ export interface components {
                  * @enum {string}
                  */
                 overall_risk_level: "minimal" | "low" | "medium" | "high" | "critical";
+                /** @description Dimensions whose evidence counts (matched). */
                 matched_count: number;
                 /**
                  * @description The dimension that contributed most; null when the score is 0.
                  * @enum {string|null}
                  */
                 driver: "ip" | "subnet" | "isp" | "asn" | "org" | "city" | "region" | "country" | null;
+                /** @description How much independent, recent evidence backs overall_score (distinct sources, their recency, your own verdict), apart from the risk itself: 0 means nobody has said anything (unknown, not clean). docs/risk-model.md#confidence. */
+                confidence: number;
+                /** @description How the score was reached, before any override rule (docs/risk-model.md#layers). */
+                layers: {
+                    /** @description The overall score from the published (global) evidence alone: what a workspace without evidence of its own gets. */
+                    published_score: number;
+                    /**
+                     * @description Its risk level.
+                     * @enum {string}
+                     */
+                    published_level: "minimal" | "low" | "medium" | "high" | "critical";
+                    /** @description What your workspace's own evidence changed: published_score + own_change is the score before any override rule (override.evidence_score when one applies). */
+                    own_change: number;
+                    /**
+                     * @description Your workspace's own live verdict on the IP (its latest word: the newer of its bad and its benign evidence); null when it has none.
+                     * @enum {string|null}
+                     */
+                    own_verdict: "bad" | "benign" | null;
+                    /**
+                     * Format: date-time
+                     * @description The newest item of that verdict; null when none.
+                     */
+                    own_verdict_at: string | null;
+                    /** @description One sentence: what the published evidence gives and what your own evidence changed. */
+                    explanation: string;
+                };
                 /** @description All 8, in the order ip, subnet, isp, asn, org, city, region, country. */
                 dimensions: {
                     /**
@@ -839,7 +974,7 @@ export interface components {
                      * @enum {string}
                      */
                     code: "ip" | "subnet" | "isp" | "asn" | "org" | "city" | "region" | "country";
-                    /** @description A summary exists for the entity (published or the workspace's own). */
+                    /** @description The entity's evidence counts: its score is at least 1, its evidence holds good ratings, or (ip) your workspace has an own verdict on the IP. An entity whose evidence rounds to 0 stays in the answer, unmatched. */
                     matched: boolean;
                     score: number;
                     /** @description null when the IP has none in this dimension. */
@@ -856,13 +991,13 @@ export interface components {
                     /** @description Points of the overall score due to this dimension (they add up to it, or to override.evidence_score when a rule changed it). */
                     contribution: number;
                     /**
-                     * @description Where the summary came from; null when unmatched.
+                     * @description Where the evidence came from (workspace: your own, for ip your live memory); null when there is none.
                      * @enum {string|null}
                      */
                     source: "published" | "workspace" | "both" | null;
-                    /** @description Why unmatched; null when matched. */
+                    /** @description Why unmatched; null when matched. An ip without evidence of its own inside a block a feed lists names the feed and the block. */
                     reason: string | null;
-                    /** @description Evidence counts; null when unmatched. */
+                    /** @description Evidence counts; null when there is none. */
                     evidence: {
                         reports: number;
                         bad_ratings: number;
@@ -870,6 +1005,25 @@ export interface components {
                         good_ratings: number;
                         feed_listings: number;
                     } | null;
+                    /** @description What was reported about the entity, as your workspace may see it (docs/risk-model.md#what-was-reported). */
+                    reported: {
+                        /** @description Reports you can see about the entity (every community-visible report, and your own of any visibility; for ip, your own live ones), by outcome code, as check_block counts them; outcomes without reports are omitted. */
+                        counts_by_outcome: {
+                            [key: string]: number;
+                        };
+                        /** @description Distinct reporting sources behind that evidence: workspaces (each once, yours included; another workspace counts only through its community-visible reports and is never named) plus feeds. */
+                        sources: number;
+                        /**
+                         * Format: date-time
+                         * @description The newest of that evidence: a report, a rating, or the latest import of a feed listing the entity; null when none.
+                         */
+                        last_reported_at: string | null;
+                        /** @description Feeds listing the entity itself or a block holding it (for ip also the blocks listed in its subnet that hold the IP), by feed and block as listed; at most 10 per entity, ordered by feed then block. */
+                        feeds: {
+                            name: string;
+                            block: string;
+                        }[];
+                    };
                 }[];
             };
             /** @description The workspace's override rule that changed overall_score and overall_risk_level (the most specific in force: IP, then CIDR by longest prefix, then AS, then country); null when none applies. The dimensions are the published ones, unchanged. */
@@ -1044,12 +1198,39 @@ export interface components {
                      * @enum {string}
                      */
                     overall_risk_level: "minimal" | "low" | "medium" | "high" | "critical";
+                    /** @description Dimensions whose evidence counts (matched). */
                     matched_count: number;
                     /**
                      * @description The dimension that contributed most; null when the score is 0.
                      * @enum {string|null}
                      */
                     driver: "ip" | "subnet" | "isp" | "asn" | "org" | "city" | "region" | "country" | null;
+                    /** @description How much independent, recent evidence backs overall_score (distinct sources, their recency, your own verdict), apart from the risk itself: 0 means nobody has said anything (unknown, not clean). docs/risk-model.md#confidence. */
+                    confidence: number;
+                    /** @description How the score was reached, before any override rule (docs/risk-model.md#layers). */
+                    layers: {
+                        /** @description The overall score from the published (global) evidence alone: what a workspace without evidence of its own gets. */
+                        published_score: number;
+                        /**
+                         * @description Its risk level.
+                         * @enum {string}
+                         */
+                        published_level: "minimal" | "low" | "medium" | "high" | "critical";
+                        /** @description What your workspace's own evidence changed: published_score + own_change is the score before any override rule (override.evidence_score when one applies). */
+                        own_change: number;
+                        /**
+                         * @description Your workspace's own live verdict on the IP (its latest word: the newer of its bad and its benign evidence); null when it has none.
+                         * @enum {string|null}
+                         */
+                        own_verdict: "bad" | "benign" | null;
+                        /**
+                         * Format: date-time
+                         * @description The newest item of that verdict; null when none.
+                         */
+                        own_verdict_at: string | null;
+                        /** @description One sentence: what the published evidence gives and what your own evidence changed. */
+                        explanation: string;
+                    };
                     /** @description All 8, in the order ip, subnet, isp, asn, org, city, region, country. */
                     dimensions: {
                         /**
@@ -1057,7 +1238,7 @@ export interface components {
                          * @enum {string}
                          */
                         code: "ip" | "subnet" | "isp" | "asn" | "org" | "city" | "region" | "country";
-                        /** @description A summary exists for the entity (published or the workspace's own). */
+                        /** @description The entity's evidence counts: its score is at least 1, its evidence holds good ratings, or (ip) your workspace has an own verdict on the IP. An entity whose evidence rounds to 0 stays in the answer, unmatched. */
                         matched: boolean;
                         score: number;
                         /** @description null when the IP has none in this dimension. */
@@ -1074,13 +1255,13 @@ export interface components {
                         /** @description Points of the overall score due to this dimension (they add up to it, or to override.evidence_score when a rule changed it). */
                         contribution: number;
                         /**
-                         * @description Where the summary came from; null when unmatched.
+                         * @description Where the evidence came from (workspace: your own, for ip your live memory); null when there is none.
                          * @enum {string|null}
                          */
                         source: "published" | "workspace" | "both" | null;
-                        /** @description Why unmatched; null when matched. */
+                        /** @description Why unmatched; null when matched. An ip without evidence of its own inside a block a feed lists names the feed and the block. */
                         reason: string | null;
-                        /** @description Evidence counts; null when unmatched. */
+                        /** @description Evidence counts; null when there is none. */
                         evidence: {
                             reports: number;
                             bad_ratings: number;
@@ -1088,6 +1269,25 @@ export interface components {
                             good_ratings: number;
                             feed_listings: number;
                         } | null;
+                        /** @description What was reported about the entity, as your workspace may see it (docs/risk-model.md#what-was-reported). */
+                        reported: {
+                            /** @description Reports you can see about the entity (every community-visible report, and your own of any visibility; for ip, your own live ones), by outcome code, as check_block counts them; outcomes without reports are omitted. */
+                            counts_by_outcome: {
+                                [key: string]: number;
+                            };
+                            /** @description Distinct reporting sources behind that evidence: workspaces (each once, yours included; another workspace counts only through its community-visible reports and is never named) plus feeds. */
+                            sources: number;
+                            /**
+                             * Format: date-time
+                             * @description The newest of that evidence: a report, a rating, or the latest import of a feed listing the entity; null when none.
+                             */
+                            last_reported_at: string | null;
+                            /** @description Feeds listing the entity itself or a block holding it (for ip also the blocks listed in its subnet that hold the IP), by feed and block as listed; at most 10 per entity, ordered by feed then block. */
+                            feeds: {
+                                name: string;
+                                block: string;
+                            }[];
+                        };
                     }[];
                 };
                 /** @description The workspace's override rule that changed overall_score and overall_risk_level (the most specific in force: IP, then CIDR by longest prefix, then AS, then country); null when none applies. The dimensions are the published ones, unchanged. */
@@ -1514,17 +1714,17 @@ export interface components {
                 address: string;
                 /** @enum {integer} */
                 version: 4 | 6;
-                /**
-                 * @description announced (routing data), fallback (/24 or /48) or none (special-purpose address).
-                 * @enum {string}
-                 */
-                subnet_source: "announced" | "fallback" | "none";
                 /** @description Set for special-purpose addresses (private, loopback, documentation, ...). */
                 special: {
                     cidr: string;
                     name: string;
                     reason: string;
                 } | null;
+                /**
+                 * @description announced (routing data), fallback (/24 or /48) or none (special-purpose address).
+                 * @enum {string}
+                 */
+                subnet_source: "announced" | "fallback" | "none";
             };
             /** @description The publication the answer was computed from (one per call, never a mix). */
             publication: {
@@ -1542,6 +1742,7 @@ export interface components {
                  * @enum {string}
                  */
                 code: "ip" | "subnet" | "isp" | "asn" | "org" | "city" | "region" | "country";
+                /** @description As score's dimension says: the entity's evidence moves its score (at least 1), holds good ratings, or (ip) your workspace has an own verdict. A summary whose evidence rounds to 0 stays, unmatched, with the reason. */
                 matched: boolean;
                 entity: {
                     key: string;
@@ -1720,63 +1921,6 @@ export interface components {
                 }[];
             })[];
         };
-        CreateOverrideRequest: {
-            /** @description What the rule covers: an IP address, a CIDR block (IPv4 /8 to /32, IPv6 /16 to /128, host bits clear), an AS number (AS64500) or an ISO 3166-1 alpha-2 country code (NL). */
-            target: string;
-            /**
-             * @description allow: the score answers level minimal; deny: level critical; adjust: points added to the score (clamped to 0-100).
-             * @enum {string}
-             */
-            action: "allow" | "deny" | "adjust";
-            /** @description adjust only: points added to the score, -100 to 100, not 0. */
-            points?: number | null;
-            /** @description Why the rule exists, shown in every score it changes (1 to 500 characters). */
-            reason: string;
-            /**
-             * @description Internal note, not shown in score answers (at most 1000 characters).
-             * @default
-             */
-            note?: string | null;
-            /** @description When the rule stops applying (ISO 8601, in the future, at most 1830 days ahead); absent: until expired. */
-            expires_at?: string | null;
-        };
-        ListOverridesRequest: {
-            /**
-             * @description active: rules in force (default); inactive: expired or past their expiry; all.
-             * @default active
-             */
-            state?: ("active" | "inactive" | "all") | null;
-            /**
-             * @description Items per page, 1 to 100 (default 50).
-             * @default 50
-             */
-            limit?: number | null;
-            /** @description next_cursor of the previous page (absent or null: the first page). */
-            cursor?: string | null;
-        };
-        ExpireOverrideRequest: {
-            /** @description The rule's id. */
-            id: number;
-        };
-        UpdateOverrideRequest: {
-            /** @description The rule's id. */
-            id: number;
-            /** @description Why the rule exists, shown in every score it changes (1 to 500 characters). */
-            reason?: string;
-            /** @description New internal note (at most 1000 characters). */
-            note?: string;
-            /** @description New expiry (ISO 8601, in the future); null removes it. */
-            expires_at?: string | null;
-        };
-        OverrideAuditRequest: {
-            /**
-             * @description Items per page, 1 to 10000 (default 10000).
-             * @default 10000
-             */
-            limit?: number | null;
-            /** @description next_cursor of the previous page (absent or null: the first page). */
-            cursor?: string | null;
-        };
         OverrideRuleResponse: {
             /** @constant */
             ok: true;
@@ -1886,6 +2030,158 @@ export interface components {
             /** @description Send as cursor for the next page; null on the last page. */
             next_cursor: string | null;
         };
+        WatchResponse: {
+            /** @constant */
+            ok: true;
+            /** @enum {string} */
+            endpoint: "watches_create" | "watches_update" | "watches_delete";
+            /** @description Free endpoint: never counted against the score quota. */
+            quota: {
+                /** @constant */
+                counted: false;
+                /** @constant */
+                reason: "free_endpoint";
+            };
+            watch: {
+                id: number;
+                /**
+                 * @description What the watch names.
+                 * @enum {string}
+                 */
+                target_kind: "ip" | "cidr" | "asn" | "subject";
+                /** @description Canonical: an IP, a CIDR block, AS<n>, or <subject kind>:<key>. */
+                target: string;
+                /** @description watch.score_crossed fires when a publication moves the score across it; null: level changes only. */
+                score_threshold: number | null;
+                note: string;
+                author: {
+                    /** @enum {string} */
+                    kind: "api_key" | "account";
+                    id: number;
+                    /** @description The key's name and prefix, or the account's e-mail, at the time. */
+                    label: string;
+                };
+                /** Format: date-time */
+                created_at: string;
+                /** @description The score the last publication compared gave; null before the first and for subject watches. */
+                last_score: number | null;
+                /**
+                 * @description Its level.
+                 * @enum {string|null}
+                 */
+                last_level: "minimal" | "low" | "medium" | "high" | "critical" | null;
+                /** @description The publication last_score is from. */
+                last_publication_version: number | null;
+                /** @description Whether the community signal was spiking at the last check. */
+                last_spiking: boolean;
+            };
+        };
+        WatchListResponse: {
+            /** @constant */
+            ok: true;
+            /** @constant */
+            endpoint: "watches_list";
+            /** @description Free endpoint: never counted against the score quota. */
+            quota: {
+                /** @constant */
+                counted: false;
+                /** @constant */
+                reason: "free_endpoint";
+            };
+            /** @description Oldest first. */
+            watches: {
+                id: number;
+                /**
+                 * @description What the watch names.
+                 * @enum {string}
+                 */
+                target_kind: "ip" | "cidr" | "asn" | "subject";
+                /** @description Canonical: an IP, a CIDR block, AS<n>, or <subject kind>:<key>. */
+                target: string;
+                /** @description watch.score_crossed fires when a publication moves the score across it; null: level changes only. */
+                score_threshold: number | null;
+                note: string;
+                author: {
+                    /** @enum {string} */
+                    kind: "api_key" | "account";
+                    id: number;
+                    /** @description The key's name and prefix, or the account's e-mail, at the time. */
+                    label: string;
+                };
+                /** Format: date-time */
+                created_at: string;
+                /** @description The score the last publication compared gave; null before the first and for subject watches. */
+                last_score: number | null;
+                /**
+                 * @description Its level.
+                 * @enum {string|null}
+                 */
+                last_level: "minimal" | "low" | "medium" | "high" | "critical" | null;
+                /** @description The publication last_score is from. */
+                last_publication_version: number | null;
+                /** @description Whether the community signal was spiking at the last check. */
+                last_spiking: boolean;
+            }[];
+            /** @description Send as cursor for the next page; null on the last page. */
+            next_cursor: string | null;
+        };
+        BlocklistResponse: {
+            /** @constant */
+            ok: true;
+            /** @constant */
+            endpoint: "blocklist";
+            /** @description What an entry must reach to be listed. */
+            threshold: {
+                /** @description The lowest score listed. */
+                min_score: number;
+                /**
+                 * @description Its risk level (minimal 0-9, low 10-29, medium 30-59, high 60-84, critical 85-100).
+                 * @enum {string}
+                 */
+                level: "minimal" | "low" | "medium" | "high" | "critical";
+            };
+            /** @description Entries that qualified, before limit. */
+            matched: number;
+            /** @description More qualified than limit: the riskiest limit entries are listed. */
+            truncated: boolean;
+            /** @description Your deny rules not in the list: those naming an AS or a country (not expanded into address ranges) and denied CIDR blocks holding an address your allow rules name. */
+            rules_not_listed: number;
+            /** @description The publication the answer was computed from (one per call, never a mix). */
+            publication: {
+                /** @description Publication version (0: nothing published yet). */
+                version: number;
+                /**
+                 * Format: date-time
+                 * @description When it was published; null before the first publication.
+                 */
+                published_at: string | null;
+            };
+            /** @description Riskiest first (score descending, then IPs before blocks, then the entry text). */
+            entries: {
+                /** @description An IP address or a CIDR block, canonical. */
+                entry: string;
+                /** @enum {string} */
+                kind: "ip" | "block";
+                /** @description The score its own published evidence gives it (a block: every address in it), after your rule that applies to it. */
+                score: number;
+                /** @enum {string} */
+                level: "minimal" | "low" | "medium" | "high" | "critical";
+                /**
+                 * @description evidence: listed from the published evidence; rule: one of your rules set its score.
+                 * @enum {string}
+                 */
+                source: "evidence" | "rule";
+            }[];
+        };
+        OverrideAuditRequest: {
+            /**
+             * @description Items per page, 1 to 10000 (default 10000).
+             * @default 10000
+             */
+            limit?: number | null;
+            /** @description next_cursor of the previous page (absent or null: the first page). */
+            cursor?: string | null;
+        };
         OverrideAuditRecord: {
             /** @description Entry id, increasing in the order written. */
             id: number;
@@ -1987,138 +2283,6 @@ export interface components {
             } | null;
             /** Format: date-time */
             created_at: string;
-        };
-        CreateWatchRequest: {
-            target?: string | null;
-            subject?: {
-                /** @description A report subject kind: domain, url, email, phone, organization, transaction, account. */
-                kind: string;
-                /** @description The subject's key, normalised as reports normalise it. */
-                key: string;
-            } | null;
-            /** @description A score from 1 to 100: watch.score_crossed fires when a new publication moves the score from below it to at or above it, or back. Absent or null: level changes only. Not used by subject watches. */
-            score_threshold?: number | null;
-            /**
-             * @description Internal note (at most 1000 characters), carried in every event of the watch.
-             * @default
-             */
-            note?: string | null;
-        };
-        ListWatchesRequest: {
-            /**
-             * @description Items per page, 1 to 100 (default 50).
-             * @default 50
-             */
-            limit?: number | null;
-            /** @description next_cursor of the previous page (absent or null: the first page). */
-            cursor?: string | null;
-        };
-        UpdateWatchRequest: {
-            /** @description The watch's id. */
-            id: number;
-            /** @description A score from 1 to 100: watch.score_crossed fires when a new publication moves the score from below it to at or above it, or back. Absent or null: level changes only. Not used by subject watches. */
-            score_threshold?: number | null;
-            /** @description New internal note (at most 1000 characters). */
-            note?: string;
-        };
-        DeleteWatchRequest: {
-            /** @description The watch's id. */
-            id: number;
-        };
-        WatchResponse: {
-            /** @constant */
-            ok: true;
-            /** @enum {string} */
-            endpoint: "watches_create" | "watches_update" | "watches_delete";
-            /** @description Free endpoint: never counted against the score quota. */
-            quota: {
-                /** @constant */
-                counted: false;
-                /** @constant */
-                reason: "free_endpoint";
-            };
-            watch: {
-                id: number;
-                /**
-                 * @description What the watch names.
-                 * @enum {string}
-                 */
-                target_kind: "ip" | "cidr" | "asn" | "subject";
-                /** @description Canonical: an IP, a CIDR block, AS<n>, or <subject kind>:<key>. */
-                target: string;
-                /** @description watch.score_crossed fires when a publication moves the score across it; null: level changes only. */
-                score_threshold: number | null;
-                note: string;
-                author: {
-                    /** @enum {string} */
-                    kind: "api_key" | "account";
-                    id: number;
-                    /** @description The key's name and prefix, or the account's e-mail, at the time. */
-                    label: string;
-                };
-                /** Format: date-time */
-                created_at: string;
-                /** @description The score the last publication compared gave; null before the first and for subject watches. */
-                last_score: number | null;
-                /**
-                 * @description Its level.
-                 * @enum {string|null}
-                 */
-                last_level: "minimal" | "low" | "medium" | "high" | "critical" | null;
-                /** @description The publication last_score is from. */
-                last_publication_version: number | null;
-                /** @description Whether the community signal was spiking at the last check. */
-                last_spiking: boolean;
-            };
-        };
-        WatchListResponse: {
-            /** @constant */
-            ok: true;
-            /** @constant */
-            endpoint: "watches_list";
-            /** @description Free endpoint: never counted against the score quota. */
-            quota: {
-                /** @constant */
-                counted: false;
-                /** @constant */
-                reason: "free_endpoint";
-            };
-            /** @description Oldest first. */
-            watches: {
-                id: number;
-                /**
-                 * @description What the watch names.
-                 * @enum {string}
-                 */
-                target_kind: "ip" | "cidr" | "asn" | "subject";
-                /** @description Canonical: an IP, a CIDR block, AS<n>, or <subject kind>:<key>. */
-                target: string;
-                /** @description watch.score_crossed fires when a publication moves the score across it; null: level changes only. */
-                score_threshold: number | null;
-                note: string;
-                author: {
-                    /** @enum {string} */
-                    kind: "api_key" | "account";
-                    id: number;
-                    /** @description The key's name and prefix, or the account's e-mail, at the time. */
-                    label: string;
-                };
-                /** Format: date-time */
-                created_at: string;
-                /** @description The score the last publication compared gave; null before the first and for subject watches. */
-                last_score: number | null;
-                /**
-                 * @description Its level.
-                 * @enum {string|null}
-                 */
-                last_level: "minimal" | "low" | "medium" | "high" | "critical" | null;
-                /** @description The publication last_score is from. */
-                last_publication_version: number | null;
-                /** @description Whether the community signal was spiking at the last check. */
-                last_spiking: boolean;
-            }[];
-            /** @description Send as cursor for the next page; null on the last page. */
-            next_cursor: string | null;
         };
         ExportRecord: {
             id: number;
@@ -2270,6 +2434,15 @@ export interface operations {
                      *         "overall_risk_level": "medium",
                      *         "matched_count": 5,
                      *         "driver": "ip",
+                     *         "confidence": 48,
+                     *         "layers": {
+                     *           "published_score": 35,
+                     *           "published_level": "medium",
+                     *           "own_change": 0,
+                     *           "own_verdict": null,
+                     *           "own_verdict_at": null,
+                     *           "explanation": "Published evidence alone gives 35 (medium); your workspace has no evidence of its own that changes it."
+                     *         },
                      *         "dimensions": [
                      *           {
                      *             "code": "ip",
@@ -2290,6 +2463,14 @@ export interface operations {
                      *               "neutral_ratings": 0,
                      *               "good_ratings": 0,
                      *               "feed_listings": 0
+                     *             },
+                     *             "reported": {
+                     *               "counts_by_outcome": {
+                     *                 "fraud_watch": 1
+                     *               },
+                     *               "sources": 2,
+                     *               "last_reported_at": "2026-11-23T09:58:12.633Z",
+                     *               "feeds": []
                      *             }
                      *           },
                      *           {
@@ -2311,6 +2492,14 @@ export interface operations {
                      *               "neutral_ratings": 0,
                      *               "good_ratings": 0,
                      *               "feed_listings": 0
+                     *             },
+                     *             "reported": {
+                     *               "counts_by_outcome": {
+                     *                 "fraud_watch": 1
+                     *               },
+                     *               "sources": 2,
+                     *               "last_reported_at": "2026-11-23T09:58:12.633Z",
+                     *               "feeds": []
                      *             }
                      *           },
                      *           {
@@ -2332,6 +2521,14 @@ export interface operations {
                      *               "neutral_ratings": 0,
                      *               "good_ratings": 0,
                      *               "feed_listings": 0
+                     *             },
+                     *             "reported": {
+                     *               "counts_by_outcome": {
+                     *                 "fraud_watch": 1
+                     *               },
+                     *               "sources": 2,
+                     *               "last_reported_at": "2026-11-23T09:58:12.633Z",
+                     *               "feeds": []
                      *             }
                      *           },
                      *           {
@@ -2353,6 +2550,14 @@ export interface operations {
                      *               "neutral_ratings": 0,
                      *               "good_ratings": 0,
                      *               "feed_listings": 0
+                     *             },
+                     *             "reported": {
+                     *               "counts_by_outcome": {
+                     *                 "fraud_watch": 1
+                     *               },
+                     *               "sources": 2,
+                     *               "last_reported_at": "2026-11-23T09:58:12.633Z",
+                     *               "feeds": []
                      *             }
                      *           },
                      *           {
@@ -2374,6 +2579,14 @@ export interface operations {
                      *               "neutral_ratings": 0,
                      *               "good_ratings": 0,
                      *               "feed_listings": 0
+                     *             },
+                     *             "reported": {
+                     *               "counts_by_outcome": {
+                     *                 "fraud_watch": 1
+                     *               },
+                     *               "sources": 2,
+                     *               "last_reported_at": "2026-11-23T09:58:12.633Z",
+                     *               "feeds": []
                      *             }
                      *           },
                      *           {
@@ -2386,7 +2599,13 @@ export interface operations {
                      *             "contribution": 0,
                      *             "source": null,
                      *             "reason": "the geo data has no location for this address",
-                     *             "evidence": null
+                     *             "evidence": null,
+                     *             "reported": {
+                     *               "counts_by_outcome": {},
+                     *               "sources": 0,
+                     *               "last_reported_at": null,
+                     *               "feeds": []
+                     *             }
                      *           },
                      *           {
                      *             "code": "region",
@@ -2398,7 +2617,13 @@ export interface operations {
                      *             "contribution": 0,
                      *             "source": null,
                      *             "reason": "the geo data has no location for this address",
-                     *             "evidence": null
+                     *             "evidence": null,
+                     *             "reported": {
+                     *               "counts_by_outcome": {},
+                     *               "sources": 0,
+                     *               "last_reported_at": null,
+                     *               "feeds": []
+                     *             }
                      *           },
                      *           {
                      *             "code": "country",
@@ -2410,7 +2635,13 @@ export interface operations {
                      *             "contribution": 0,
                      *             "source": null,
                      *             "reason": "the geo data has no location for this address",
-                     *             "evidence": null
+                     *             "evidence": null,
+                     *             "reported": {
+                     *               "counts_by_outcome": {},
+                     *               "sources": 0,
+                     *               "last_reported_at": null,
+                     *               "feeds": []
+                     *             }
                      *           }
                      *         ]
                      *       },
@@ -2679,6 +2910,15 @@ export interface operations {
                      *             "overall_risk_level": "medium",
                      *             "matched_count": 5,
                      *             "driver": "ip",
+                     *             "confidence": 48,
+                     *             "layers": {
+                     *               "published_score": 35,
+                     *               "published_level": "medium",
+                     *               "own_change": 0,
+                     *               "own_verdict": null,
+                     *               "own_verdict_at": null,
+                     *               "explanation": "Published evidence alone gives 35 (medium); your workspace has no evidence of its own that changes it."
+                     *             },
                      *             "dimensions": [
                      *               {
                      *                 "code": "ip",
@@ -2699,6 +2939,14 @@ export interface operations {
                      *                   "neutral_ratings": 0,
                      *                   "good_ratings": 0,
                      *                   "feed_listings": 0
+                     *                 },
+                     *                 "reported": {
+                     *                   "counts_by_outcome": {
+                     *                     "fraud_watch": 1
+                     *                   },
+                     *                   "sources": 2,
+                     *                   "last_reported_at": "2026-11-23T09:58:12.633Z",
+                     *                   "feeds": []
                      *                 }
                      *               },
                      *               {
@@ -2720,6 +2968,14 @@ export interface operations {
                      *                   "neutral_ratings": 0,
                      *                   "good_ratings": 0,
                      *                   "feed_listings": 0
+                     *                 },
+                     *                 "reported": {
+                     *                   "counts_by_outcome": {
+                     *                     "fraud_watch": 1
+                     *                   },
+                     *                   "sources": 2,
+                     *                   "last_reported_at": "2026-11-23T09:58:12.633Z",
+                     *                   "feeds": []
                      *                 }
                      *               },
                      *               {
@@ -2741,6 +2997,14 @@ export interface operations {
                      *                   "neutral_ratings": 0,
                      *                   "good_ratings": 0,
                      *                   "feed_listings": 0
+                     *                 },
+                     *                 "reported": {
+                     *                   "counts_by_outcome": {
+                     *                     "fraud_watch": 1
+                     *                   },
+                     *                   "sources": 2,
+                     *                   "last_reported_at": "2026-11-23T09:58:12.633Z",
+                     *                   "feeds": []
                      *                 }
                      *               },
                      *               {
@@ -2762,6 +3026,14 @@ export interface operations {
                      *                   "neutral_ratings": 0,
                      *                   "good_ratings": 0,
                      *                   "feed_listings": 0
+                     *                 },
+                     *                 "reported": {
+                     *                   "counts_by_outcome": {
+                     *                     "fraud_watch": 1
+                     *                   },
+                     *                   "sources": 2,
+                     *                   "last_reported_at": "2026-11-23T09:58:12.633Z",
+                     *                   "feeds": []
                      *                 }
                      *               },
                      *               {
@@ -2783,6 +3055,14 @@ export interface operations {
                      *                   "neutral_ratings": 0,
                      *                   "good_ratings": 0,
                      *                   "feed_listings": 0
+                     *                 },
+                     *                 "reported": {
+                     *                   "counts_by_outcome": {
+                     *                     "fraud_watch": 1
+                     *                   },
+                     *                   "sources": 2,
+                     *                   "last_reported_at": "2026-11-23T09:58:12.633Z",
+                     *                   "feeds": []
                      *                 }
                      *               },
                      *               {
@@ -2795,7 +3075,13 @@ export interface operations {
                      *                 "contribution": 0,
                      *                 "source": null,
                      *                 "reason": "the geo data has no location for this address",
-                     *                 "evidence": null
+                     *                 "evidence": null,
+                     *                 "reported": {
+                     *                   "counts_by_outcome": {},
+                     *                   "sources": 0,
+                     *                   "last_reported_at": null,
+                     *                   "feeds": []
+                     *                 }
                      *               },
                      *               {
                      *                 "code": "region",
@@ -2807,7 +3093,13 @@ export interface operations {
                      *                 "contribution": 0,
                      *                 "source": null,
                      *                 "reason": "the geo data has no location for this address",
-                     *                 "evidence": null
+                     *                 "evidence": null,
+                     *                 "reported": {
+                     *                   "counts_by_outcome": {},
+                     *                   "sources": 0,
+                     *                   "last_reported_at": null,
+                     *                   "feeds": []
+                     *                 }
                      *               },
                      *               {
                      *                 "code": "country",
@@ -2819,7 +3111,13 @@ export interface operations {
                      *                 "contribution": 0,
                      *                 "source": null,
                      *                 "reason": "the geo data has no location for this address",
-                     *                 "evidence": null
+                     *                 "evidence": null,
+                     *                 "reported": {
+                     *                   "counts_by_outcome": {},
+                     *                   "sources": 0,
+                     *                   "last_reported_at": null,
+                     *                   "feeds": []
+                     *                 }
                      *               }
                      *             ]
                      *           },
@@ -2940,6 +3238,15 @@ export interface operations {
                      *             "overall_risk_level": "medium",
                      *             "matched_count": 5,
                      *             "driver": "ip",
+                     *             "confidence": 48,
+                     *             "layers": {
+                     *               "published_score": 35,
+                     *               "published_level": "medium",
+                     *               "own_change": 0,
+                     *               "own_verdict": null,
+                     *               "own_verdict_at": null,
+                     *               "explanation": "Published evidence alone gives 35 (medium); your workspace has no evidence of its own that changes it."
+                     *             },
                      *             "dimensions": [
                      *               {
                      *                 "code": "ip",
@@ -2960,6 +3267,14 @@ export interface operations {
                      *                   "neutral_ratings": 0,
                      *                   "good_ratings": 0,
                      *                   "feed_listings": 0
+                     *                 },
+                     *                 "reported": {
+                     *                   "counts_by_outcome": {
+                     *                     "fraud_watch": 1
+                     *                   },
+                     *                   "sources": 2,
+                     *                   "last_reported_at": "2026-11-23T09:58:12.633Z",
+                     *                   "feeds": []
                      *                 }
                      *               },
                      *               {
@@ -2981,6 +3296,14 @@ export interface operations {
                      *                   "neutral_ratings": 0,
                      *                   "good_ratings": 0,
                      *                   "feed_listings": 0
+                     *                 },
+                     *                 "reported": {
+                     *                   "counts_by_outcome": {
+                     *                     "fraud_watch": 1
+                     *                   },
+                     *                   "sources": 2,
+                     *                   "last_reported_at": "2026-11-23T09:58:12.633Z",
+                     *                   "feeds": []
                      *                 }
                      *               },
                      *               {
@@ -3002,6 +3325,14 @@ export interface operations {
                      *                   "neutral_ratings": 0,
                      *                   "good_ratings": 0,
                      *                   "feed_listings": 0
+                     *                 },
+                     *                 "reported": {
+                     *                   "counts_by_outcome": {
+                     *                     "fraud_watch": 1
+                     *                   },
+                     *                   "sources": 2,
+                     *                   "last_reported_at": "2026-11-23T09:58:12.633Z",
+                     *                   "feeds": []
                      *                 }
                      *               },
                      *               {
@@ -3023,6 +3354,14 @@ export interface operations {
                      *                   "neutral_ratings": 0,
                      *                   "good_ratings": 0,
                      *                   "feed_listings": 0
+                     *                 },
+                     *                 "reported": {
+                     *                   "counts_by_outcome": {
+                     *                     "fraud_watch": 1
+                     *                   },
+                     *                   "sources": 2,
+                     *                   "last_reported_at": "2026-11-23T09:58:12.633Z",
+                     *                   "feeds": []
                      *                 }
                      *               },
                      *               {
@@ -3044,6 +3383,14 @@ export interface operations {
                      *                   "neutral_ratings": 0,
                      *                   "good_ratings": 0,
                      *                   "feed_listings": 0
+                     *                 },
+                     *                 "reported": {
+                     *                   "counts_by_outcome": {
+                     *                     "fraud_watch": 1
+                     *                   },
+                     *                   "sources": 2,
+                     *                   "last_reported_at": "2026-11-23T09:58:12.633Z",
+                     *                   "feeds": []
                      *                 }
                      *               },
                      *               {
@@ -3056,7 +3403,13 @@ export interface operations {
                      *                 "contribution": 0,
                      *                 "source": null,
                      *                 "reason": "the geo data has no location for this address",
-                     *                 "evidence": null
+                     *                 "evidence": null,
+                     *                 "reported": {
+                     *                   "counts_by_outcome": {},
+                     *                   "sources": 0,
+                     *                   "last_reported_at": null,
+                     *                   "feeds": []
+                     *                 }
                      *               },
                      *               {
                      *                 "code": "region",
@@ -3068,7 +3421,13 @@ export interface operations {
                      *                 "contribution": 0,
                      *                 "source": null,
                      *                 "reason": "the geo data has no location for this address",
-                     *                 "evidence": null
+                     *                 "evidence": null,
+                     *                 "reported": {
+                     *                   "counts_by_outcome": {},
+                     *                   "sources": 0,
+                     *                   "last_reported_at": null,
+                     *                   "feeds": []
+                     *                 }
                      *               },
                      *               {
                      *                 "code": "country",
@@ -3080,7 +3439,13 @@ export interface operations {
                      *                 "contribution": 0,
                      *                 "source": null,
                      *                 "reason": "the geo data has no location for this address",
-                     *                 "evidence": null
+                     *                 "evidence": null,
+                     *                 "reported": {
+                     *                   "counts_by_outcome": {},
+                     *                   "sources": 0,
+                     *                   "last_reported_at": null,
+                     *                   "feeds": []
+                     *                 }
                      *               }
                      *             ]
                      *           },
@@ -5065,162 +5430,6 @@ export interface operations {
             };
         };
     };
-    exportOverrideAudit: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Your own id for this request (a proxy's or tracer's): kept and echoed when it is 1-128 characters of letters, digits and `.:_+/=-`. */
-                "X-Request-Id"?: components["parameters"]["RequestId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "limit": 1000
-                 *     }
-                 */
-                "application/json": components["schemas"]["OverrideAuditRequest"];
-            };
-        };
-        responses: {
-            /** @description The entries, one per line. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Content-Disposition": components["headers"]["ContentDisposition"];
-                    "Cache-Control": components["headers"]["CacheControl"];
-                    "X-Next-Cursor": components["headers"]["NextCursor"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": 31,
-                     *       "rule_id": 12,
-                     *       "action": "expire",
-                     *       "surface": "rest",
-                     *       "actor": {
-                     *         "kind": "api_key",
-                     *         "id": 3,
-                     *         "label": "checkout (rk_adDTKSHH)"
-                     *       },
-                     *       "before": {
-                     *         "id": 12,
-                     *         "target_kind": "cidr",
-                     *         "target": "203.0.113.0/24",
-                     *         "action": "deny",
-                     *         "points": 0,
-                     *         "reason": "card testing from this block",
-                     *         "note": "ticket 4711",
-                     *         "author": {
-                     *           "kind": "api_key",
-                     *           "id": 3,
-                     *           "label": "checkout (rk_adDTKSHH)"
-                     *         },
-                     *         "expires_at": "2027-01-31T00:00:00.000Z",
-                     *         "expired_at": null,
-                     *         "created_at": "2026-11-26T07:00:00.000Z"
-                     *       },
-                     *       "after": {
-                     *         "id": 12,
-                     *         "target_kind": "cidr",
-                     *         "target": "203.0.113.0/24",
-                     *         "action": "deny",
-                     *         "points": 0,
-                     *         "reason": "card testing from this block",
-                     *         "note": "ticket 4711",
-                     *         "author": {
-                     *           "kind": "api_key",
-                     *           "id": 3,
-                     *           "label": "checkout (rk_adDTKSHH)"
-                     *         },
-                     *         "expires_at": "2027-01-31T00:00:00.000Z",
-                     *         "expired_at": "2026-11-26T08:00:00.000Z",
-                     *         "created_at": "2026-11-26T07:00:00.000Z"
-                     *       },
-                     *       "created_at": "2026-11-26T08:00:00.000Z"
-                     *     }
-                     */
-                    "application/x-ndjson": components["schemas"]["OverrideAuditRecord"];
-                };
-            };
-            /** @description `invalid_json`: the body is not JSON; `invalid_request`: a field, parameter or header is invalid (details names each); `conflicting_api_keys`: X-API-Key and Authorization: Bearer carry different keys. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `missing_api_key`: no key in X-API-Key or Authorization: Bearer; `invalid_api_key`: an unknown, malformed or revoked key, or an Authorization header that is not Bearer. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `method_not_allowed`: another method than the path answers (see Allow). */
-            405: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    Allow: components["headers"]["Allow"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `payload_too_large`: the body is over MAX_BODY_BYTES. */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `unsupported_media_type`: Content-Type is not application/json. */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `internal_error`: unexpected; logged under request_id. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `database_unavailable`: the database dropped the connection; retry writes with the same Idempotency-Key; `service_unavailable`: the server is shutting down. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfterWhenKnown"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
     createWatch: {
         parameters: {
             query?: never;
@@ -5723,6 +5932,353 @@ export interface operations {
             };
             /** @description `not_found`: no watch with this id in the workspace. */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `method_not_allowed`: another method than the path answers (see Allow). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over MAX_BODY_BYTES. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: Content-Type is not application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: unexpected; logged under request_id. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `database_unavailable`: the database dropped the connection; retry writes with the same Idempotency-Key; `service_unavailable`: the server is shutting down. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenKnown"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    blocklist: {
+        parameters: {
+            query?: {
+                /** @description Lowest risk level listed (default high); give level or min_score, not both. */
+                level?: "low" | "medium" | "high" | "critical";
+                /** @description Lowest score listed, 10-100 (instead of level). */
+                min_score?: number;
+                /** @description Most entries listed, riskiest first (default 10000, at most 100000). */
+                limit?: number | null;
+                /** @description text (default), csv, json, nftables or ipset. */
+                format?: ("text" | "csv" | "json" | "nftables" | "ipset") | null;
+                /** @description Name of the nftables table and sets or of the ipset sets (default risk_api). */
+                set_name?: string | null;
+            };
+            header?: {
+                /** @description Your own id for this request (a proxy's or tracer's): kept and echoed when it is 1-128 characters of letters, digits and `.:_+/=-`. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of the copy you hold: answered 304 when it is still the list. */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The list, counted once. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    /** @description Strong tag of the body. */
+                    ETag: string;
+                    /** @description No shared cache keeps it; a client keeps its copy and asks again with If-None-Match. */
+                    "Cache-Control": "private, no-cache";
+                    /** @description Entries that qualified, before limit. */
+                    "X-Blocklist-Matched": string;
+                    /** @description true when more qualified than limit. */
+                    "X-Blocklist-Truncated": "true" | "false";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example 203.0.113.7
+                     *     198.51.100.23
+                     *     2001:db8:4::/48
+                     */
+                    "text/plain": string;
+                    /**
+                     * @example entry,kind,score,level,source
+                     *     203.0.113.7,ip,97,critical,evidence
+                     *     198.51.100.23,ip,85,critical,rule
+                     *     2001:db8:4::/48,block,66,high,evidence
+                     */
+                    "text/csv": string;
+                    /**
+                     * @example {
+                     *       "ok": true,
+                     *       "endpoint": "blocklist",
+                     *       "threshold": {
+                     *         "min_score": 60,
+                     *         "level": "high"
+                     *       },
+                     *       "matched": 3,
+                     *       "truncated": false,
+                     *       "rules_not_listed": 0,
+                     *       "publication": {
+                     *         "version": 42,
+                     *         "published_at": "2026-11-26T08:00:00.000Z"
+                     *       },
+                     *       "entries": [
+                     *         {
+                     *           "entry": "203.0.113.7",
+                     *           "kind": "ip",
+                     *           "score": 97,
+                     *           "level": "critical",
+                     *           "source": "evidence"
+                     *         },
+                     *         {
+                     *           "entry": "198.51.100.23",
+                     *           "kind": "ip",
+                     *           "score": 85,
+                     *           "level": "critical",
+                     *           "source": "rule"
+                     *         },
+                     *         {
+                     *           "entry": "2001:db8:4::/48",
+                     *           "kind": "block",
+                     *           "score": 66,
+                     *           "level": "high",
+                     *           "source": "evidence"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BlocklistResponse"];
+                };
+            };
+            /** @description The list is the one your If-None-Match names (same format, same entries): no body, nothing counted. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Strong tag of the body. */
+                    ETag: string;
+                    /** @description No shared cache keeps it; a client keeps its copy and asks again with If-None-Match. */
+                    "Cache-Control": "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid_request`: a field, parameter or header is invalid (details names each); `conflicting_api_keys`: X-API-Key and Authorization: Bearer carry different keys. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no key in X-API-Key or Authorization: Bearer; `invalid_api_key`: an unknown, malformed or revoked key, or an Authorization header that is not Bearer. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `tier_not_eligible`: the workspace's tier does not include score. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `method_not_allowed`: another method than the path answers (see Allow). */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `quota_exceeded`: the daily score quota is used up; `rate_limited`: more score calls per second with this key than the tier's burst limit. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: unexpected; logged under request_id. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `quota_unavailable`: the counter store is unreachable: score fails closed; `database_unavailable`: the database dropped the connection; retry writes with the same Idempotency-Key; `service_unavailable`: the server is shutting down. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfterWhenKnown"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportOverrideAudit: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your own id for this request (a proxy's or tracer's): kept and echoed when it is 1-128 characters of letters, digits and `.:_+/=-`. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "limit": 1000
+                 *     }
+                 */
+                "application/json": components["schemas"]["OverrideAuditRequest"];
+            };
+        };
+        responses: {
+            /** @description The entries, one per line. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "X-Next-Cursor": components["headers"]["NextCursor"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 31,
+                     *       "rule_id": 12,
+                     *       "action": "expire",
+                     *       "surface": "rest",
+                     *       "actor": {
+                     *         "kind": "api_key",
+                     *         "id": 3,
+                     *         "label": "checkout (rk_adDTKSHH)"
+                     *       },
+                     *       "before": {
+                     *         "id": 12,
+                     *         "target_kind": "cidr",
+                     *         "target": "203.0.113.0/24",
+                     *         "action": "deny",
+                     *         "points": 0,
+                     *         "reason": "card testing from this block",
+                     *         "note": "ticket 4711",
+                     *         "author": {
+                     *           "kind": "api_key",
+                     *           "id": 3,
+                     *           "label": "checkout (rk_adDTKSHH)"
+                     *         },
+                     *         "expires_at": "2027-01-31T00:00:00.000Z",
+                     *         "expired_at": null,
+                     *         "created_at": "2026-11-26T07:00:00.000Z"
+                     *       },
+                     *       "after": {
+                     *         "id": 12,
+                     *         "target_kind": "cidr",
+                     *         "target": "203.0.113.0/24",
+                     *         "action": "deny",
+                     *         "points": 0,
+                     *         "reason": "card testing from this block",
+                     *         "note": "ticket 4711",
+                     *         "author": {
+                     *           "kind": "api_key",
+                     *           "id": 3,
+                     *           "label": "checkout (rk_adDTKSHH)"
+                     *         },
+                     *         "expires_at": "2027-01-31T00:00:00.000Z",
+                     *         "expired_at": "2026-11-26T08:00:00.000Z",
+                     *         "created_at": "2026-11-26T07:00:00.000Z"
+                     *       },
+                     *       "created_at": "2026-11-26T08:00:00.000Z"
+                     *     }
+                     */
+                    "application/x-ndjson": components["schemas"]["OverrideAuditRecord"];
+                };
+            };
+            /** @description `invalid_json`: the body is not JSON; `invalid_request`: a field, parameter or header is invalid (details names each); `conflicting_api_keys`: X-API-Key and Authorization: Bearer carry different keys. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`: no key in X-API-Key or Authorization: Bearer; `invalid_api_key`: an unknown, malformed or revoked key, or an Authorization header that is not Bearer. */
+            401: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;

@@ -1,7 +1,18 @@
 import fc from 'fast-check';
 import {
-  getNamedType, isEnumType, isInputObjectType, isInterfaceType, isLeafType, isListType, isNonNullType, isObjectType, isUnionType,
-  type GraphQLArgument, type GraphQLInputType, type GraphQLNamedType, type GraphQLSchema,
+  getNamedType,
+  isEnumType,
+  isInputObjectType,
+  isInterfaceType,
+  isLeafType,
+  isListType,
+  isNonNullType,
+  isObjectType,
+  isUnionType,
+  type GraphQLArgument,
+  type GraphQLInputType,
+  type GraphQLNamedType,
+  type GraphQLSchema,
 } from 'graphql';
 import { ODD_PIECES } from './arbitraries.ts';
 
@@ -32,29 +43,79 @@ type Rng = ReturnType<typeof rng>;
 
 function oddText(r: Rng): string {
   let s = '';
-  for (let i = r.int(0, 4); i > 0; i--) s += r.chance(0.5) ? r.pick(ODD_PIECES) : String.fromCodePoint(r.int(0, 0x10ffff));
+  for (let i = r.int(0, 4); i > 0; i--)
+    s += r.chance(0.5) ? r.pick(ODD_PIECES) : String.fromCodePoint(r.int(0, 0x10ffff));
   return s;
 }
 
 /** A JSON value for a variable of `type` (sometimes of another type). */
 function jsonFor(type: GraphQLInputType, r: Rng, noise: number, depth = 0): unknown {
-  if (r.chance(0.08 * noise)) return r.pick([null, 0, -1, 2 ** 31, 1.5, '', 'x', true, [], {}, [1], { a: 1 }, oddText(r)]);
+  if (r.chance(0.08 * noise))
+    return r.pick([null, 0, -1, 2 ** 31, 1.5, '', 'x', true, [], {}, [1], { a: 1 }, oddText(r)]);
   if (isNonNullType(type)) return jsonFor(type.ofType, r, noise, depth);
-  if (isListType(type)) return depth > 3 ? [] : Array.from({ length: r.int(0, 3) }, () => jsonFor(type.ofType, r, noise, depth + 1));
+  if (isListType(type))
+    return depth > 3 ? [] : Array.from({ length: r.int(0, 3) }, () => jsonFor(type.ofType, r, noise, depth + 1));
   if (isInputObjectType(type)) {
     const out: Record<string, unknown> = {};
-    for (const f of Object.values(type.getFields())) if (isNonNullType(f.type) || r.chance(0.4)) out[f.name] = depth > 3 ? null : jsonFor(f.type, r, noise, depth + 1);
+    for (const f of Object.values(type.getFields()))
+      if (isNonNullType(f.type) || r.chance(0.4)) out[f.name] = depth > 3 ? null : jsonFor(f.type, r, noise, depth + 1);
     if (r.chance(0.1 * noise)) out[r.pick(['unknownField', '__proto__', 'Kind'])] = 1;
     return out;
   }
   if (isEnumType(type)) return r.chance(1 - 0.2 * noise) ? r.pick(type.getValues()).name : oddText(r);
   switch (type.name) {
-    case 'Int': return r.pick(noise ? [0, 1, 5, 20, 100, 101, -1, 2 ** 31 - 1, 2 ** 31, -(2 ** 31) - 1, 1.5, 1e300] : [0, 1, 5, 20, 100]);
-    case 'Float': return r.pick([0, -0.5, 1e308, 1]);
-    case 'Boolean': return r.chance(0.5);
-    case 'DateTime': return noise === 0 ? r.pick(['2026-01-01T00:00:00Z', '2027-01-01T00:00:00Z']) : r.pick(['2026-01-01T00:00:00Z', '2026-11-23T10:04:00.000+02:00', 'yesterday', '', '-271821-04-20T00:00:00Z', '+275760-09-13T00:00:00Z', '0001-01-01T00:00:00Z', 0, 1e15]);
-    case 'ID': return r.pick(['', 'UmVwb3J0OjE', 'U3ViamVjdDox', 'UmF0aW5nOjE', Buffer.from(`Report:${r.int(0, 2 ** 40)}`).toString('base64url'), Buffer.from(`${r.pick(['ApiKey', 'Account', 'Workspace', 'WebSession', 'Node', '__Schema'])}:1`).toString('base64url'), oddText(r)]);
-    default: return r.pick(['8.8.8.8', '::ffff:1.2.3.4', 'fe80::1%eth0', '01.2.3.4', 'ipaddress', 'domain', 'example.com', 'AS13335', 'asn', 'subnet', 'country', 'US', 'spam', '', oddText(r)]);
+    case 'Int':
+      return r.pick(
+        noise ? [0, 1, 5, 20, 100, 101, -1, 2 ** 31 - 1, 2 ** 31, -(2 ** 31) - 1, 1.5, 1e300] : [0, 1, 5, 20, 100],
+      );
+    case 'Float':
+      return r.pick([0, -0.5, 1e308, 1]);
+    case 'Boolean':
+      return r.chance(0.5);
+    case 'DateTime':
+      return noise === 0
+        ? r.pick(['2026-01-01T00:00:00Z', '2027-01-01T00:00:00Z'])
+        : r.pick([
+            '2026-01-01T00:00:00Z',
+            '2026-11-23T10:04:00.000+02:00',
+            'yesterday',
+            '',
+            '-271821-04-20T00:00:00Z',
+            '+275760-09-13T00:00:00Z',
+            '0001-01-01T00:00:00Z',
+            0,
+            1e15,
+          ]);
+    case 'ID':
+      return r.pick([
+        '',
+        'UmVwb3J0OjE',
+        'U3ViamVjdDox',
+        'UmF0aW5nOjE',
+        Buffer.from(`Report:${r.int(0, 2 ** 40)}`).toString('base64url'),
+        Buffer.from(`${r.pick(['ApiKey', 'Account', 'Workspace', 'WebSession', 'Node', '__Schema'])}:1`).toString(
+          'base64url',
+        ),
+        oddText(r),
+      ]);
+    default:
+      return r.pick([
+        '8.8.8.8',
+        '::ffff:1.2.3.4',
+        'fe80::1%eth0',
+        '01.2.3.4',
+        'ipaddress',
+        'domain',
+        'example.com',
+        'AS13335',
+        'asn',
+        'subnet',
+        'country',
+        'US',
+        'spam',
+        '',
+        oddText(r),
+      ]);
   }
 }
 
@@ -63,17 +124,28 @@ function literal(value: unknown, type: GraphQLInputType | null): string {
   const named = type ? getNamedType(type) : null;
   const nullable = type && isNonNullType(type) ? type.ofType : type;
   if (value === null) return 'null';
-  if (Array.isArray(value)) return `[${value.map((v) => literal(v, nullable && isListType(nullable) ? nullable.ofType : null)).join(', ')}]`;
+  if (Array.isArray(value))
+    return `[${value.map((v) => literal(v, nullable && isListType(nullable) ? nullable.ofType : null)).join(', ')}]`;
   if (typeof value === 'object') {
     const fields = named && isInputObjectType(named) ? named.getFields() : {};
-    return `{ ${Object.entries(value as Record<string, unknown>).map(([k, v]) => `${/^[_A-Za-z][_0-9A-Za-z]*$/.test(k) ? k : 'bad'}: ${literal(v, fields[k]?.type ?? null)}`).join(', ')} }`;
+    return `{ ${Object.entries(value as Record<string, unknown>)
+      .map(([k, v]) => `${/^[_A-Za-z][_0-9A-Za-z]*$/.test(k) ? k : 'bad'}: ${literal(v, fields[k]?.type ?? null)}`)
+      .join(', ')} }`;
   }
   if (typeof value === 'string' && named && isEnumType(named) && /^[_A-Za-z][_0-9A-Za-z]*$/.test(value)) return value;
   if (typeof value === 'number') return Number.isFinite(value) ? String(value) : '0';
   return JSON.stringify(value); // strings (JSON escapes are GraphQL escapes) and booleans
 }
 
-type Ctx = { r: Rng; noise: number; schema: GraphQLSchema; vars: string[]; values: Record<string, unknown>; fragments: string[]; budget: number };
+type Ctx = {
+  r: Rng;
+  noise: number;
+  schema: GraphQLSchema;
+  vars: string[];
+  values: Record<string, unknown>;
+  fragments: string[];
+  budget: number;
+};
 
 function argsOf(args: readonly GraphQLArgument[], c: Ctx): string {
   const parts: string[] = [];
@@ -82,7 +154,9 @@ function argsOf(args: readonly GraphQLArgument[], c: Ctx): string {
     if (c.r.chance(0.05 * c.noise)) continue; // a required argument missing
     if (c.r.chance(0.4)) {
       const name = `v${c.vars.length}`;
-      const declared = c.r.chance(1 - 0.1 * c.noise) ? String(a.type) : c.r.pick(['String', 'Int', '[String!]!', 'Boolean!', 'Nope']);
+      const declared = c.r.chance(1 - 0.1 * c.noise)
+        ? String(a.type)
+        : c.r.pick(['String', 'Int', '[String!]!', 'Boolean!', 'Nope']);
       c.vars.push(`$${name}: ${declared}`);
       c.values[name] = jsonFor(a.type, c.r, c.noise);
       parts.push(`${a.name}: $${name}`);
@@ -99,7 +173,8 @@ function selection(type: GraphQLNamedType, depth: number, c: Ctx): string {
   const r = c.r;
   const items: string[] = [];
   if (isInterfaceType(type) || isUnionType(type)) {
-    for (const t of c.schema.getPossibleTypes(type)) if (r.chance(0.5)) items.push(`... on ${t.name} ${selection(t, depth, c) || '{ __typename }'}`);
+    for (const t of c.schema.getPossibleTypes(type))
+      if (r.chance(0.5)) items.push(`... on ${t.name} ${selection(t, depth, c) || '{ __typename }'}`);
     if (isInterfaceType(type)) items.push('__typename');
   }
   if (isObjectType(type) || isInterfaceType(type)) {
@@ -109,10 +184,25 @@ function selection(type: GraphQLNamedType, depth: number, c: Ctx): string {
       const alias = r.chance(0.15) ? `${r.pick(['a', 'b', 'x'])}${r.int(0, 40)}: ` : '';
       const named = getNamedType(f.type);
       const sub = depth <= 0 || isLeafType(named) ? '' : selection(named, depth - 1, c);
-      const directive = r.chance(0.05 * c.noise) ? r.pick([' @include(if: true)', ' @skip(if: false)', ' @skip(if: $nope)', ' @deprecated', ' @include']) : '';
-      items.push(`${alias}${f.name}${argsOf(f.args, c)}${directive}${!isLeafType(named) && !sub && r.chance(0.9) ? ' { __typename }' : ` ${sub}`}`);
+      const directive = r.chance(0.05 * c.noise)
+        ? r.pick([' @include(if: true)', ' @skip(if: false)', ' @skip(if: $nope)', ' @deprecated', ' @include'])
+        : '';
+      items.push(
+        `${alias}${f.name}${argsOf(f.args, c)}${directive}${!isLeafType(named) && !sub && r.chance(0.9) ? ' { __typename }' : ` ${sub}`}`,
+      );
     }
-    if (r.chance(0.05 * c.noise)) items.push(r.pick(['nope', 'keyHash', 'secret', 'passwordHash', 'workspaceId', '__schema { types { name } }', '__type(name: "ApiKey") { fields { name } }']));
+    if (r.chance(0.05 * c.noise))
+      items.push(
+        r.pick([
+          'nope',
+          'keyHash',
+          'secret',
+          'passwordHash',
+          'workspaceId',
+          '__schema { types { name } }',
+          '__type(name: "ApiKey") { fields { name } }',
+        ]),
+      );
     if (r.chance(0.05) && c.fragments.length < 5) {
       const name = `F${c.fragments.length}`;
       c.fragments.push(`fragment ${name} on ${type.name} { __typename }`);
@@ -123,7 +213,10 @@ function selection(type: GraphQLNamedType, depth: number, c: Ctx): string {
 }
 
 /** A document and its variables from a seed. */
-export function documentFromSeed(schema: GraphQLSchema, seed: number): { query: string; variables: Record<string, unknown> } {
+export function documentFromSeed(
+  schema: GraphQLSchema,
+  seed: number,
+): { query: string; variables: Record<string, unknown> } {
   const r = rng(seed);
   const c: Ctx = { r, noise: r.chance(0.5) ? 0 : 1, schema, vars: [], values: {}, fragments: [], budget: 40 };
   const op = r.chance(0.75) ? 'query' : r.chance(1 - 0.2 * c.noise) ? 'mutation' : 'subscription';
@@ -137,4 +230,5 @@ export function documentFromSeed(schema: GraphQLSchema, seed: number): { query: 
   return { query, variables: c.values };
 }
 
-export const graphqlDocument = (schema: GraphQLSchema) => fc.integer().map((seed) => ({ seed, ...documentFromSeed(schema, seed) }));
+export const graphqlDocument = (schema: GraphQLSchema) =>
+  fc.integer().map((seed) => ({ seed, ...documentFromSeed(schema, seed) }));

@@ -9,20 +9,41 @@ export async function analystClient(s: TestServer, workspace: string, tier?: str
 }
 
 export type ReportSeed = {
-  kind: string; key: string; outcomeCode: string; severity?: string; title?: string; summary?: string;
-  tags?: string[]; namespace?: string; sharePolicy?: string;
+  kind: string;
+  key: string;
+  outcomeCode: string;
+  severity?: string;
+  title?: string;
+  summary?: string;
+  tags?: string[];
+  namespace?: string;
+  sharePolicy?: string;
   relatedSubjects?: Array<{ kind: string; key: string; role?: string }>;
 };
 
 const WRITE = gql`mutation Write($input: ReportInput!) { report(input: $input) { report { id databaseId createdAt } } }`;
 
 /** Writes a report through the public mutation; returns its global id and database id. */
-export async function writeReport(client: GraphQLClient, input: ReportSeed): Promise<{ id: string; databaseId: number; createdAt: string }> {
-  const data = await client.request<{ report: { report: { id: string; databaseId: number; createdAt: string } } }>(WRITE, { input });
+export async function writeReport(
+  client: GraphQLClient,
+  input: ReportSeed,
+): Promise<{ id: string; databaseId: number; createdAt: string }> {
+  const data = await client.request<{ report: { report: { id: string; databaseId: number; createdAt: string } } }>(
+    WRITE,
+    { input },
+  );
   return data.report.report;
 }
 
-export async function rateIp(client: GraphQLClient, ip: string, rating: number, note = ''): Promise<{ id: string; databaseId: number }> {
-  const data = await client.request<any>(gql`mutation($input: RateInput!) { rate(input: $input) { rating { id databaseId } } }`, { input: { ip, rating, note } });
+export async function rateIp(
+  client: GraphQLClient,
+  ip: string,
+  rating: number,
+  note = '',
+): Promise<{ id: string; databaseId: number }> {
+  const data = await client.request<any>(
+    gql`mutation($input: RateInput!) { rate(input: $input) { rating { id databaseId } } }`,
+    { input: { ip, rating, note } },
+  );
   return data.rate.rating;
 }

@@ -7,6 +7,7 @@ import { createClient } from 'redis';
 import type { CounterStore } from '../../src/platform/counters/types.ts';
 import { createRedisCounterStore } from '../../src/platform/counters/redis.ts';
 import { createEmbeddedCounterStore } from '../../src/platform/counters/embedded.ts';
+import { LocalRedisCluster } from './redis-cluster.ts';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
 const closers: Array<() => Promise<void>> = [];
@@ -31,6 +32,30 @@ async function redisStore(): Promise<CounterStore> {
   return store;
 }
 
+/** One local Redis Cluster per test file, started by the first cluster store; stopClusters() ends it. */
+let cluster: Promise<LocalRedisCluster> | null = null;
+
+export async function stopClusters(): Promise<void> {
+  const c = cluster;
+  cluster = null;
+  await (await c)?.stop();
+}
+
+async function clusterStore(): Promise<CounterStore> {
+  cluster ??= (async () => {
+    const c = new LocalRedisCluster();
+    await c.start();
+    return c;
+  })();
+  const c = await cluster;
+  const store = await createRedisCounterStore(
+    { clusterNodes: c.ports.map((p) => `redis://127.0.0.1:${p}`) },
+    { prefix: `test:${randomUUID()}:` },
+  );
+  closers.push(() => store.close());
+  return store;
+}
+
 async function embeddedStore(): Promise<CounterStore> {
   const store = await createEmbeddedCounterStore({});
   closers.push(() => store.close());
@@ -39,5 +64,7 @@ async function embeddedStore(): Promise<CounterStore> {
 
 export const STORES: Array<[string, () => Promise<CounterStore>]> = [
   ['redis', redisStore],
+  // Every script and multi-key read on a real cluster: a command naming keys of two slots fails there (CROSSSLOT).
+  ['redis-cluster', clusterStore],
   ['embedded', embeddedStore],
 ];

@@ -19,9 +19,21 @@ export const OPENAPI_PATH = path.resolve(import.meta.dirname, '../../openapi.jso
 const raw = JSON.parse(readFileSync(OPENAPI_PATH, 'utf8')) as Doc;
 
 /** Response headers the service sets itself: where one appears, the document must list it. */
-const OWN_HEADERS = ['x-request-id', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'ratelimit-policy', 'retry-after',
-  'idempotent-replayed', 'allow', 'x-next-cursor', 'link', 'content-disposition', 'cache-control',
-  'www-authenticate'];
+const OWN_HEADERS = [
+  'x-request-id',
+  'ratelimit-limit',
+  'ratelimit-remaining',
+  'ratelimit-reset',
+  'ratelimit-policy',
+  'retry-after',
+  'idempotent-replayed',
+  'allow',
+  'x-next-cursor',
+  'link',
+  'content-disposition',
+  'cache-control',
+  'www-authenticate',
+];
 
 /** Every schema object with properties (and no $ref beside them) becomes closed: undocumented properties fail. */
 function closed(node: unknown, key = ''): unknown {
@@ -64,12 +76,16 @@ function checkHeaders(documented: Response['headers'] = {}, actual: Headers, whe
   const names = new Map(Object.entries(documented).map(([name, h]) => [name.toLowerCase(), resolveHeader(h)]));
   for (const [name, header] of names) {
     const value = actual.get(name);
-    if (value === null) { if (header.required) problems.push(`${where}: header ${name} is required but missing`); continue; }
+    if (value === null) {
+      if (header.required) problems.push(`${where}: header ${name} is required but missing`);
+      continue;
+    }
     const typed = header.schema.type === 'integer' ? (/^-?\d+$/.test(value) ? Number(value) : value) : value;
     const v = ajv.compile(header.schema);
     if (!v(typed)) problems.push(`${where}: header ${name}: ${JSON.stringify(value)} ${ajv.errorsText(v.errors)}`);
   }
-  for (const name of OWN_HEADERS) if (actual.has(name) && !names.has(name)) problems.push(`${where}: header ${name} is sent but not documented`);
+  for (const name of OWN_HEADERS)
+    if (actual.has(name) && !names.has(name)) problems.push(`${where}: header ${name} is sent but not documented`);
   return problems;
 }
 
@@ -78,14 +94,24 @@ function checkBody(content: Response['content'], at: string[], answer: Answer, w
   if (!content) return answer.text === '' ? [] : [`${where}: a body is sent but none is documented`];
   if (!content[type]) return [`${where}: content-type ${type} is not documented (${Object.keys(content).join(', ')})`];
   const validate = validator(...at, 'content', type, 'schema');
-  const values = type === 'application/json' ? [answer.text]
-    : type === 'application/x-ndjson' ? answer.text.split('\n').filter((l) => l !== '') : null;
+  const values =
+    type === 'application/json'
+      ? [answer.text]
+      : type === 'application/x-ndjson'
+        ? answer.text.split('\n').filter((l) => l !== '')
+        : null;
   if (!values) return validate(answer.text) ? [] : [`${where}: ${ajv.errorsText(validate.errors)}`];
   const problems: string[] = [];
   for (const text of values) {
     let value: unknown;
-    try { value = JSON.parse(text); } catch { problems.push(`${where}: not JSON: ${text.slice(0, 200)}`); continue; }
-    if (!validate(value)) problems.push(`${where}: ${ajv.errorsText(validate.errors, { separator: '; ' })} in ${text.slice(0, 300)}`);
+    try {
+      value = JSON.parse(text);
+    } catch {
+      problems.push(`${where}: not JSON: ${text.slice(0, 200)}`);
+      continue;
+    }
+    if (!validate(value))
+      problems.push(`${where}: ${ajv.errorsText(validate.errors, { separator: '; ' })} in ${text.slice(0, 300)}`);
   }
   return problems;
 }
@@ -98,16 +124,20 @@ export function contractProblems(answer: Answer): string[] | undefined {
     if (!answer.path.startsWith('/risk_api/')) return undefined;
     // Unknown paths under /risk_api/ answer the documented error body.
     const v = validator('components', 'schemas', 'Error');
-    return answer.status === 404 && v(JSON.parse(answer.text)) ? [] : [`${where}: an unknown path must answer 404 with the Error body`];
+    return answer.status === 404 && v(JSON.parse(answer.text))
+      ? []
+      : [`${where}: an unknown path must answer 404 with the Error body`];
   }
   const methods = raw.paths[route]!;
   const method = answer.method.toLowerCase();
   // Another method on a documented path: every operation of the path documents its 405.
-  const op = methods[method] ?? (answer.status === 405 ? Object.values(methods).find((o) => o.responses?.['405']) : undefined);
+  const op =
+    methods[method] ?? (answer.status === 405 ? Object.values(methods).find((o) => o.responses?.['405']) : undefined);
   const opKey = methods[method] ? method : Object.keys(methods).find((m) => methods[m] === op);
   if (!op || !opKey) return [`${where}: ${answer.method} is not documented for ${route}`];
   const response = op.responses[String(answer.status)];
-  if (!response) return [`${where}: status ${answer.status} is not documented (${Object.keys(op.responses).join(', ')})`];
+  if (!response)
+    return [`${where}: status ${answer.status} is not documented (${Object.keys(op.responses).join(', ')})`];
   return [
     ...checkHeaders(response.headers, answer.headers, where),
     ...checkBody(response.content, ['paths', route, opKey, 'responses', String(answer.status)], answer, where),

@@ -13,14 +13,18 @@ export type Family = { name: string; type: string; help: string; samples: Sample
 const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 const LABEL = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 const TYPES = new Set(['counter', 'gauge', 'histogram', 'summary', 'untyped']);
-const SUFFIXES: Record<string, string[]> = { histogram: ['_bucket', '_sum', '_count'], summary: ['', '_sum', '_count'] };
+const SUFFIXES: Record<string, string[]> = {
+  histogram: ['_bucket', '_sum', '_count'],
+  summary: ['', '_sum', '_count'],
+};
 
 /** A float as Go's ParseFloat reads it (Prometheus does), which takes NaN in any case: prom-client writes "Nan". */
 function parseValue(text: string, line: number): number {
   if (text.toLowerCase() === 'nan') return Number.NaN;
   if (text === '+Inf' || text === 'Inf') return Number.POSITIVE_INFINITY;
   if (text === '-Inf') return Number.NEGATIVE_INFINITY;
-  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text)) throw new Error(`line ${line}: "${text}" is not a sample value`);
+  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text))
+    throw new Error(`line ${line}: "${text}" is not a sample value`);
   return Number(text);
 }
 
@@ -39,7 +43,10 @@ function parseLabels(text: string, at: number, line: number): [Record<string, st
     let j = eq + 2;
     for (; j < text.length && text[j] !== '"'; j++) {
       if (text[j] === '\n') throw new Error(`line ${line}: raw newline in label ${name}`);
-      if (text[j] !== '\\') { value += text[j]; continue; }
+      if (text[j] !== '\\') {
+        value += text[j];
+        continue;
+      }
       const escaped = text[++j];
       if (escaped === 'n') value += '\n';
       else if (escaped === '\\' || escaped === '"') value += escaped;
@@ -55,7 +62,7 @@ function parseLabels(text: string, at: number, line: number): [Record<string, st
 
 function familyOf(sample: string, families: Map<string, Family>): Family | undefined {
   const exact = families.get(sample);
-  if (exact && (exact.type !== 'histogram')) return exact;
+  if (exact && exact.type !== 'histogram') return exact;
   for (const [name, f] of families) {
     const suffixes = SUFFIXES[f.type];
     if (suffixes?.some((s) => sample === name + s)) return f;
@@ -93,7 +100,8 @@ export function parsePrometheusText(text: string): Map<string, Family> {
     if (nameEnd < 0 || !NAME.test(name)) throw new Error(`line ${line}: bad sample "${raw}"`);
     const [labels, after] = raw[nameEnd] === '{' ? parseLabels(raw, nameEnd, line) : [{}, nameEnd];
     const parts = raw.slice(after).trim().split(/ +/);
-    if (raw[after] !== ' ' || parts.length < 1 || parts.length > 2) throw new Error(`line ${line}: bad value part of "${raw}"`);
+    if (raw[after] !== ' ' || parts.length < 1 || parts.length > 2)
+      throw new Error(`line ${line}: bad value part of "${raw}"`);
     if (parts[1] !== undefined && !/^-?\d+$/.test(parts[1])) throw new Error(`line ${line}: bad timestamp ${parts[1]}`);
     const family = familyOf(name, families);
     if (!family) throw new Error(`line ${line}: sample ${name} has no TYPE line before it`);
@@ -121,17 +129,26 @@ function checkHistogram(f: Family) {
   }
   for (const [key, g] of groups) {
     const sorted = [...g.buckets].sort((a, b) => a[0] - b[0]);
-    for (let i = 1; i < sorted.length; i++) if (sorted[i]![1] < sorted[i - 1]![1]) throw new Error(`${f.name}${key}: buckets are not cumulative`);
+    for (let i = 1; i < sorted.length; i++)
+      if (sorted[i]![1] < sorted[i - 1]![1]) throw new Error(`${f.name}${key}: buckets are not cumulative`);
     const inf = sorted.at(-1);
     if (!inf || inf[0] !== Number.POSITIVE_INFINITY) throw new Error(`${f.name}${key}: no +Inf bucket`);
-    if (g.count === undefined || g.sum === undefined || inf[1] !== g.count) throw new Error(`${f.name}${key}: +Inf bucket ${inf[1]} is not the count ${g.count}, or _sum is missing`);
+    if (g.count === undefined || g.sum === undefined || inf[1] !== g.count)
+      throw new Error(`${f.name}${key}: +Inf bucket ${inf[1]} is not the count ${g.count}, or _sum is missing`);
   }
 }
 
 /** The value of one series (the labels given must be all of its labels), undefined when absent. */
-export function valueOf(families: Map<string, Family>, family: string, sample: string, labels: Record<string, string> = {}): number | undefined {
+export function sampleValue(
+  families: Map<string, Family>,
+  family: string,
+  sample: string,
+  labels: Record<string, string> = {},
+): number | undefined {
   const want = JSON.stringify(Object.entries(labels).sort());
-  return families.get(family)?.samples.find((s) => s.name === sample && JSON.stringify(Object.entries(s.labels).sort()) === want)?.value;
+  return families
+    .get(family)
+    ?.samples.find((s) => s.name === sample && JSON.stringify(Object.entries(s.labels).sort()) === want)?.value;
 }
 
 /**
@@ -141,5 +158,8 @@ export function valueOf(families: Map<string, Family>, family: string, sample: s
 export function promtoolProblems(text: string): string[] | null {
   const r = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
   if ((r.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') return null;
-  return `${r.stdout}${r.stderr}`.split('\n').map((l) => l.trim()).filter(Boolean);
+  return `${r.stdout}${r.stderr}`
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
 }

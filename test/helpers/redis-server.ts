@@ -6,7 +6,10 @@ import { createServer } from 'node:net';
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => { const { port } = srv.address() as { port: number }; srv.close(() => resolve(port)); });
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
     srv.on('error', reject);
   });
 }
@@ -14,14 +17,23 @@ export async function freePort(): Promise<number> {
 export class PrivateRedis {
   private child: ChildProcess | null = null;
   constructor(readonly port: number) {}
-  get url() { return `redis://127.0.0.1:${this.port}`; }
+  get url() {
+    return `redis://127.0.0.1:${this.port}`;
+  }
 
   async start() {
-    this.child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    this.child = spawn(
+      'redis-server',
+      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      { stdio: 'ignore' },
+    );
     for (let i = 0; i < 100; i++) {
       const up = await new Promise<boolean>((resolve) => {
         const sock = net.createConnection(this.port, '127.0.0.1');
-        sock.once('connect', () => { sock.destroy(); resolve(true); });
+        sock.once('connect', () => {
+          sock.destroy();
+          resolve(true);
+        });
         sock.once('error', () => resolve(false));
       });
       if (up) return;
@@ -34,7 +46,9 @@ export class PrivateRedis {
     const child = this.child;
     if (!child) return;
     this.child = null;
-    await new Promise<void>((resolve) => { child.once('exit', () => resolve()); child.kill('SIGKILL'); });
+    await new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill('SIGKILL');
+    });
   }
 }
-

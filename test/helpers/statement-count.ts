@@ -18,10 +18,12 @@ export function installStatementCounter() {
     const original = target[name]!;
     target[name] = function (this: unknown, ...args: unknown[]) {
       const first = args[0] as string | { text?: string } | undefined;
-      context.getStore()?.push(typeof first === 'string' ? first : first?.text ?? `(${name})`);
+      context.getStore()?.push(typeof first === 'string' ? first : (first?.text ?? `(${name})`));
       return original.apply(this, args);
     };
-    restores.push(() => { target[name] = original; });
+    restores.push(() => {
+      target[name] = original;
+    });
   };
   count(pg.Client.prototype, 'query');
   for (const name of ['query', 'exec', 'transaction']) count(PGlite.prototype, name);
@@ -33,7 +35,9 @@ export function installStatementCounter() {
       server.removeAllListeners('request');
       server.on('request', (...args: unknown[]) => {
         const sink = watching;
-        const run = () => { for (const h of handlers) h.apply(server, args); };
+        const run = () => {
+          for (const h of handlers) h.apply(server, args);
+        };
         return sink ? context.run(sink, run) : run();
       });
     },
@@ -41,9 +45,15 @@ export function installStatementCounter() {
     async record(work: () => Promise<void>): Promise<string[]> {
       const statements: string[] = [];
       watching = statements;
-      try { await work(); } finally { watching = null; }
+      try {
+        await work();
+      } finally {
+        watching = null;
+      }
       return statements;
     },
-    restore() { for (const r of restores.splice(0)) r(); },
+    restore() {
+      for (const r of restores.splice(0)) r();
+    },
   };
 }

@@ -6,7 +6,13 @@ import { verifySignature } from '../../src/domain/webhooks/signature.ts';
  * A real webhook receiver on 127.0.0.1: records every request, verifies its signature with the secrets it is given,
  * and answers as the test sets `mode` (ok, a status, a long body, a redirect, or holding the request unanswered).
  */
-export type Received = { url: string; headers: http.IncomingHttpHeaders; body: string; json: any; verifiedWith: string[] };
+export type Received = {
+  url: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+  json: any;
+  verifiedWith: string[];
+};
 export type ReceiverMode = { kind: 'ok' } | { kind: 'status'; status: number; body?: string } | { kind: 'hold' };
 
 export async function startReceiver(port = 0) {
@@ -19,25 +25,64 @@ export async function startReceiver(port = 0) {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
-      const verifiedWith = [...secrets].filter((s) => verifySignature(body, req.headers['risk-signature'] as string, s).ok);
+      const verifiedWith = [...secrets].filter(
+        (s) => verifySignature(body, req.headers['risk-signature'] as string, s).ok,
+      );
       let json: unknown = null;
-      try { json = JSON.parse(body); } catch { /* kept as text */ }
+      try {
+        json = JSON.parse(body);
+      } catch {
+        /* kept as text */
+      }
       received.push({ url: req.url ?? '', headers: req.headers, body, json, verifiedWith });
-      if (mode.kind === 'hold') { held.push(res); return; }
-      if (mode.kind === 'status') { res.writeHead(mode.status, mode.status >= 300 && mode.status < 400 ? { location: 'http://127.0.0.1:9/elsewhere' } : {}); res.end(mode.body ?? 'not now'); return; }
+      if (mode.kind === 'hold') {
+        held.push(res);
+        return;
+      }
+      if (mode.kind === 'status') {
+        res.writeHead(
+          mode.status,
+          mode.status >= 300 && mode.status < 400 ? { location: 'http://127.0.0.1:9/elsewhere' } : {},
+        );
+        res.end(mode.body ?? 'not now');
+        return;
+      }
       res.writeHead(200, { 'content-type': 'text/plain' });
       res.end('thanks');
     });
   });
-  await new Promise<void>((resolve, reject) => { server.once('error', reject); server.listen(port, '127.0.0.1', resolve); });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', resolve);
+  });
   const bound = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${bound}/hooks`, port: bound, received, secrets,
-    set mode(m: ReceiverMode) { mode = m; },
-    get mode() { return mode; },
+    url: `http://127.0.0.1:${bound}/hooks`,
+    port: bound,
+    received,
+    secrets,
+    set mode(m: ReceiverMode) {
+      mode = m;
+    },
+    get mode() {
+      return mode;
+    },
     /** Answers every held request 200 (the receiver got them; the sender may be gone). */
-    release() { for (const r of held.splice(0)) { try { r.writeHead(200).end('late'); } catch { /* sender gone */ } } },
-    close: () => new Promise<void>((resolve) => { for (const r of held.splice(0)) r.destroy(); server.closeAllConnections(); server.close(() => resolve()); }),
+    release() {
+      for (const r of held.splice(0)) {
+        try {
+          r.writeHead(200).end('late');
+        } catch {
+          /* sender gone */
+        }
+      }
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const r of held.splice(0)) r.destroy();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 export type Receiver = Awaited<ReturnType<typeof startReceiver>>;

@@ -10,7 +10,9 @@ import { REQUESTS_PER_ACCOUNT_PER_DAY } from '../../src/domain/billing/subscript
  */
 describe(`abuse of accounts, mail and report pages (${backendName})`, () => {
   let h: ControlPlaneHarness;
-  beforeAll(async () => { h = await startControlPlane(); });
+  beforeAll(async () => {
+    h = await startControlPlane();
+  });
   afterAll(() => h?.close());
   const prisma = () => h.app.db.prisma;
 
@@ -19,8 +21,10 @@ describe(`abuse of accounts, mail and report pages (${backendName})`, () => {
     await u.signUp(email);
     return u;
   }
-  const requestTier = async (u: Browserish, tier = 'developer') => u.request('/workspace/subscription', { form: { _csrf: await u.csrfOf('/workspace/subscription'), tier } });
-  const resend = async (u: Browserish) => u.request('/workspace/subscription/resend', { form: { _csrf: await u.csrfOf('/workspace/subscription') } });
+  const requestTier = async (u: Browserish, tier = 'developer') =>
+    u.request('/workspace/subscription', { form: { _csrf: await u.csrfOf('/workspace/subscription'), tier } });
+  const resend = async (u: Browserish) =>
+    u.request('/workspace/subscription/resend', { form: { _csrf: await u.csrfOf('/workspace/subscription') } });
 
   it('sends the approval e-mail again only a minute after the last one, not seconds after the request', async () => {
     const u = await signedUp('resend@example.com');
@@ -29,14 +33,17 @@ describe(`abuse of accounts, mail and report pages (${backendName})`, () => {
     expect(again.status, again.text).toBe(429);
     expect(Number(again.headers.get('retry-after'))).toBeGreaterThan(30);
     expect(again.text).toContain('The approval e-mail was sent to this address moments ago');
-    expect(await prisma().mailOutbox.count({ where: { to: 'resend@example.com', subject: { contains: 'Approve' } } })).toBe(1);
+    expect(
+      await prisma().mailOutbox.count({ where: { to: 'resend@example.com', subject: { contains: 'Approve' } } }),
+    ).toBe(1);
   });
 
   it(`creates at most ${REQUESTS_PER_ACCOUNT_PER_DAY} provider subscriptions per account a day, refusing the next before the provider is called`, async () => {
     const u = await signedUp('many@example.com');
     const before = h.provider.subscriptions.size;
     const statuses = [];
-    for (let i = 0; i < REQUESTS_PER_ACCOUNT_PER_DAY + 2; i++) statuses.push((await requestTier(u, i % 2 ? 'startup' : 'developer')).status);
+    for (let i = 0; i < REQUESTS_PER_ACCOUNT_PER_DAY + 2; i++)
+      statuses.push((await requestTier(u, i % 2 ? 'startup' : 'developer')).status);
     expect(statuses).toEqual([...Array(REQUESTS_PER_ACCOUNT_PER_DAY).fill(303), 429, 429]);
     expect(h.provider.subscriptions.size - before).toBe(REQUESTS_PER_ACCOUNT_PER_DAY);
     const refused = await requestTier(u);
@@ -54,16 +61,36 @@ describe(`abuse of accounts, mail and report pages (${backendName})`, () => {
     expect(refused.status, refused.text).toBe(403);
     expect(refused.text).toContain('Confirm your e-mail address');
     const gql = await fetch(`${h.url}/workspace/graphql`, {
-      method: 'POST', headers: { 'content-type': 'application/json', cookie: `rk_session=${u.cookies.get('rk_session')}`, 'x-csrf-token': Browserish.csrf(page.text) },
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        cookie: `rk_session=${u.cookies.get('rk_session')}`,
+        'x-csrf-token': Browserish.csrf(page.text),
+      },
       body: JSON.stringify({ query: 'mutation { requestSubscription(tier: "developer") { tier { code } } }' }),
     });
     expect((await gql.json()).errors[0].extensions.code).toBe('email_unverified');
-    expect(await prisma().subscriptionRequest.count({ where: { workspaceId: (await prisma().account.findUniqueOrThrow({ where: { email: 'legacy@example.com' } })).workspaceId } })).toBe(0);
+    expect(
+      await prisma().subscriptionRequest.count({
+        where: {
+          workspaceId: (await prisma().account.findUniqueOrThrow({ where: { email: 'legacy@example.com' } }))
+            .workspaceId,
+        },
+      }),
+    ).toBe(0);
 
-    expect((await u.request('/workspace/subscription/confirm-email', { form: { _csrf: Browserish.csrf(page.text) } })).status).toBe(303);
-    const link = /(http:\/\/\S+\/workspace\/confirm\?token=[A-Za-z0-9_-]+)/.exec((await h.mailTo('legacy@example.com', /Confirm this e-mail address/)).text)![1]!;
+    expect(
+      (await u.request('/workspace/subscription/confirm-email', { form: { _csrf: Browserish.csrf(page.text) } }))
+        .status,
+    ).toBe(303);
+    const link = /(http:\/\/\S+\/workspace\/confirm\?token=[A-Za-z0-9_-]+)/.exec(
+      (await h.mailTo('legacy@example.com', /Confirm this e-mail address/)).text,
+    )![1]!;
     const confirmed = await u.confirm(link);
-    expect([confirmed.status, confirmed.headers.get('location')], confirmed.text).toEqual([303, '/workspace/subscription']);
+    expect([confirmed.status, confirmed.headers.get('location')], confirmed.text).toEqual([
+      303,
+      '/workspace/subscription',
+    ]);
     expect((await u.request('/workspace/subscription')).text).not.toContain('id="unconfirmed"');
     expect((await requestTier(u)).status).toBe(303);
     expect((await h.mailTo('legacy@example.com', /checkoutnow/)).text).toContain('Approve the subscription');
@@ -74,13 +101,18 @@ describe(`abuse of accounts, mail and report pages (${backendName})`, () => {
     const used = async () => /id="report-usage">(\d+) \//.exec((await u.request('/workspace/usage')).text)?.[1];
     const path = '/workspace/reports/ip/8.8.8.8';
     for (let i = 0; i < 3; i++) {
-      const viaLink = await u.request(path, { headers: { 'sec-fetch-site': 'cross-site', referer: 'https://elsewhere.example/' } });
+      const viaLink = await u.request(path, {
+        headers: { 'sec-fetch-site': 'cross-site', referer: 'https://elsewhere.example/' },
+      });
       expect(viaLink.status).toBe(200);
       expect(viaLink.text).toContain('id="open-report"');
     }
     expect(await used()).toBe('0');
     const confirm = await u.request(path);
-    const foreign = await u.request(path, { form: { _csrf: Browserish.csrf(confirm.text) }, headers: { origin: 'https://elsewhere.example' } });
+    const foreign = await u.request(path, {
+      form: { _csrf: Browserish.csrf(confirm.text) },
+      headers: { origin: 'https://elsewhere.example' },
+    });
     expect(foreign.status).toBe(403);
     expect((await u.request(path, { form: {} })).status).toBe(403); // no CSRF token
     expect(await used()).toBe('0');
@@ -105,12 +137,22 @@ describe(`abuse of accounts, mail and report pages (${backendName})`, () => {
     await signedUp('old-hash@example.com');
     const { scryptSync, randomBytes } = await import('node:crypto');
     const salt = randomBytes(16);
-    const legacy = ['scrypt', 16384, 8, 1, salt.toString('base64url'), scryptSync('correct horse battery', salt, 32, { N: 16384, r: 8, p: 1 }).toString('base64url')].join('$');
+    const legacy = [
+      'scrypt',
+      16384,
+      8,
+      1,
+      salt.toString('base64url'),
+      scryptSync('correct horse battery', salt, 32, { N: 16384, r: 8, p: 1 }).toString('base64url'),
+    ].join('$');
     await prisma().account.update({ where: { email: 'old-hash@example.com' }, data: { passwordHash: legacy } });
     expect((await h.client().signIn('old-hash@example.com', 'not the password')).status).toBe(401);
-    expect((await prisma().account.findUniqueOrThrow({ where: { email: 'old-hash@example.com' } })).passwordHash).toBe(legacy);
+    expect((await prisma().account.findUniqueOrThrow({ where: { email: 'old-hash@example.com' } })).passwordHash).toBe(
+      legacy,
+    );
     expect((await h.client().signIn('old-hash@example.com')).status).toBe(303);
-    const rehashed = (await prisma().account.findUniqueOrThrow({ where: { email: 'old-hash@example.com' } })).passwordHash!;
+    const rehashed = (await prisma().account.findUniqueOrThrow({ where: { email: 'old-hash@example.com' } }))
+      .passwordHash!;
     expect(rehashed).toMatch(/^scrypt\$131072\$8\$1\$/);
     expect((await h.client().signIn('old-hash@example.com')).status).toBe(303);
   });

@@ -13,12 +13,16 @@ import { hashPassword } from '../../src/domain/accounts/password.ts';
  */
 describe(`registration with a confirmed address (${backendName})`, () => {
   let h: ControlPlaneHarness;
-  beforeAll(async () => { h = await startControlPlane(); });
+  beforeAll(async () => {
+    h = await startControlPlane();
+  });
   afterAll(() => h?.close());
   const accounts = (email: string) => h.app.db.prisma.account.count({ where: { email } });
   /** The registration answer with the address typed taken out: what a stranger can compare. */
   const shape = (r: { status: number; text: string; headers: Headers }, email: string) => ({
-    status: r.status, body: r.text.replaceAll(email, '<email>').replace(/name="_csrf" value="[^"]+"/g, '_csrf'), cookies: r.headers.getSetCookie().map((c) => c.split('=')[0]),
+    status: r.status,
+    body: r.text.replaceAll(email, '<email>').replace(/name="_csrf" value="[^"]+"/g, '_csrf'),
+    cookies: r.headers.getSetCookie().map((c) => c.split('=')[0]),
   });
 
   it('creates no account and no session until the e-mailed link is used with the password; the link works once', async () => {
@@ -40,7 +44,9 @@ describe(`registration with a confirmed address (${backendName})`, () => {
     const confirmed = await u.confirm(link);
     expect(confirmed.status, confirmed.text).toBe(303);
     expect(u.cookies.has('rk_session')).toBe(true);
-    expect(await h.app.db.prisma.account.findUniqueOrThrow({ where: { email: 'new@example.com' } })).toMatchObject({ emailVerifiedAt: expect.any(Date) });
+    expect(await h.app.db.prisma.account.findUniqueOrThrow({ where: { email: 'new@example.com' } })).toMatchObject({
+      emailVerifiedAt: expect.any(Date),
+    });
     expect((await u.request('/workspace/keys')).status).toBe(200);
 
     const again = await h.client().confirm(link);
@@ -68,7 +74,10 @@ describe(`registration with a confirmed address (${backendName})`, () => {
     const u = h.client();
     await u.register('late@example.com');
     const link = await confirmationLink(h.mailTo, 'late@example.com');
-    await h.app.db.prisma.emailVerification.updateMany({ where: { email: 'late@example.com' }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await h.app.db.prisma.emailVerification.updateMany({
+      where: { email: 'late@example.com' },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
     expect((await u.confirm(link)).status).toBe(400);
     expect((await u.confirm(`${h.url}/workspace/confirm?token=${'A'.repeat(43)}`)).status).toBe(400);
     expect((await u.confirm(`${h.url}/workspace/confirm?token=%00'`)).status).toBe(400);

@@ -32,11 +32,21 @@ describe(`ips of a dimension entity (${backendName})`, () => {
     aWorkspace = (await p.workspace.findUniqueOrThrow({ where: { name: 'ips-a' } })).id;
     const bWorkspace = (await p.workspace.findUniqueOrThrow({ where: { name: 'ips-b' } })).id;
     // A's subjects were stored an hour ago, each with a rating; B rates a few IPs of the same networks.
-    await p.$executeRawUnsafe(`
+    await p.$executeRawUnsafe(
+      `
       INSERT INTO "Subject" ("workspaceId", kind, key, "createdAt")
-      SELECT $1, 'ipaddress', host('1.0.0.0'::inet + g::bigint * ${STEP}), now() - interval '1 hour' FROM generate_series(1, ${A_IPS}) g`, aWorkspace);
-    await p.$executeRawUnsafe(`INSERT INTO "Rating" ("workspaceId", "subjectId", rating, note) SELECT $1, id, -1, '' FROM "Subject" WHERE "workspaceId" = $1`, aWorkspace);
-    const rows = await p.subject.findMany({ where: { workspaceId: aWorkspace }, orderBy: { id: 'asc' }, select: { key: true } });
+      SELECT $1, 'ipaddress', host('1.0.0.0'::inet + g::bigint * ${STEP}), now() - interval '1 hour' FROM generate_series(1, ${A_IPS}) g`,
+      aWorkspace,
+    );
+    await p.$executeRawUnsafe(
+      `INSERT INTO "Rating" ("workspaceId", "subjectId", rating, note) SELECT $1, id, -1, '' FROM "Subject" WHERE "workspaceId" = $1`,
+      aWorkspace,
+    );
+    const rows = await p.subject.findMany({
+      where: { workspaceId: aWorkspace },
+      orderBy: { id: 'asc' },
+      select: { key: true },
+    });
     const byCountry = new Map<string, string[]>();
     for (const { key } of rows) {
       const c = s.app.services.network.resolve(key).dimensions.find((d) => d.code === 'country')?.entity?.key;
@@ -54,7 +64,11 @@ describe(`ips of a dimension entity (${backendName})`, () => {
       totalCount pageInfo { hasNextPage hasPreviousPage startCursor endCursor } nodes { key }
     } }
   }`;
-  type Page = { totalCount: number; pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string; endCursor: string }; nodes: Array<{ key: string }> };
+  type Page = {
+    totalCount: number;
+    pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string; endCursor: string };
+    nodes: Array<{ key: string }>;
+  };
   const page = async (client: GraphQLClient, vars: Record<string, unknown>) =>
     (await client.request<{ dimensionEntity: { ips: Page } }>(PAGE, { key: country.key, ...vars })).dimensionEntity.ips;
 
@@ -76,7 +90,7 @@ describe(`ips of a dimension entity (${backendName})`, () => {
     expect(before.nodes.map((n) => n.key)).toEqual(country.ips.slice(-12, -7));
   });
 
-  it('shows only the caller\'s own IPs', async () => {
+  it("shows only the caller's own IPs", async () => {
     const p = await page(b, { first: 100 });
     expect(p.nodes.map((n) => n.key)).toEqual(country.ips.slice(0, 3));
     expect(p.totalCount).toBe(3);
@@ -92,11 +106,22 @@ describe(`ips of a dimension entity (${backendName})`, () => {
 
     // A subject whose id was taken before the newest one's but committed after the newest was read.
     const p = s.app.db.prisma;
-    const [{ gap }] = await p.$queryRawUnsafe<[{ gap: number }]>(`SELECT nextval(pg_get_serial_sequence('"Subject"', 'id'))::int AS gap`);
+    const [{ gap }] = await p.$queryRawUnsafe<[{ gap: number }]>(
+      `SELECT nextval(pg_get_serial_sequence('"Subject"', 'id'))::int AS gap`,
+    );
     await rateIp(a, newest, -1);
     expect((await page(a, { last: 1 })).nodes).toEqual([{ key: newest }]);
-    await p.$executeRawUnsafe(`INSERT INTO "Subject" (id, "workspaceId", kind, key) VALUES ($1, $2, 'ipaddress', $3)`, gap, aWorkspace, late);
-    await p.$executeRawUnsafe(`INSERT INTO "Rating" ("workspaceId", "subjectId", rating, note) VALUES ($1, $2, 1, '')`, aWorkspace, gap);
+    await p.$executeRawUnsafe(
+      `INSERT INTO "Subject" (id, "workspaceId", kind, key) VALUES ($1, $2, 'ipaddress', $3)`,
+      gap,
+      aWorkspace,
+      late,
+    );
+    await p.$executeRawUnsafe(
+      `INSERT INTO "Rating" ("workspaceId", "subjectId", rating, note) VALUES ($1, $2, 1, '')`,
+      aWorkspace,
+      gap,
+    );
     const all = await page(a, { last: 3 });
     expect(all.totalCount).toBe(country.ips.length + 3);
     expect(all.nodes.map((n) => n.key)).toEqual([fresh, late, newest]);
@@ -106,8 +131,11 @@ describe(`ips of a dimension entity (${backendName})`, () => {
   function unusedIpsIn(c: { key: string; ips: string[] }, n: number): string[] {
     const taken = new Set(c.ips);
     const prefix = c.ips[0]!.split('.').slice(0, 3).join('.');
-    const found = Array.from({ length: 254 }, (_, i) => `${prefix}.${i + 1}`)
-      .filter((ip) => !taken.has(ip) && s.app.services.network.resolve(ip).dimensions.find((d) => d.code === 'country')?.entity?.key === c.key);
+    const found = Array.from({ length: 254 }, (_, i) => `${prefix}.${i + 1}`).filter(
+      (ip) =>
+        !taken.has(ip) &&
+        s.app.services.network.resolve(ip).dimensions.find((d) => d.code === 'country')?.entity?.key === c.key,
+    );
     expect(found.length).toBeGreaterThanOrEqual(n);
     return found.slice(0, n);
   }
@@ -116,17 +144,39 @@ describe(`ips of a dimension entity (${backendName})`, () => {
     // The audit's request: 30 aliases of `ips` (27-29 s when each scanned the workspace's IP subjects).
     const query = `{ ${Array.from({ length: 30 }, (_, i) => `e${i}: dimensionEntity(code: country, key: "${country.key}") { ips(first: ${(i % 5) + 1}) { totalCount nodes { key } } }`).join(' ')} }`;
     let rowsRead = 0;
-    const prisma = s.app.db.prisma.$extends({ query: { async $allOperations({ args, query: run }) {
-      const result = await run(args);
-      if (Array.isArray(result)) rowsRead += result.length;
-      return result;
-    } } }) as unknown as typeof s.app.db.prisma;
-    const yoga = createGraphQLServer({ services: { ...s.app.services, prisma }, verifier: s.app.verifier, log: s.app.log, proxies: null });
+    const prisma = s.app.db.prisma.$extends({
+      query: {
+        async $allOperations({ args, query: run }) {
+          const result = await run(args);
+          if (Array.isArray(result)) rowsRead += result.length;
+          return result;
+        },
+      },
+    }) as unknown as typeof s.app.db.prisma;
+    const yoga = createGraphQLServer({
+      services: { ...s.app.services, prisma },
+      verifier: s.app.verifier,
+      log: s.app.log,
+      proxies: null,
+    });
     const ask = async () => {
       rowsRead = 0;
-      const res = await yoga.fetch('http://localhost/graphql', { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': aKey }, body: JSON.stringify({ query }) },
-        { req: { socket: { remoteAddress: '127.0.0.1' }, headers: { 'x-api-key': aKey }, headersDistinct: { 'x-api-key': [aKey] } } as never });
-      const body = await res.json() as any;
+      const res = await yoga.fetch(
+        'http://localhost/graphql',
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': aKey },
+          body: JSON.stringify({ query }),
+        },
+        {
+          req: {
+            socket: { remoteAddress: '127.0.0.1' },
+            headers: { 'x-api-key': aKey },
+            headersDistinct: { 'x-api-key': [aKey] },
+          } as never,
+        },
+      );
+      const body = (await res.json()) as any;
       expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
       expect(body.data.e0.ips.totalCount).toBeGreaterThan(200);
       return rowsRead;
@@ -139,7 +189,9 @@ describe(`ips of a dimension entity (${backendName})`, () => {
 
   it('answers the entity of one IP with that IP', async () => {
     const ip = country.ips[5]!;
-    const data = await a.request<any>(`{ dimensionEntity(code: ip, key: "${ip}") { ips(first: 5) { totalCount nodes { key } } } }`);
+    const data = await a.request<any>(
+      `{ dimensionEntity(code: ip, key: "${ip}") { ips(first: 5) { totalCount nodes { key } } } }`,
+    );
     expect(data.dimensionEntity.ips).toEqual({ totalCount: 1, nodes: [{ key: ip }] });
   });
 });

@@ -12,7 +12,11 @@ const PAGE = gql`query Page($filter: ReportFilter, $first: Int, $after: String, 
   }
 }`;
 
-type Page = { totalCount: number; pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string; endCursor: string }; edges: Array<{ cursor: string; node: { databaseId: number; title: string } }> };
+type Page = {
+  totalCount: number;
+  pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string; endCursor: string };
+  edges: Array<{ cursor: string; node: { databaseId: number; title: string } }>;
+};
 
 describe(`reports connection (${backendName})`, () => {
   let s: TestServer;
@@ -28,7 +32,8 @@ describe(`reports connection (${backendName})`, () => {
 
   it('pages forward and backward with cursors that stay put while reports are inserted between pages', async () => {
     const filter = { namespace: ['paging'] };
-    const seed = (title: string) => writeReport(a, { kind: 'domain', key: `${title}.example`, outcomeCode: 'spam', title, namespace: 'paging' });
+    const seed = (title: string) =>
+      writeReport(a, { kind: 'domain', key: `${title}.example`, outcomeCode: 'spam', title, namespace: 'paging' });
     for (const t of ['p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7']) await seed(t);
 
     const first = await page({ filter, first: 3 });
@@ -58,13 +63,46 @@ describe(`reports connection (${backendName})`, () => {
 
   it('applies every filter', async () => {
     const ns = 'filters';
-    const w = (seed: Omit<ReportSeed, 'namespace'> & { namespace?: string }) => writeReport(a, { namespace: ns, ...seed });
-    const email = await w({ kind: 'email', key: 'mule@example.com', outcomeCode: 'account_takeover', severity: 'critical', tags: ['ato', 'wave-1'], title: 'Mule account', summary: 'Takeover wave' });
-    const ip = await w({ kind: 'ipaddress', key: '203.0.113.9', outcomeCode: 'bot_activity', severity: 'low', tags: ['wave-1'], title: 'Bot burst', summary: 'Many LOGINS from one host', sharePolicy: 'amber_share' });
-    const url = await w({ kind: 'url', key: 'https://phish.example/login', outcomeCode: 'fraud_watch', severity: 'high', title: 'Phishing page', summary: 'Clone of login' });
-    const other = await w({ kind: 'domain', key: 'elsewhere.example', outcomeCode: 'spam', namespace: 'other-ns', title: 'Other namespace' });
+    const w = (seed: Omit<ReportSeed, 'namespace'> & { namespace?: string }) =>
+      writeReport(a, { namespace: ns, ...seed });
+    const email = await w({
+      kind: 'email',
+      key: 'mule@example.com',
+      outcomeCode: 'account_takeover',
+      severity: 'critical',
+      tags: ['ato', 'wave-1'],
+      title: 'Mule account',
+      summary: 'Takeover wave',
+    });
+    const ip = await w({
+      kind: 'ipaddress',
+      key: '203.0.113.9',
+      outcomeCode: 'bot_activity',
+      severity: 'low',
+      tags: ['wave-1'],
+      title: 'Bot burst',
+      summary: 'Many LOGINS from one host',
+      sharePolicy: 'amber_share',
+    });
+    const url = await w({
+      kind: 'url',
+      key: 'https://phish.example/login',
+      outcomeCode: 'fraud_watch',
+      severity: 'high',
+      title: 'Phishing page',
+      summary: 'Clone of login',
+    });
+    const other = await w({
+      kind: 'domain',
+      key: 'elsewhere.example',
+      outcomeCode: 'spam',
+      namespace: 'other-ns',
+      title: 'Other namespace',
+    });
     const ids = async (filter: Record<string, unknown>) =>
-      (await page({ filter: { namespace: [ns, 'other-ns'], ...filter }, first: 100 })).edges.map((e) => e.node.databaseId).sort((x, y) => x - y);
+      (await page({ filter: { namespace: [ns, 'other-ns'], ...filter }, first: 100 })).edges
+        .map((e) => e.node.databaseId)
+        .sort((x, y) => x - y);
     const sorted = (...r: Array<{ databaseId: number }>) => r.map((x) => x.databaseId).sort((x, y) => x - y);
 
     expect(await ids({})).toEqual(sorted(email, ip, url, other));
@@ -83,10 +121,13 @@ describe(`reports connection (${backendName})`, () => {
 
     const bad = await a.request(PAGE, { filter: { outcomeCode: ['nope'] } }).catch((e) => e);
     // An enum list: GraphQL refuses the value before the resolver, naming where it is.
-    expect(bad.response.errors[0]).toMatchObject({ message: expect.stringContaining('"filter.outcomeCode[0]"'), extensions: { code: 'invalid_request' } });
+    expect(bad.response.errors[0]).toMatchObject({
+      message: expect.stringContaining('"filter.outcomeCode[0]"'),
+      extensions: { code: 'invalid_request' },
+    });
   });
 
-  it('reports each response\'s cost in extensions and refuses queries over a limit with query_too_complex', async () => {
+  it("reports each response's cost in extensions and refuses queries over a limit with query_too_complex", async () => {
     const ok = await a.rawRequest<any>(`{ reports(first: 10) { nodes { title subject { key } } } }`);
     expect(ok.extensions).toMatchObject({ cost: { requested: expect.any(Number), maximum: 100000 } });
     expect((ok.extensions as any).cost.requested).toBeGreaterThan(10);
@@ -96,8 +137,15 @@ describe(`reports connection (${backendName})`, () => {
       expect(e.response?.errors, JSON.stringify(e.response ?? String(e))).toBeDefined();
       return e.response.errors[0].extensions;
     };
-    expect(await failure(`{ reports(first: 101) { totalCount } }`)).toMatchObject({ code: 'query_too_complex', limit: 'maxPageSize', actual: 101 });
-    expect(await failure(`query($n: Int) { reports(last: $n) { totalCount } }`, { n: 500 })).toMatchObject({ code: 'query_too_complex', limit: 'maxPageSize' });
+    expect(await failure(`{ reports(first: 101) { totalCount } }`)).toMatchObject({
+      code: 'query_too_complex',
+      limit: 'maxPageSize',
+      actual: 101,
+    });
+    expect(await failure(`query($n: Int) { reports(last: $n) { totalCount } }`, { n: 500 })).toMatchObject({
+      code: 'query_too_complex',
+      limit: 'maxPageSize',
+    });
     const deep = `{ subject(kind: email, key: "a@b.example") { ${'reports { nodes { subject { '.repeat(6)}key${' } } }'.repeat(6)} } }`;
     expect(await failure(deep)).toMatchObject({ code: 'query_too_complex', limit: 'maxDepth' });
     const aliases = `{ ${Array.from({ length: 31 }, (_, i) => `a${i}: viewer { apiKey { name } }`).join(' ')} }`;
@@ -105,19 +153,27 @@ describe(`reports connection (${backendName})`, () => {
     const tokens = `{ viewer { ${'apiKey { name } '.repeat(800)} } }`;
     expect(await failure(tokens)).toMatchObject({ code: 'query_too_complex', limit: 'maxTokens' });
     const costly = `{ reports(first: 100) { nodes { subject { reports(first: 100) { nodes { subject { reports(first: 100) { nodes { title } } } } } } } } }`;
-    expect(await failure(costly)).toMatchObject({ code: 'query_too_complex', limit: 'maxCost', actual: expect.any(Number) });
+    expect(await failure(costly)).toMatchObject({
+      code: 'query_too_complex',
+      limit: 'maxCost',
+      actual: expect.any(Number),
+    });
   });
 
   it('keeps costs per document but never serves one for other page sizes, and refuses an over-limit size every time', async () => {
     const paged = `query Paged($n: Int, $m: Int) { reports(first: $n) { nodes { subject { reports(first: $m) { nodes { title } } } } } }`;
-    const cost = async (variables: Record<string, unknown>) => ((await a.rawRequest<any>(paged, variables)).extensions as any).cost.requested as number;
+    const cost = async (variables: Record<string, unknown>) =>
+      ((await a.rawRequest<any>(paged, variables)).extensions as any).cost.requested as number;
     const small = await cost({ n: 2, m: 2 });
     const large = await cost({ n: 20, m: 20 });
     expect(large, `cost for 20 × 20 (${large}) vs 2 × 2 (${small})`).toBeGreaterThan(small * 10);
     expect(await cost({ n: 2, m: 2 })).toBe(small); // the same again: the same answer
     for (let i = 0; i < 2; i++) {
       const e = await a.request(paged, { n: 2, m: 500 }).catch((err) => err);
-      expect(e.response?.errors?.[0]?.extensions, JSON.stringify(e.response ?? String(e))).toMatchObject({ code: 'query_too_complex', limit: 'maxPageSize' });
+      expect(e.response?.errors?.[0]?.extensions, JSON.stringify(e.response ?? String(e))).toMatchObject({
+        code: 'query_too_complex',
+        limit: 'maxPageSize',
+      });
     }
   });
 });

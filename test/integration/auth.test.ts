@@ -34,14 +34,17 @@ describe(`API key authentication (${backendName})`, () => {
 
   it('rejects two different keys with 400 conflicting_api_keys', async () => {
     const other = await s.createKey('auth-ws', { name: 'second' });
-    const r = await s.post('/risk_api/rate/', RATE, { 'x-api-key': key.secret, authorization: `Bearer ${other.secret}` });
+    const r = await s.post('/risk_api/rate/', RATE, {
+      'x-api-key': key.secret,
+      authorization: `Bearer ${other.secret}`,
+    });
     expect(r.status).toBe(400);
     expect(r.body.error).toBe('conflicting_api_keys');
   });
 
   it.each([
     ['malformed', 'not-a-key'],
-    ['unknown prefix', 'rk_AAAAAAAA_' + 'a'.repeat(40)],
+    ['unknown prefix', `rk_AAAAAAAA_${'a'.repeat(40)}`],
   ])('rejects a %s key with 401 invalid_api_key', async (_label, bad) => {
     const r = await s.post('/risk_api/rate/', RATE, { 'x-api-key': bad });
     expect(r.status).toBe(401);
@@ -49,13 +52,15 @@ describe(`API key authentication (${backendName})`, () => {
   });
 
   it('rejects a known prefix with a wrong secret', async () => {
-    const r = await s.post('/risk_api/rate/', RATE, { 'x-api-key': key.prefix + '_' + 'b'.repeat(40) });
+    const r = await s.post('/risk_api/rate/', RATE, { 'x-api-key': `${key.prefix}_${'b'.repeat(40)}` });
     expect(r.status).toBe(401);
     expect(r.body.error).toBe('invalid_api_key');
   });
 
   it('rejects an Authorization header that is not a Bearer token', async () => {
-    const r = await s.post('/risk_api/rate/', RATE, { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` });
+    const r = await s.post('/risk_api/rate/', RATE, {
+      authorization: `Basic ${Buffer.from('a:b').toString('base64')}`,
+    });
     expect(r.status).toBe(401);
     expect(r.body.error).toBe('invalid_api_key');
   });
@@ -73,7 +78,7 @@ describe(`API key authentication (${backendName})`, () => {
 
   it('never writes a key secret into the logs', async () => {
     await s.post('/risk_api/rate/', RATE, { 'x-api-key': key.secret });
-    await s.post('/risk_api/rate/', RATE, { 'x-api-key': key.prefix + '_' + 'c'.repeat(40) });
+    await s.post('/risk_api/rate/', RATE, { 'x-api-key': `${key.prefix}_${'c'.repeat(40)}` });
     const secretPart = key.secret.slice(key.prefix.length + 1);
     expect(s.logs.length).toBeGreaterThan(0);
     expect(s.logs.filter((l) => l.includes(secretPart))).toEqual([]);

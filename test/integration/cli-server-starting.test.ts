@@ -21,27 +21,46 @@ const BIN = path.resolve(import.meta.dirname, '../../bin/risk-api.mjs');
 describe(`a CLI command run while the server is starting (${backendName})`, () => {
   const servers = new ServerProcesses();
   let env: TestEnv;
-  afterEach(async () => { await servers.stopAll(); await env?.cleanup(); });
-
-  const createKey = () => run(process.execPath, [BIN, 'keys', 'create', '--workspace', 'quick', '--name', 'start', '--tier', 'developer', '--json'], {
-    env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', ...env.env }, timeout: 90_000,
+  afterEach(async () => {
+    await servers.stopAll();
+    await env?.cleanup();
   });
+
+  const createKey = () =>
+    run(
+      process.execPath,
+      [BIN, 'keys', 'create', '--workspace', 'quick', '--name', 'start', '--tier', 'developer', '--json'],
+      {
+        env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', ...env.env },
+        timeout: 90_000,
+      },
+    );
   /** Resolves once the process `pid` owns DATA_DIR (the embedded lock), so the test knows who got there first. */
   async function owns(pid: number) {
     if (usingPostgres) return;
-    const owner = () => { try { return readFileSync(lockPath(env.dataDir), 'utf8').trim(); } catch { return ''; } };
+    const owner = () => {
+      try {
+        return readFileSync(lockPath(env.dataDir), 'utf8').trim();
+      } catch {
+        return '';
+      }
+    };
     while (owner() !== String(pid)) await sleep(10);
   }
   async function expectScoreWorks(url: string, key: { prefix: string; secret: string }) {
     expect(key.secret.startsWith(`${key.prefix}_`)).toBe(true);
     const res = await fetch(`${url}/risk_api/score/`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key.secret }, body: JSON.stringify({ ip: '9.9.9.9' }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': key.secret },
+      body: JSON.stringify({ ip: '9.9.9.9' }),
     });
     expect(res.status).toBe(200);
     expect((await res.json()).quota).toMatchObject({ daily_limit: 1000, used_today: 1 });
   }
 
-  it('the server took DATA_DIR first: the CLI waits for its admin socket, says so once, then runs inside it', { timeout: 120_000 }, async () => {
+  it('the server took DATA_DIR first: the CLI waits for its admin socket, says so once, then runs inside it', {
+    timeout: 120_000,
+  }, async () => {
     env = await freshEnvironment();
     const listening = servers.start(env.env);
     listening.catch(() => {}); // awaited below

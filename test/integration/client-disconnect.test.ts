@@ -19,20 +19,39 @@ describe(`a client that disconnects mid-request (${backendName})`, () => {
 
   /** Sends the headers and half of the declared body, then destroys the socket. Resolves with the
    *  log lines written about that request (its id is the x-request-id the server would have sent). */
-  async function halfBodyThenHangUp(path: string, headers: Record<string, string>): Promise<Array<Record<string, unknown>>> {
+  async function halfBodyThenHangUp(
+    path: string,
+    headers: Record<string, string>,
+  ): Promise<Array<Record<string, unknown>>> {
     const body = JSON.stringify({ ip: '192.0.2.44', rating: -1, note: 'x'.repeat(200) });
     const before = s.logs.length;
     const { port } = new URL(s.url);
     await new Promise<void>((resolve, reject) => {
       const socket = connect(Number(port), '127.0.0.1', () => {
-        const head = [`POST ${path} HTTP/1.1`, `host: 127.0.0.1:${port}`, 'content-type: application/json',
-          `content-length: ${Buffer.byteLength(body)}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), '', ''].join('\r\n');
-        socket.write(head + body.slice(0, body.length / 2), () => setTimeout(() => { socket.destroy(); resolve(); }, 50));
+        const head = [
+          `POST ${path} HTTP/1.1`,
+          `host: 127.0.0.1:${port}`,
+          'content-type: application/json',
+          `content-length: ${Buffer.byteLength(body)}`,
+          ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+          '',
+          '',
+        ].join('\r\n');
+        socket.write(head + body.slice(0, body.length / 2), () =>
+          setTimeout(() => {
+            socket.destroy();
+            resolve();
+          }, 50),
+        );
       });
       socket.on('error', reject);
     });
     // The server notices the hang-up asynchronously: wait for its line about it (a bounded poll, not a timing assertion).
-    const about = () => s.logs.slice(before).map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg !== 'request');
+    const about = () =>
+      s.logs
+        .slice(before)
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .filter((l) => l.msg !== 'request');
     for (let i = 0; i < 100 && about().length === 0; i++) await new Promise((r) => setTimeout(r, 50));
     return about();
   }
@@ -42,10 +61,18 @@ describe(`a client that disconnects mid-request (${backendName})`, () => {
     ['GraphQL', '/graphql', false],
   ])('on %s is logged once at debug, without a stack', async (_name, path, withKey) => {
     const lines = await halfBodyThenHangUp(path, withKey ? { 'x-api-key': key } : {});
-    expect(lines).toEqual([{
-      time: expect.any(String), pid: process.pid, hostname: expect.any(String), level: 'debug', msg: 'client disconnected before its request was read', requestId: expect.stringMatching(/^[0-9a-f-]{36}$/),
-      method: 'POST', path,
-    }]);
+    expect(lines).toEqual([
+      {
+        time: expect.any(String),
+        pid: process.pid,
+        hostname: expect.any(String),
+        level: 'debug',
+        msg: 'client disconnected before its request was read',
+        requestId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        method: 'POST',
+        path,
+      },
+    ]);
   });
 
   it('leaves the server answering the next request', async () => {

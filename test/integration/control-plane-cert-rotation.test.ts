@@ -12,18 +12,24 @@ import { backendName } from '../helpers/backend.ts';
  */
 describe(`webhook certificate rotation (${backendName})`, () => {
   let h: ControlPlaneHarness;
-  beforeAll(async () => { h = await startControlPlane({ smtp: false }); });
+  beforeAll(async () => {
+    h = await startControlPlane({ smtp: false });
+  });
   afterAll(() => h?.close());
 
   async function pending(email: string) {
     const u = h.client();
     await u.signUp(email);
-    const r = await u.request('/workspace/subscription', { form: { _csrf: await u.csrfOf('/workspace/subscription'), tier: 'developer' } });
+    const r = await u.request('/workspace/subscription', {
+      form: { _csrf: await u.csrfOf('/workspace/subscription'), tier: 'developer' },
+    });
     expect(r.status, r.text).toBe(303);
     return (await h.app.db.prisma.subscriptionRequest.findFirstOrThrow({ orderBy: { id: 'desc' } })).providerId;
   }
   const certFetches = () => h.provider.requests.filter((r) => r.path === '/v1/notifications/certs/CERT-dev').length;
-  const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  const other = generateKeyPairSync('rsa', { modulusLength: 2048 })
+    .privateKey.export({ type: 'pkcs8', format: 'pem' })
+    .toString();
 
   it('accepts deliveries signed with a rotated certificate after one refetch, and forged ones trigger no more fetches', async () => {
     const before = await pending('before-rotation@example.com');
@@ -40,7 +46,11 @@ describe(`webhook certificate rotation (${backendName})`, () => {
     const forgedTarget = await pending('forged-flood@example.com');
     for (let i = 0; i < 5; i++) {
       const forged = await h.provider.sendEvent(forgedTarget, 'BILLING.SUBSCRIPTION.ACTIVATED', { signWith: other });
-      expect([forged.status, forged.body.error, forged.body.message]).toEqual([400, 'invalid_signature', 'forged: signature does not verify']);
+      expect([forged.status, forged.body.error, forged.body.message]).toEqual([
+        400,
+        'invalid_signature',
+        'forged: signature does not verify',
+      ]);
     }
     expect(certFetches()).toBe(2);
     const genuine = await h.provider.sendEvent(forgedTarget, 'BILLING.SUBSCRIPTION.ACTIVATED');
@@ -50,7 +60,10 @@ describe(`webhook certificate rotation (${backendName})`, () => {
 
   it('refuses a PAYPAL-CERT-URL on a PayPal host but another port than 443 (400, nothing fetched, nothing changes)', async () => {
     const subId = await pending('cert-port@example.com');
-    for (const certUrl of ['https://api.paypal.com:8443/v1/notifications/certs/CERT-dev', 'http://api.paypal.com/v1/notifications/certs/CERT-dev']) {
+    for (const certUrl of [
+      'https://api.paypal.com:8443/v1/notifications/certs/CERT-dev',
+      'http://api.paypal.com/v1/notifications/certs/CERT-dev',
+    ]) {
       const r = await h.provider.sendEvent(subId, 'BILLING.SUBSCRIPTION.ACTIVATED', { certUrl });
       expect([r.status, r.body.error], JSON.stringify(r.body)).toEqual([400, 'invalid_signature']);
       expect(r.body.message).toMatch(/is not a trusted certificate origin \(https on port 443 of a PayPal host\)/);

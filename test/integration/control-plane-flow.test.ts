@@ -6,10 +6,17 @@ import { backendName } from '../helpers/backend.ts';
 describe(`control plane flow (${backendName})`, () => {
   let h: ControlPlaneHarness;
   const b = () => h.client();
-  beforeAll(async () => { h = await startControlPlane(); });
+  beforeAll(async () => {
+    h = await startControlPlane();
+  });
   afterAll(() => h?.close());
 
-  const score = (key: string) => fetch(`${h.url}/risk_api/score/`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ ip: '8.8.8.8' }) });
+  const score = (key: string) =>
+    fetch(`${h.url}/risk_api/score/`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({ ip: '8.8.8.8' }),
+    });
 
   it('sets an HttpOnly, SameSite=Lax, expiring session cookie scoped to /workspace on sign-in after registration', async () => {
     const u = b();
@@ -30,14 +37,19 @@ describe(`control plane flow (${backendName})`, () => {
     const none = await u.request('/workspace/keys', { form: { name: 'x' } });
     expect(none.status, none.text).toBe(403);
     const token = await u.csrfOf('/workspace/keys');
-    const foreign = await u.request('/workspace/keys', { form: { _csrf: token, name: 'x' }, headers: { origin: 'https://evil.example' } });
+    const foreign = await u.request('/workspace/keys', {
+      form: { _csrf: token, name: 'x' },
+      headers: { origin: 'https://evil.example' },
+    });
     expect(foreign.status).toBe(403);
     const ok = await u.request('/workspace/keys', { form: { _csrf: token, name: 'x' } });
     expect(ok.status, ok.text).toBe(201);
   });
 
   it('refuses the register form without its double-submit token', async () => {
-    const r = await b().request('/workspace/register', { form: { email: 'nocsrf@example.com', password: 'correct horse battery' } });
+    const r = await b().request('/workspace/register', {
+      form: { email: 'nocsrf@example.com', password: 'correct horse battery' },
+    });
     expect(r.status).toBe(403);
   });
 
@@ -47,7 +59,11 @@ describe(`control plane flow (${backendName})`, () => {
     const page = await u.request('/workspace/keys', { form: { _csrf: await u.csrfOf('/workspace/keys'), name: 'k' } });
     const secret = /id="secret">([^<]+)</.exec(page.text)![1]!;
     expect((await u.request('/workspace/keys', { headers: { 'x-api-key': secret } })).status).toBe(401);
-    const api = await fetch(`${h.url}/risk_api/rate/`, { method: 'POST', headers: { cookie: `rk_session=${u.cookies.get('rk_session')}`, 'content-type': 'application/json' }, body: '{"ip":"203.0.113.9","rating":1}' });
+    const api = await fetch(`${h.url}/risk_api/rate/`, {
+      method: 'POST',
+      headers: { cookie: `rk_session=${u.cookies.get('rk_session')}`, 'content-type': 'application/json' },
+      body: '{"ip":"203.0.113.9","rating":1}',
+    });
     expect(api.status).toBe(401);
   });
 
@@ -56,7 +72,10 @@ describe(`control plane flow (${backendName})`, () => {
     await u.signUp('out@example.com');
     const old = u.cookies.get('rk_session')!;
     await u.request('/workspace/sign-out', { form: { _csrf: await u.csrfOf('/workspace/keys') } });
-    const again = await fetch(`${h.url}/workspace/keys`, { headers: { cookie: `rk_session=${old}` }, redirect: 'manual' });
+    const again = await fetch(`${h.url}/workspace/keys`, {
+      headers: { cookie: `rk_session=${old}` },
+      redirect: 'manual',
+    });
     expect(again.status).toBe(303);
     expect(again.headers.get('location')).toBe('/workspace/sign-in');
   });
@@ -68,7 +87,9 @@ describe(`control plane flow (${backendName})`, () => {
     let last = { status: 0, text: '' };
     for (let i = 0; i < 11; i++) {
       const token = await v.csrfOf('/workspace/sign-in');
-      last = await v.request('/workspace/sign-in', { form: { _csrf: token, email: 'limit@example.com', password: 'wrong password!!' } });
+      last = await v.request('/workspace/sign-in', {
+        form: { _csrf: token, email: 'limit@example.com', password: 'wrong password!!' },
+      });
     }
     expect(last.status, last.text).toBe(429);
     expect(last.text).toContain('Too many sign-in attempts for this account');
@@ -77,13 +98,17 @@ describe(`control plane flow (${backendName})`, () => {
   it('goes from a key to an active paid tier through the e-mailed approval URL', async () => {
     const u = b();
     await u.signUp('buyer@example.com');
-    const created = await u.request('/workspace/keys', { form: { _csrf: await u.csrfOf('/workspace/keys'), name: 'pipeline' } });
+    const created = await u.request('/workspace/keys', {
+      form: { _csrf: await u.csrfOf('/workspace/keys'), name: 'pipeline' },
+    });
     expect(created.text).toContain('only time it is shown');
     const secret = /id="secret">([^<]+)</.exec(created.text)![1]!;
     expect((await u.request('/workspace/keys')).text).not.toContain(secret);
     expect((await score(secret)).status).toBe(403); // free tier: score not included
 
-    const req = await u.request('/workspace/subscription', { form: { _csrf: await u.csrfOf('/workspace/subscription'), tier: 'developer' } });
+    const req = await u.request('/workspace/subscription', {
+      form: { _csrf: await u.csrfOf('/workspace/subscription'), tier: 'developer' },
+    });
     expect(req.status, req.text).toBe(303);
     const sub = await u.request('/workspace/subscription');
     const order = /<code>(RK-[0-9A-F]+)<\/code>/.exec(sub.text)?.[1];
@@ -103,7 +128,9 @@ describe(`control plane flow (${backendName})`, () => {
     expect((await score(secret)).status).toBe(200);
 
     const prefix = secret.split('_').slice(0, 2).join('_');
-    await u.request(`/workspace/keys/${prefix}/revoke`, { form: { _csrf: await u.csrfOf(`/workspace/keys/${prefix}/revoke`) } });
+    await u.request(`/workspace/keys/${prefix}/revoke`, {
+      form: { _csrf: await u.csrfOf(`/workspace/keys/${prefix}/revoke`) },
+    });
     expect((await score(secret)).status).toBe(401);
   });
 });

@@ -11,7 +11,9 @@ import { backendName } from '../helpers/backend.ts';
  */
 describe(`payment provider unavailable or token stale (${backendName})`, () => {
   let h: ControlPlaneHarness;
-  beforeAll(async () => { h = await startControlPlane({ smtp: false }); });
+  beforeAll(async () => {
+    h = await startControlPlane({ smtp: false });
+  });
   afterAll(() => h?.close());
   afterEach(() => h.provider.setOutage(false));
 
@@ -19,17 +21,37 @@ describe(`payment provider unavailable or token stale (${backendName})`, () => {
     const u = h.client();
     expect((await u.signUp(email)).status).toBe(303);
     const gqlCsrf = async () => {
-      const r = await fetch(`${h.url}/workspace/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', cookie: `rk_session=${u.cookies.get('rk_session')}` }, body: '{"query":"{ csrfToken }"}' });
+      const r = await fetch(`${h.url}/workspace/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', cookie: `rk_session=${u.cookies.get('rk_session')}` },
+        body: '{"query":"{ csrfToken }"}',
+      });
       return ((await r.json()) as { data: { csrfToken: string } }).data.csrfToken;
     };
-    const requestByPage = async () => u.request('/workspace/subscription', { form: { _csrf: await u.csrfOf('/workspace/subscription'), tier: 'developer' } });
+    const requestByPage = async () =>
+      u.request('/workspace/subscription', {
+        form: { _csrf: await u.csrfOf('/workspace/subscription'), tier: 'developer' },
+      });
     const requestByGraphql = async () => {
       const res = await fetch(`${h.url}/workspace/graphql`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', cookie: `rk_session=${u.cookies.get('rk_session')}`, 'x-csrf-token': await gqlCsrf() },
-        body: JSON.stringify({ query: 'mutation { requestSubscription(tier: "developer") { latestRequest { status } } }' }),
+        headers: {
+          'content-type': 'application/json',
+          cookie: `rk_session=${u.cookies.get('rk_session')}`,
+          'x-csrf-token': await gqlCsrf(),
+        },
+        body: JSON.stringify({
+          query: 'mutation { requestSubscription(tier: "developer") { latestRequest { status } } }',
+        }),
       });
-      return { status: res.status, headers: res.headers, body: await res.json() as { data: unknown; errors?: Array<{ message: string; extensions: { code: string } }> } };
+      return {
+        status: res.status,
+        headers: res.headers,
+        body: (await res.json()) as {
+          data: unknown;
+          errors?: Array<{ message: string; extensions: { code: string } }>;
+        },
+      };
     };
     return { u, requestByPage, requestByGraphql };
   }
@@ -77,7 +99,9 @@ describe(`payment provider unavailable or token stale (${backendName})`, () => {
     expect(page.status, page.text).toBe(303);
     expect(await requestsOf('stale-token@example.com')).toBe(2);
     expect(h.provider.requests.slice(seen).map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
-      'POST /v1/billing/subscriptions 401', 'POST /v1/oauth2/token 200', 'POST /v1/billing/subscriptions 201',
+      'POST /v1/billing/subscriptions 401',
+      'POST /v1/oauth2/token 200',
+      'POST /v1/billing/subscriptions 201',
     ]);
   });
 
@@ -88,7 +112,14 @@ describe(`payment provider unavailable or token stale (${backendName})`, () => {
       const seen = h.provider.requests.length;
       const page = await a.requestByPage();
       expect(page.status, page.text).toBe(503);
-      expect(h.provider.requests.slice(seen).filter((r) => r.path === '/v1/billing/subscriptions').map((r) => r.status)).toEqual([401, 401]);
-    } finally { h.provider.refuseTokens(false); }
+      expect(
+        h.provider.requests
+          .slice(seen)
+          .filter((r) => r.path === '/v1/billing/subscriptions')
+          .map((r) => r.status),
+      ).toEqual([401, 401]);
+    } finally {
+      h.provider.refuseTokens(false);
+    }
   });
 });

@@ -8,7 +8,8 @@ import { backendName } from '../helpers/backend.ts';
  * session neither seeing nor deleting a watch.
  */
 type Gql = { status: number; body: any };
-const WATCH = 'id targetKind target scoreThreshold note author { kind id label } lastScore lastLevel lastPublicationVersion lastSpiking';
+const WATCH =
+  'id targetKind target scoreThreshold note author { kind id label } lastScore lastLevel lastPublicationVersion lastSpiking';
 const CREATE = `mutation($input: CreateWatchInput!) { createWatch(input: $input) { ${WATCH} } }`;
 const UPDATE = `mutation($input: UpdateWatchInput!) { updateWatch(input: $input) { ${WATCH} } }`;
 const DELETE = `mutation($id: Int!) { deleteWatch(id: $id) { ${WATCH} } }`;
@@ -16,28 +17,44 @@ const LIST = `query($first: Int, $after: String) { watches(first: $first, after:
 
 describe(`control plane watches (${backendName})`, () => {
   let h: ControlPlaneHarness;
-  beforeAll(async () => { h = await startControlPlane(); });
+  beforeAll(async () => {
+    h = await startControlPlane();
+  });
   afterAll(() => h?.close());
 
   async function account(email: string) {
     const u = h.client();
     const r = await u.signUp(email);
     expect(r.status, r.text).toBe(303);
-    const gql = async (query: string, variables: Record<string, unknown> = {}, headers: Record<string, string> = {}): Promise<Gql> => {
+    const gql = async (
+      query: string,
+      variables: Record<string, unknown> = {},
+      headers: Record<string, string> = {},
+    ): Promise<Gql> => {
       const res = await fetch(`${h.url}/workspace/graphql`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', cookie: `rk_session=${u.cookies.get('rk_session')}`, ...headers },
+        headers: {
+          'content-type': 'application/json',
+          cookie: `rk_session=${u.cookies.get('rk_session')}`,
+          ...headers,
+        },
         body: JSON.stringify({ query, variables }),
       });
       const text = await res.text();
       let body: unknown = text;
-      try { body = JSON.parse(text); } catch { /* keep the text for the failure message */ }
+      try {
+        body = JSON.parse(text);
+      } catch {
+        /* keep the text for the failure message */
+      }
       return { status: res.status, body };
     };
     const csrf = (await gql('{ csrfToken }')).body.data.csrfToken as string;
-    const mutate = (query: string, variables: Record<string, unknown> = {}) => gql(query, variables, { 'x-csrf-token': csrf });
+    const mutate = (query: string, variables: Record<string, unknown> = {}) =>
+      gql(query, variables, { 'x-csrf-token': csrf });
     const row = await h.app.db.prisma.account.findUniqueOrThrow({ where: { email } });
-    const watches = () => h.app.db.prisma.watch.findMany({ where: { workspaceId: row.workspaceId }, orderBy: { id: 'asc' } });
+    const watches = () =>
+      h.app.db.prisma.watch.findMany({ where: { workspaceId: row.workspaceId }, orderBy: { id: 'asc' } });
     return { u, gql, mutate, csrf, email, accountId: row.id, watches };
   }
   type Account = Awaited<ReturnType<typeof account>>;
@@ -52,11 +69,24 @@ describe(`control plane watches (${backendName})`, () => {
     const made = await a.mutate(CREATE, { input: { target: '198.51.100.0/24', scoreThreshold: 70, note: 'ticket 7' } });
     expect(made.status, show(made)).toBe(200);
     const w = made.body.data.createWatch;
-    expect(w).toMatchObject({ targetKind: 'cidr', target: '198.51.100.0/24', scoreThreshold: 70, note: 'ticket 7', author: { kind: 'account', id: a.accountId, label: a.email }, lastScore: null, lastSpiking: false });
-    const subject = (await a.mutate(CREATE, { input: { subject: { kind: 'phone', key: '+31 20 123 4567' } } })).body.data.createWatch;
+    expect(w).toMatchObject({
+      targetKind: 'cidr',
+      target: '198.51.100.0/24',
+      scoreThreshold: 70,
+      note: 'ticket 7',
+      author: { kind: 'account', id: a.accountId, label: a.email },
+      lastScore: null,
+      lastSpiking: false,
+    });
+    const subject = (await a.mutate(CREATE, { input: { subject: { kind: 'phone', key: '+31 20 123 4567' } } })).body
+      .data.createWatch;
     expect(subject).toMatchObject({ targetKind: 'subject', target: 'phone:+31201234567' });
     const updated = await a.mutate(UPDATE, { input: { id: w.id, scoreThreshold: null } });
-    expect(updated.body.data?.updateWatch, show(updated)).toMatchObject({ id: w.id, scoreThreshold: null, note: 'ticket 7' });
+    expect(updated.body.data?.updateWatch, show(updated)).toMatchObject({
+      id: w.id,
+      scoreThreshold: null,
+      note: 'ticket 7',
+    });
     const list = await a.gql(LIST, { first: 1 });
     expect(list.body.data.watches.nodes.map((n: { id: number }) => n.id)).toEqual([w.id]);
     const next = await a.gql(LIST, { first: 1, after: list.body.data.watches.nextCursor });
@@ -80,12 +110,31 @@ describe(`control plane watches (${backendName})`, () => {
     expect(empty.status).toBe(200);
     expect(empty.text).toContain('<a href="/workspace/watches">Watches</a>');
     expect(empty.text).toContain('id="no-watches"');
-    const created = await postForm(a, '/workspace/watches', { target: '203.0.113.7', subject_kind: '', subject_key: '', score_threshold: '60', note: 'a & <b>' });
+    const created = await postForm(a, '/workspace/watches', {
+      target: '203.0.113.7',
+      subject_kind: '',
+      subject_key: '',
+      score_threshold: '60',
+      note: 'a & <b>',
+    });
     expect(created.status, created.text).toBe(303);
     const [w] = await a.watches();
-    expect(w).toMatchObject({ targetKind: 'ip', target: '203.0.113.7', scoreThreshold: 60, note: 'a & <b>', authorKind: 'account', authorId: a.accountId });
+    expect(w).toMatchObject({
+      targetKind: 'ip',
+      target: '203.0.113.7',
+      scoreThreshold: 60,
+      note: 'a & <b>',
+      authorKind: 'account',
+      authorId: a.accountId,
+    });
     expect(created.headers.get('location')).toBe(`/workspace/watches?created=${w!.id}`);
-    const subject = await postForm(a, '/workspace/watches', { target: '', subject_kind: 'domain', subject_key: 'Shop.Example', score_threshold: '', note: '' });
+    const subject = await postForm(a, '/workspace/watches', {
+      target: '',
+      subject_kind: 'domain',
+      subject_key: 'Shop.Example',
+      score_threshold: '',
+      note: '',
+    });
     expect(subject.status, subject.text).toBe(303);
     const listed = await a.u.request(`/workspace/watches?created=${w!.id}`);
     expect(listed.text).toContain(`id="done">Watch ${w!.id} created.`);
@@ -105,7 +154,11 @@ describe(`control plane watches (${backendName})`, () => {
     const cases: Array<[Record<string, string>, string, RegExp]> = [
       [{ target: '192.0.2.300' }, 'target', /must be an IP address, a CIDR block or an AS number/],
       [{ target: '' }, 'target', /is required \(or subject\)/],
-      [{ target: '', subject_kind: 'ipaddress', subject_key: '192.0.2.1' }, 'subject_kind', /watch an IP address with target instead/],
+      [
+        { target: '', subject_kind: 'ipaddress', subject_key: '192.0.2.1' },
+        'subject_kind',
+        /watch an IP address with target instead/,
+      ],
       [{ target: '', subject_kind: 'email', subject_key: 'nobody' }, 'subject_key', /./],
       [{ score_threshold: '0' }, 'score_threshold', /must be 1 to 100/],
       [{ score_threshold: 'lots' }, 'score_threshold', /must be an integer/],
@@ -115,8 +168,13 @@ describe(`control plane watches (${backendName})`, () => {
       const r = await postForm(a, '/workspace/watches', typed);
       expect(r.status, `${JSON.stringify(change)}: ${r.text.slice(0, 500)}`).toBe(400);
       expect(r.text).toContain('data-code="invalid_request"');
-      const error = new RegExp(`<span class="field-error" id="${field}-error" data-field="${field}">([^<]*)</span>`).exec(r.text);
-      expect(error?.[1] ?? r.text.slice(r.text.indexOf("<main>"), r.text.indexOf("<form")), JSON.stringify(change)).toMatch(message);
+      const error = new RegExp(
+        `<span class="field-error" id="${field}-error" data-field="${field}">([^<]*)</span>`,
+      ).exec(r.text);
+      expect(
+        error?.[1] ?? r.text.slice(r.text.indexOf('<main>'), r.text.indexOf('<form')),
+        JSON.stringify(change),
+      ).toMatch(message);
       expect(r.text).toContain(`name="target" value="${typed.target}"`);
     }
     const noToken = await a.u.request('/workspace/watches', { form: base });
@@ -128,7 +186,7 @@ describe(`control plane watches (${backendName})`, () => {
     expect(dup.text).toContain('data-code="watch_exists"');
   });
 
-  it('another workspace\'s session neither sees nor deletes the watch, on the page or /workspace/graphql', async () => {
+  it("another workspace's session neither sees nor deletes the watch, on the page or /workspace/graphql", async () => {
     const a = await account('iso-watches-a@example.com');
     const b = await account('iso-watches-b@example.com');
     const w = (await a.mutate(CREATE, { input: { target: '192.0.2.99', note: 'a only' } })).body.data.createWatch;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKeyPairSync } from 'node:crypto';
-import { startControlPlane, Browserish, type ControlPlaneHarness } from '../web/harness.ts';
+import { startControlPlane, type Browserish, type ControlPlaneHarness } from '../web/harness.ts';
 import { backendName } from '../helpers/backend.ts';
 import { createRootCa } from '../../src/cli/dev-pki.ts';
 
@@ -10,21 +10,28 @@ const PAYPAL_NAME = 'messageverificationcerts.paypal.com';
 async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, ms = 15_000): Promise<T> {
   const end = Date.now() + ms;
   let v = await read();
-  while (!done(v) && Date.now() < end) { await new Promise((r) => setTimeout(r, 50)); v = await read(); }
+  while (!done(v) && Date.now() < end) {
+    await new Promise((r) => setTimeout(r, 50));
+    v = await read();
+  }
   return v;
 }
 
 /** Every webhook case: forged, stale, unsigned, replayed, out of order, wrong plan/order; and the lifecycle states. */
 describe(`PayPal webhooks (${backendName})`, () => {
   let h: ControlPlaneHarness;
-  beforeAll(async () => { h = await startControlPlane({ smtp: false }); });
+  beforeAll(async () => {
+    h = await startControlPlane({ smtp: false });
+  });
   afterAll(() => h?.close());
 
   /** A workspace with a pending developer request; returns its provider subscription id and workspace id. */
   async function pending(email: string) {
     const u = h.client();
     await u.signUp(email);
-    const r = await u.request('/workspace/subscription', { form: { _csrf: await u.csrfOf('/workspace/subscription'), tier: 'developer' } });
+    const r = await u.request('/workspace/subscription', {
+      form: { _csrf: await u.csrfOf('/workspace/subscription'), tier: 'developer' },
+    });
     expect(r.status, r.text).toBe(303);
     const row = await h.app.db.prisma.subscriptionRequest.findFirstOrThrow({ orderBy: { id: 'desc' } });
     return { u, subId: row.providerId, workspaceId: row.workspaceId };
@@ -37,19 +44,34 @@ describe(`PayPal webhooks (${backendName})`, () => {
 
   it('refuses a forged signature (other key) and a tampered body with 400, changing nothing', async () => {
     const { subId } = await pending('forged@example.com');
-    const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    const other = generateKeyPairSync('rsa', { modulusLength: 2048 })
+      .privateKey.export({ type: 'pkcs8', format: 'pem' })
+      .toString();
     const forged = await h.provider.sendEvent(subId, 'BILLING.SUBSCRIPTION.ACTIVATED', { signWith: other });
     const tampered = await h.provider.sendEvent(subId, 'BILLING.SUBSCRIPTION.ACTIVATED', { tamper: true });
     expect([forged.status, tampered.status], JSON.stringify([forged.body, tampered.body])).toEqual([400, 400]);
     expect(await state(subId)).toEqual({ status: 'pending', tier: 'free' });
-    expect(await h.app.db.prisma.providerEvent.count({ where: { id: { in: [forged.eventId, tampered.eventId] } } })).toBe(0);
+    expect(
+      await h.app.db.prisma.providerEvent.count({ where: { id: { in: [forged.eventId, tampered.eventId] } } }),
+    ).toBe(0);
   });
 
   it('refuses a stale delivery (transmission time outside 5 minutes) and an unsigned one', async () => {
     const { subId } = await pending('stale@example.com');
-    const stale = await h.provider.sendEvent(subId, 'BILLING.SUBSCRIPTION.ACTIVATED', { transmissionTime: new Date(Date.now() - 10 * 60_000).toISOString() });
+    const stale = await h.provider.sendEvent(subId, 'BILLING.SUBSCRIPTION.ACTIVATED', {
+      transmissionTime: new Date(Date.now() - 10 * 60_000).toISOString(),
+    });
     expect(stale.status, JSON.stringify(stale.body)).toBe(400);
-    const unsigned = await fetch(`${h.url}/webhooks/paypal`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'WH-x', event_type: 'BILLING.SUBSCRIPTION.ACTIVATED', create_time: new Date().toISOString(), resource: { id: subId } }) });
+    const unsigned = await fetch(`${h.url}/webhooks/paypal`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        id: 'WH-x',
+        event_type: 'BILLING.SUBSCRIPTION.ACTIVATED',
+        create_time: new Date().toISOString(),
+        resource: { id: subId },
+      }),
+    });
     expect(unsigned.status).toBe(400);
     expect(await state(subId)).toEqual({ status: 'pending', tier: 'free' });
   });
@@ -68,14 +90,22 @@ describe(`PayPal webhooks (${backendName})`, () => {
   it('does not regress on out-of-order events (an older event arriving late is ignored)', async () => {
     const { subId } = await pending('order@example.com');
     const t0 = Date.now();
-    await h.provider.sendEvent(subId, 'BILLING.SUBSCRIPTION.ACTIVATED', { createTime: new Date(t0 - 60_000).toISOString() });
-    const failed = await h.provider.sendEvent(subId, 'BILLING.SUBSCRIPTION.PAYMENT.FAILED', { createTime: new Date(t0).toISOString() });
+    await h.provider.sendEvent(subId, 'BILLING.SUBSCRIPTION.ACTIVATED', {
+      createTime: new Date(t0 - 60_000).toISOString(),
+    });
+    const failed = await h.provider.sendEvent(subId, 'BILLING.SUBSCRIPTION.PAYMENT.FAILED', {
+      createTime: new Date(t0).toISOString(),
+    });
     expect(failed.body.outcome).toBe('applied');
     expect(await state(subId)).toEqual({ status: 'payment_failed', tier: 'developer' }); // tier kept while PayPal retries
-    const late = await h.provider.sendEvent(subId, 'BILLING.SUBSCRIPTION.SUSPENDED', { createTime: new Date(t0 - 30_000).toISOString() });
+    const late = await h.provider.sendEvent(subId, 'BILLING.SUBSCRIPTION.SUSPENDED', {
+      createTime: new Date(t0 - 30_000).toISOString(),
+    });
     expect(late.body.outcome).toBe('out_of_order');
     expect(await state(subId)).toEqual({ status: 'payment_failed', tier: 'developer' });
-    await h.provider.sendEvent(subId, 'BILLING.SUBSCRIPTION.SUSPENDED', { createTime: new Date(t0 + 1000).toISOString() });
+    await h.provider.sendEvent(subId, 'BILLING.SUBSCRIPTION.SUSPENDED', {
+      createTime: new Date(t0 + 1000).toISOString(),
+    });
     expect(await state(subId)).toEqual({ status: 'suspended', tier: 'free' });
   });
 
@@ -102,14 +132,18 @@ describe(`PayPal webhooks (${backendName})`, () => {
       const rogue = createRootCa('Rogue Root CA');
       const inter = rogue.issue({ cn: 'Rogue Intermediate CA', ca: true });
       const leaf = inter.issue({ cn: PAYPAL_NAME, dns: [PAYPAL_NAME] });
-      const { subId, r, stored } = await deliverWith('rogue@example.com', leaf.cert + inter.cert + rogue.cert, leaf.key);
+      const { subId, r, stored } = await deliverWith(
+        'rogue@example.com',
+        leaf.cert + inter.cert + rogue.cert,
+        leaf.key,
+      );
       expect([r.status, r.body.error], JSON.stringify(r.body)).toEqual([400, 'invalid_signature']);
       expect(r.body.message).toMatch(/does not chain to a trusted root/);
       expect(await state(subId)).toEqual({ status: 'pending', tier: 'free' });
       expect(stored).toBe(0);
     });
 
-    it('refuses a leaf from the trusted CA that does not name PayPal\'s message-verification host (400)', async () => {
+    it("refuses a leaf from the trusted CA that does not name PayPal's message-verification host (400)", async () => {
       const inter = h.provider.ca.issue({ cn: 'Dev Intermediate B', ca: true });
       for (const [i, name] of ['webhooks.example.com', `${PAYPAL_NAME}.evil.test`].entries()) {
         const leaf = inter.issue({ cn: name, dns: [name] });
@@ -122,7 +156,12 @@ describe(`PayPal webhooks (${backendName})`, () => {
     });
 
     it('refuses a chain whose intermediate has expired, though the leaf is current (400)', async () => {
-      const inter = h.provider.ca.issue({ cn: 'Expired Intermediate', ca: true, notBefore: new Date(Date.now() - 400 * 86_400_000), notAfter: new Date(Date.now() - 30 * 86_400_000) });
+      const inter = h.provider.ca.issue({
+        cn: 'Expired Intermediate',
+        ca: true,
+        notBefore: new Date(Date.now() - 400 * 86_400_000),
+        notAfter: new Date(Date.now() - 30 * 86_400_000),
+      });
       const leaf = inter.issue({ cn: PAYPAL_NAME, dns: [PAYPAL_NAME] });
       const { subId, r, stored } = await deliverWith('expired@example.com', leaf.cert + inter.cert, leaf.key);
       expect([r.status, r.body.error], JSON.stringify(r.body)).toEqual([400, 'invalid_signature']);
@@ -145,7 +184,9 @@ describe(`PayPal webhooks (${backendName})`, () => {
   describe('a newer subscription supersedes the active one, which is cancelled at PayPal', () => {
     /** Requests `tier` for the signed-in user and approves it at the dev provider (ACTIVATED webhook); returns the subscription id. */
     async function subscribe(u: Browserish, email: string, tier: string) {
-      const r = await u.request('/workspace/subscription', { form: { _csrf: await u.csrfOf('/workspace/subscription'), tier } });
+      const r = await u.request('/workspace/subscription', {
+        form: { _csrf: await u.csrfOf('/workspace/subscription'), tier },
+      });
       expect(r.status, r.text).toBe(303);
       const { workspaceId } = await h.app.db.prisma.account.findUniqueOrThrow({ where: { email } });
       return h.app.db.prisma.subscriptionRequest.findFirstOrThrow({ where: { workspaceId }, orderBy: { id: 'desc' } });
@@ -154,11 +195,16 @@ describe(`PayPal webhooks (${backendName})`, () => {
       const page = await (await fetch(approvalUrl)).text();
       expect(page).toContain('webhook answered 200');
     }
-    const cancellation = (providerId: string) => h.app.db.prisma.providerCancellation.findFirst({ where: { providerId } });
+    const cancellation = (providerId: string) =>
+      h.app.db.prisma.providerCancellation.findFirst({ where: { providerId } });
     /** Makes a waiting retry due now (the time a backoff takes, skipped). */
-    const makeDue = (providerId: string) => h.app.db.prisma.providerCancellation.updateMany({ where: { providerId, status: 'pending' }, data: { nextAttemptAt: new Date() } });
+    const makeDue = (providerId: string) =>
+      h.app.db.prisma.providerCancellation.updateMany({
+        where: { providerId, status: 'pending' },
+        data: { nextAttemptAt: new Date() },
+      });
 
-    it('two consecutive upgrades: the first subscription is cancelled at the provider, the tier is the second one\'s', async () => {
+    it("two consecutive upgrades: the first subscription is cancelled at the provider, the tier is the second one's", async () => {
       const email = 'upgrade@example.com';
       const u = h.client();
       await u.signUp(email);
@@ -168,12 +214,17 @@ describe(`PayPal webhooks (${backendName})`, () => {
       const second = await subscribe(u, email, 'startup');
       await approve(second.approvalUrl);
 
-      const done = await until(() => cancellation(first.providerId), (c) => c?.status === 'cancelled');
+      const done = await until(
+        () => cancellation(first.providerId),
+        (c) => c?.status === 'cancelled',
+      );
       expect(done, JSON.stringify(done)).toMatchObject({ status: 'cancelled', attempts: 1, lastError: null });
       await h.provider.idle(); // the CANCELLED webhook PayPal sends after the cancel has been answered
       expect(h.provider.subscriptions.get(first.providerId)?.status).toBe('CANCELLED');
       expect(h.provider.subscriptions.get(second.providerId)?.status).toBe('ACTIVE');
-      expect(h.provider.cancelCalls.filter((c) => c.id === first.providerId)).toEqual([{ id: first.providerId, reason: `Replaced by order ${second.orderCode} (startup tier)`, status: 204 }]);
+      expect(h.provider.cancelCalls.filter((c) => c.id === first.providerId)).toEqual([
+        { id: first.providerId, reason: `Replaced by order ${second.orderCode} (startup tier)`, status: 204 },
+      ]);
       expect(h.provider.cancelCalls.some((c) => c.id === second.providerId)).toBe(false);
       // The CANCELLED event of the superseded subscription was applied, and left the tier alone.
       expect(await state(first.providerId)).toEqual({ status: 'cancelled', tier: 'startup' });
@@ -192,20 +243,29 @@ describe(`PayPal webhooks (${backendName})`, () => {
         await approve(second.approvalUrl); // acknowledged 200 although the cancel call cannot succeed
         expect(await state(second.providerId)).toEqual({ status: 'active', tier: 'startup' });
         expect(await state(first.providerId)).toEqual({ status: 'superseded', tier: 'startup' });
-        const failed = await until(() => cancellation(first.providerId), (c) => (c?.attempts ?? 0) >= 1);
+        const failed = await until(
+          () => cancellation(first.providerId),
+          (c) => (c?.attempts ?? 0) >= 1,
+        );
         expect(failed, JSON.stringify(failed)).toMatchObject({ status: 'pending', attempts: 1 });
         expect(failed!.lastError).toContain('503');
         expect(failed!.nextAttemptAt.getTime()).toBeGreaterThan(Date.now()); // waits its backoff
         // Later, still down: the server's own retry round tries again and keeps it.
         await makeDue(first.providerId);
-        const again = await until(() => cancellation(first.providerId), (c) => (c?.attempts ?? 0) >= 2);
+        const again = await until(
+          () => cancellation(first.providerId),
+          (c) => (c?.attempts ?? 0) >= 2,
+        );
         expect(again, JSON.stringify(again)).toMatchObject({ status: 'pending', attempts: 2 });
         expect(h.provider.subscriptions.get(first.providerId)?.status).toBe('ACTIVE');
       } finally {
         h.provider.setOutage(false);
       }
       await makeDue(first.providerId);
-      const done = await until(() => cancellation(first.providerId), (c) => c?.status === 'cancelled');
+      const done = await until(
+        () => cancellation(first.providerId),
+        (c) => c?.status === 'cancelled',
+      );
       expect(done, JSON.stringify(done)).toMatchObject({ status: 'cancelled', attempts: 3, lastError: null });
       await h.provider.idle();
       expect(h.provider.subscriptions.get(first.providerId)?.status).toBe('CANCELLED');
@@ -223,7 +283,10 @@ describe(`PayPal webhooks (${backendName})`, () => {
       h.provider.subscriptions.get(first.providerId)!.status = 'EXPIRED'; // its EXPIRED webhook has not reached us yet
       const second = await subscribe(u, email, 'startup');
       await approve(second.approvalUrl);
-      const done = await until(() => cancellation(first.providerId), (c) => c?.status !== 'pending' && c !== null);
+      const done = await until(
+        () => cancellation(first.providerId),
+        (c) => c?.status !== 'pending' && c !== null,
+      );
       expect(done, JSON.stringify(done)).toMatchObject({ status: 'inactive', attempts: 1, lastError: null });
       expect(h.provider.cancelCalls.filter((c) => c.id === first.providerId).map((c) => c.status)).toEqual([422]);
       expect(await state(second.providerId)).toEqual({ status: 'active', tier: 'startup' });
@@ -235,13 +298,22 @@ describe(`PayPal webhooks (${backendName})`, () => {
     const page = await u.request('/workspace/subscription');
     expect(page.text).toContain('MailOutbox');
     expect(page.text).toContain('risk-api mail held');
-    const held = await h.app.db.prisma.mailOutbox.findMany({ where: { to: 'nosmtp@example.com' }, orderBy: { id: 'asc' } });
+    const held = await h.app.db.prisma.mailOutbox.findMany({
+      where: { to: 'nosmtp@example.com' },
+      orderBy: { id: 'asc' },
+    });
     expect(held.map((m) => m.status)).toEqual(['held', 'held']); // the confirmation link, then the approval link
     // The log names each held message but never prints its text: the links in it sign someone in or approve a payment.
-    const logged = h.logs.map((l) => JSON.parse(l)).filter((l) => /^mail held/.test(l.msg) && l.to === 'nosmtp@example.com');
-    expect(logged.map((l) => ({ mailId: l.mailId, subject: l.subject, length: l.length }))).toEqual(held.map((m) => ({ mailId: m.id, subject: m.subject, length: m.text.length })));
+    const logged = h.logs
+      .map((l) => JSON.parse(l))
+      .filter((l) => /^mail held/.test(l.msg) && l.to === 'nosmtp@example.com');
+    expect(logged.map((l) => ({ mailId: l.mailId, subject: l.subject, length: l.length }))).toEqual(
+      held.map((m) => ({ mailId: m.id, subject: m.subject, length: m.text.length })),
+    );
     expect(h.logs.filter((l) => l.includes('checkoutnow') || l.includes('/workspace/confirm?token='))).toEqual([]);
-    const resend = await u.request('/workspace/subscription/resend', { form: { _csrf: await u.csrfOf('/workspace/subscription') } });
+    const resend = await u.request('/workspace/subscription/resend', {
+      form: { _csrf: await u.csrfOf('/workspace/subscription') },
+    });
     expect(resend.status, resend.text).toBe(429); // the approval e-mail went out moments ago
     expect(await h.app.db.prisma.mailOutbox.count({ where: { to: 'nosmtp@example.com' } })).toBe(2);
   });

@@ -33,14 +33,20 @@ function openToOthers(dir: string): string[] {
 
 function allFiles(dir: string): string[] {
   return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name));
+    .filter((e) => e.isFile())
+    .map((e) => path.join(e.parentPath, e.name));
 }
 
 describe(`DATA_DIR is private to the service's user (${backendName})`, () => {
   let env: TestEnv;
   let dataDir: string;
   const cli = async (...args: string[]) =>
-    (await run(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', ...env.env }, timeout: 90_000 })).stdout;
+    (
+      await run(process.execPath, [BIN, ...args], {
+        env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', ...env.env },
+        timeout: 240_000, // a first use creates the embedded database: minutes on a busy 2-core machine
+      })
+    ).stdout;
 
   beforeAll(async () => {
     env = await freshEnvironment();
@@ -54,15 +60,20 @@ describe(`DATA_DIR is private to the service's user (${backendName})`, () => {
     await cli('keys', 'create', '--workspace', 'perm-ws', '--name', 'first', '--json');
     expect(statSync(dataDir).mode & 0o777).toBe(0o700);
     expect(openToOthers(dataDir)).toEqual([]);
-  }, 90_000);
+  }, 240_000);
 
   describe('after a server start, writes and a publish', () => {
     let server: ServerProcess;
     beforeAll(async () => {
       server = await startServerProcess(env.env);
-      const { secret } = JSON.parse(await cli('keys', 'create', '--workspace', 'perm-ws', '--name', 'second', '--json'));
+      const { secret } = JSON.parse(
+        await cli('keys', 'create', '--workspace', 'perm-ws', '--name', 'second', '--json'),
+      );
       for (const ip of ['192.0.2.1', '192.0.2.2', '198.51.100.7']) {
-        expect((await post(server.url, '/risk_api/rate/', { ip, rating: -1, note: 'private' }, { 'x-api-key': secret })).status).toBe(201);
+        expect(
+          (await post(server.url, '/risk_api/rate/', { ip, rating: -1, note: 'private' }, { 'x-api-key': secret }))
+            .status,
+        ).toBe(201);
       }
       await cli('publish', '--json');
     }, 180_000);
@@ -80,7 +91,15 @@ describe(`DATA_DIR is private to the service's user (${backendName})`, () => {
     // Root can become another user; without root the modes above are the whole check.
     it.skipIf(!isRoot)('another local user can neither list, read nor write any of it', () => {
       const files = allFiles(dataDir);
-      const probe = spawnSync('runuser', ['-u', 'nobody', '--', 'sh', '-c', `
+      const probe = spawnSync(
+        'runuser',
+        [
+          '-u',
+          'nobody',
+          '--',
+          'sh',
+          '-c',
+          `
         dir="$1"; shift
         ls -- "$dir" >/dev/null 2>&1 && echo "listed $dir"
         touch -- "$dir/planted" 2>/dev/null && echo "created $dir/planted"
@@ -88,7 +107,13 @@ describe(`DATA_DIR is private to the service's user (${backendName})`, () => {
           cat -- "$f" >/dev/null 2>&1 && echo "read $f"
           [ -w "$f" ] && echo "writable $f"
         done
-        exit 0`, 'probe', dataDir, ...files], { encoding: 'utf8' });
+        exit 0`,
+          'probe',
+          dataDir,
+          ...files,
+        ],
+        { encoding: 'utf8' },
+      );
       expect(probe.status, probe.stderr).toBe(0);
       expect(probe.stdout.split('\n').filter(Boolean)).toEqual([]);
       // The probe itself works: the same user can read a file that is open to it.
@@ -116,7 +141,9 @@ describe(`an existing DATA_DIR open to other users (${backendName})`, () => {
       symlinkSync(outside, path.join(dataDir, 'link-out'));
 
       const logs: string[] = [];
-      const app = await createApp(loadConfig({ ...env.env, DATA_DIR: dataDir }), { log: createLogger('warn', (l) => logs.push(l)) });
+      const app = await createApp(loadConfig({ ...env.env, DATA_DIR: dataDir }), {
+        log: createLogger('warn', (l) => logs.push(l)),
+      });
       await app.close();
 
       expect(openToOthers(dataDir)).toEqual([]);

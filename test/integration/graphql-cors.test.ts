@@ -15,17 +15,27 @@ type Answer = { status: number; headers: Headers; text: string };
 async function preflight(s: TestServer, origin: string): Promise<Answer> {
   const res = await fetch(`${s.url}/graphql`, {
     method: 'OPTIONS',
-    headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, x-api-key' },
+    headers: {
+      origin,
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'content-type, x-api-key',
+    },
   });
   return { status: res.status, headers: res.headers, text: await res.text() };
 }
 async function post(s: TestServer, origin: string, key: string, body = QUERY): Promise<Answer> {
-  const res = await fetch(`${s.url}/graphql`, { method: 'POST', headers: { origin, 'content-type': 'application/json', 'x-api-key': key }, body });
+  const res = await fetch(`${s.url}/graphql`, {
+    method: 'POST',
+    headers: { origin, 'content-type': 'application/json', 'x-api-key': key },
+    body,
+  });
   return { status: res.status, headers: res.headers, text: await res.text() };
 }
 /** A "simple" cross-origin request (no preflight): GET with the query in the URL. */
 async function simpleGet(s: TestServer, origin: string): Promise<Answer> {
-  const res = await fetch(`${s.url}/graphql?query=${encodeURIComponent('{ __typename }')}`, { headers: { origin, accept: 'application/json' } });
+  const res = await fetch(`${s.url}/graphql?query=${encodeURIComponent('{ __typename }')}`, {
+    headers: { origin, accept: 'application/json' },
+  });
   return { status: res.status, headers: res.headers, text: await res.text() };
 }
 const cors = (a: Answer) => Object.fromEntries([...a.headers].filter(([k]) => k.startsWith('access-control-')));
@@ -64,7 +74,7 @@ describe(`CORS on /graphql with CORS_ORIGINS (${backendName})`, () => {
   });
   afterAll(() => s?.close());
 
-  it('answers a listed origin\'s preflight with that origin alone, the methods and headers the API takes, and no credentials', async () => {
+  it("answers a listed origin's preflight with that origin alone, the methods and headers the API takes, and no credentials", async () => {
     const p = await preflight(s, APP);
     expect(p.status).toBe(204);
     expect(cors(p)).toEqual({
@@ -74,11 +84,19 @@ describe(`CORS on /graphql with CORS_ORIGINS (${backendName})`, () => {
       'access-control-max-age': '600',
     });
     expect(p.headers.get('vary')).toMatch(/origin/i);
-    expect(cors(await preflight(s, 'http://localhost:3000'))['access-control-allow-origin']).toBe('http://localhost:3000');
+    expect(cors(await preflight(s, 'http://localhost:3000'))['access-control-allow-origin']).toBe(
+      'http://localhost:3000',
+    );
   });
 
   it('gives an unlisted origin, "null" and a look-alike no grant at all', async () => {
-    for (const origin of [EVIL, 'null', `${APP}.evil.example`, 'http://app.example.com', 'https://app.example.com:8443']) {
+    for (const origin of [
+      EVIL,
+      'null',
+      `${APP}.evil.example`,
+      'http://app.example.com',
+      'https://app.example.com:8443',
+    ]) {
       expect(cors(await preflight(s, origin)), origin).toEqual({});
       const r = await post(s, origin, key);
       expect(cors(r), origin).toEqual({});
@@ -86,15 +104,25 @@ describe(`CORS on /graphql with CORS_ORIGINS (${backendName})`, () => {
     }
   });
 
-  it('grants a listed origin\'s request its answer (with Retry-After and X-Request-Id readable), never with credentials', async () => {
+  it("grants a listed origin's request its answer (with Retry-After and X-Request-Id readable), never with credentials", async () => {
     const r = await post(s, APP, key);
     expect(r.status, r.text).toBe(200);
-    expect(cors(r)).toEqual({ 'access-control-allow-origin': APP, 'access-control-expose-headers': 'retry-after, x-request-id' });
-    expect(cors(await simpleGet(s, APP))).toEqual({ 'access-control-allow-origin': APP, 'access-control-expose-headers': 'retry-after, x-request-id' });
+    expect(cors(r)).toEqual({
+      'access-control-allow-origin': APP,
+      'access-control-expose-headers': 'retry-after, x-request-id',
+    });
+    expect(cors(await simpleGet(s, APP))).toEqual({
+      'access-control-allow-origin': APP,
+      'access-control-expose-headers': 'retry-after, x-request-id',
+    });
   });
 
   it('grants the listed origin its refusals too (a 415 and a 413 written before GraphQL runs)', async () => {
-    const wrongType = await fetch(`${s.url}/graphql`, { method: 'POST', headers: { origin: APP, 'content-type': 'text/plain' }, body: QUERY });
+    const wrongType = await fetch(`${s.url}/graphql`, {
+      method: 'POST',
+      headers: { origin: APP, 'content-type': 'text/plain' },
+      body: QUERY,
+    });
     expect(wrongType.status).toBe(415);
     expect(wrongType.headers.get('access-control-allow-origin')).toBe(APP);
     const tooLarge = await post(s, APP, key, JSON.stringify({ query: `{ __typename } #${'x'.repeat(70_000)}` }));

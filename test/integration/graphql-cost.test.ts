@@ -21,10 +21,17 @@ describe(`GraphQL cost of lists, ids and variables (${backendName})`, () => {
     key = (await s.createKey('cost', { name: 'second' })).secret;
     const written = [];
     for (let i = 0; i < 3; i++) {
-      written.push(await writeReport(client, {
-        kind: 'email', key: `user${i}@example.com`, outcomeCode: 'spam',
-        relatedSubjects: [{ kind: 'ipaddress', key: `198.51.100.${i + 1}` }, { kind: 'domain', key: `d${i}.example` }],
-      }));
+      written.push(
+        await writeReport(client, {
+          kind: 'email',
+          key: `user${i}@example.com`,
+          outcomeCode: 'spam',
+          relatedSubjects: [
+            { kind: 'ipaddress', key: `198.51.100.${i + 1}` },
+            { kind: 'domain', key: `d${i}.example` },
+          ],
+        }),
+      );
     }
     reportIds = written.map((r) => r.id);
   });
@@ -32,7 +39,8 @@ describe(`GraphQL cost of lists, ids and variables (${backendName})`, () => {
 
   async function gql(query: string, variables?: Record<string, unknown>) {
     const res = await fetch(`${s.url}/graphql`, {
-      method: 'POST', signal: AbortSignal.timeout(15_000),
+      method: 'POST',
+      signal: AbortSignal.timeout(15_000),
       headers: { 'content-type': 'application/json', accept: 'application/json', 'x-api-key': key },
       body: JSON.stringify({ query, variables }),
     });
@@ -74,7 +82,9 @@ describe(`GraphQL cost of lists, ids and variables (${backendName})`, () => {
     expect(await cost('{ reports(first: 10) { nodes { relatedSubjects { role } } } }')).toBe(521);
     // ... or as many as `limit` takes: 1 + 10 × (1 + 1 + 3).
     expect(await cost('{ reports(first: 10) { nodes { relatedSubjects(limit: 3) { role } } } }')).toBe(51);
-    expect(await cost('query($l: Int) { reports(first: 10) { nodes { relatedSubjects(limit: $l) { role } } } }', { l: 3 })).toBe(51);
+    expect(
+      await cost('query($l: Int) { reports(first: 10) { nodes { relatedSubjects(limit: $l) { role } } } }', { l: 3 }),
+    ).toBe(51);
     // subject 1 + relatedSubjects (1 + 50 × roles 1): a subject lists up to 50 related subjects.
     expect(await cost('{ subject(kind: email, key: "user0@example.com") { relatedSubjects { roles } } }')).toBe(52);
     // topSubjects without `limit` returns its default of 10: 1 + 10 × reports 1.
@@ -84,7 +94,9 @@ describe(`GraphQL cost of lists, ids and variables (${backendName})`, () => {
     // The limit is a real one: the answer holds at most that many, and a limit out of range is refused.
     const limited = await gql('{ reports(first: 1) { nodes { relatedSubjects(limit: 1) { role } } } }');
     expect(limited.json.data.reports.nodes[0].relatedSubjects, limited.show).toHaveLength(1);
-    const tooMany = await gql('{ subject(kind: email, key: "user0@example.com") { relatedSubjects(limit: 51) { roles } } }');
+    const tooMany = await gql(
+      '{ subject(kind: email, key: "user0@example.com") { relatedSubjects(limit: 51) { roles } } }',
+    );
     expect(tooMany.json.errors?.[0]?.extensions, tooMany.show).toMatchObject({ code: 'invalid_request' });
   });
 
@@ -95,25 +107,48 @@ describe(`GraphQL cost of lists, ids and variables (${backendName})`, () => {
     expect(await cost('query($n: Int) { reports(first: $n) { nodes { databaseId } } }', { n: 100 })).toBe(201);
     // A sent null is null (the default page of 20), not the variable's default.
     expect(await cost('query($n: Int = 50) { reports(first: $n) { nodes { databaseId } } }', { n: null })).toBe(41);
-    expect(await refusal('query($n: Int = 500) { reports(first: $n) { nodes { databaseId } } }')).toMatchObject({ code: 'query_too_complex', limit: 'maxPageSize', actual: 500 });
-    expect(await refusal('query($n: Int = 500) { topSubjects(limit: $n) { reports } }')).toMatchObject({ code: 'query_too_complex', limit: 'maxPageSize', actual: 500 });
+    expect(await refusal('query($n: Int = 500) { reports(first: $n) { nodes { databaseId } } }')).toMatchObject({
+      code: 'query_too_complex',
+      limit: 'maxPageSize',
+      actual: 500,
+    });
+    expect(await refusal('query($n: Int = 500) { topSubjects(limit: $n) { reports } }')).toMatchObject({
+      code: 'query_too_complex',
+      limit: 'maxPageSize',
+      actual: 500,
+    });
   });
 
   it('keeps a cost per document only for the values it was estimated with', async () => {
-    const doc = 'query Same($ids: [ID!]!, $l: Int) { nodes(ids: $ids) { ... on Report { relatedSubjects(limit: $l) { role } } } }';
+    const doc =
+      'query Same($ids: [ID!]!, $l: Int) { nodes(ids: $ids) { ... on Report { relatedSubjects(limit: $l) { role } } } }';
     // nodes 1 + n × relatedSubjects (1 + l × role 1)
-    const sequence: Array<[number, number | undefined, number]> = [[2, 1, 5], [50, 1, 101], [2, 1, 5], [2, 10, 23], [2, undefined, 103], [50, 1, 101]];
+    const sequence: Array<[number, number | undefined, number]> = [
+      [2, 1, 5],
+      [50, 1, 101],
+      [2, 1, 5],
+      [2, 10, 23],
+      [2, undefined, 103],
+      [50, 1, 101],
+    ];
     for (const [n, l, expected] of sequence) {
-      expect(await cost(doc, { ids: ids(n), ...(l === undefined ? {} : { l }) }), `${n} ids, limit ${l}`).toBe(expected);
+      expect(await cost(doc, { ids: ids(n), ...(l === undefined ? {} : { l }) }), `${n} ids, limit ${l}`).toBe(
+        expected,
+      );
     }
     expect(await refusal(doc, { ids: ids(101), l: 1 })).toMatchObject({ limit: 'maxNodeIds' });
   });
 
-  it('weighs long texts by their longest value, so the budget bounds the answer\'s size', async () => {
+  it("weighs long texts by their longest value, so the budget bounds the answer's size", async () => {
     // reports 1 + 100 × (nodes 1 + details 100): details hold up to 10,000 characters, 100 per point.
     expect(await cost('{ reports(first: 100) { nodes { details } } }')).toBe(10_101);
     // Ten such pages could answer 10 million characters: over the budget.
     const tenPages = `{ ${Array.from({ length: 10 }, (_, i) => `p${i}: reports(first: 100) { nodes { details } }`).join(' ')} }`;
-    expect(await refusal(tenPages)).toMatchObject({ code: 'query_too_complex', limit: 'maxCost', actual: 101_010, maximum: 100_000 });
+    expect(await refusal(tenPages)).toMatchObject({
+      code: 'query_too_complex',
+      limit: 'maxCost',
+      actual: 101_010,
+      maximum: 100_000,
+    });
   });
 });

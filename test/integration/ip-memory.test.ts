@@ -38,7 +38,11 @@ describe(`the workspace's memory in score (${backendName})`, () => {
     expect(r.status, JSON.stringify(r.body)).toBe(201);
   };
   const report = async (body: object, headers: Record<string, string> = auth) => {
-    const r = await s.post('/risk_api/report/', { title: 'Card testing', outcome_code: 'fraud_watch', ...body }, headers);
+    const r = await s.post(
+      '/risk_api/report/',
+      { title: 'Card testing', outcome_code: 'fraud_watch', ...body },
+      headers,
+    );
     expect(r.status, JSON.stringify(r.body)).toBe(201);
   };
 
@@ -50,22 +54,53 @@ describe(`the workspace's memory in score (${backendName})`, () => {
     await rate(ip, 1, 'a regular customer');
     await rate(ip, -1, 'again');
     expect(await memoryOf(ip)).toEqual({
-      ratings: { good: 1, neutral: 1, bad: 2 }, reports: 0, last_rating: { rating: -1, note: 'again', created_at: expect.any(String) },
+      ratings: { good: 1, neutral: 1, bad: 2 },
+      reports: 0,
+      last_rating: { rating: -1, note: 'again', created_at: expect.any(String) },
     });
     await report({ kind: 'ipaddress', key: ip });
-    await report({ kind: 'domain', key: 'mule.example', related_subjects: [{ kind: 'ipaddress', key: ip, role: 'source_ip' }] });
+    await report({
+      kind: 'domain',
+      key: 'mule.example',
+      related_subjects: [{ kind: 'ipaddress', key: ip, role: 'source_ip' }],
+    });
     // named by one report in two roles: one report
-    await report({ kind: 'url', key: 'https://mule.example/pay', related_subjects: [{ kind: 'ipaddress', key: ip, role: 'source_ip' }, { kind: 'ipaddress', key: ip, role: 'hosting' }] });
-    await report({ kind: 'domain', key: 'elsewhere.example', related_subjects: [{ kind: 'ipaddress', key: '203.0.113.41', role: 'source_ip' }] });
-    expect(await memoryOf(ip)).toMatchObject({ ratings: { good: 1, neutral: 1, bad: 2 }, reports: 3, last_rating: { rating: -1, note: 'again' } });
-    expect(await memoryOf('203.0.113.41')).toMatchObject({ ratings: { good: 0, neutral: 0, bad: 0 }, reports: 1, last_rating: null });
+    await report({
+      kind: 'url',
+      key: 'https://mule.example/pay',
+      related_subjects: [
+        { kind: 'ipaddress', key: ip, role: 'source_ip' },
+        { kind: 'ipaddress', key: ip, role: 'hosting' },
+      ],
+    });
+    await report({
+      kind: 'domain',
+      key: 'elsewhere.example',
+      related_subjects: [{ kind: 'ipaddress', key: '203.0.113.41', role: 'source_ip' }],
+    });
+    expect(await memoryOf(ip)).toMatchObject({
+      ratings: { good: 1, neutral: 1, bad: 2 },
+      reports: 3,
+      last_rating: { rating: -1, note: 'again' },
+    });
+    expect(await memoryOf('203.0.113.41')).toMatchObject({
+      ratings: { good: 0, neutral: 0, bad: 0 },
+      reports: 1,
+      last_rating: null,
+    });
 
     // another workspace's writes about the same IP are its own
     await rate(ip, 1, 'not yours', other);
-    expect(await memoryOf(ip, other)).toMatchObject({ ratings: { good: 1, neutral: 0, bad: 0 }, reports: 0, last_rating: { note: 'not yours' } });
+    expect(await memoryOf(ip, other)).toMatchObject({
+      ratings: { good: 1, neutral: 0, bad: 0 },
+      reports: 0,
+      last_rating: { note: 'not yours' },
+    });
     expect(await memoryOf(ip)).toMatchObject({ ratings: { good: 1, neutral: 1, bad: 2 }, reports: 3 });
 
-    const ids = (await s.app.db.prisma.subject.findMany({ where: { key: { startsWith: '203.0.113.4' } }, select: { id: true } })).map((x) => x.id);
+    const ids = (
+      await s.app.db.prisma.subject.findMany({ where: { key: { startsWith: '203.0.113.4' } }, select: { id: true } })
+    ).map((x) => x.id);
     expect(ids).toHaveLength(3);
     expect(await maintainedMemory(s.app.db.prisma, ids)).toEqual(await recountMemory(s.app.db.prisma, ids));
     // a process that reads the table from scratch holds what the writing process holds
@@ -84,16 +119,35 @@ describe(`the workspace's memory in score (${backendName})`, () => {
     };
     for (let i = 0; i < 3; i++) {
       await once('/risk_api/rate/', { ip, rating: -1, note: 'keyed' }, 'memory-rate-1');
-      await once('/risk_api/report/', { kind: 'domain', key: 'keyed.example', title: 't', outcome_code: 'spam', related_subjects: [{ kind: 'ipaddress', key: ip, role: 'source_ip' }] }, 'memory-report-1');
+      await once(
+        '/risk_api/report/',
+        {
+          kind: 'domain',
+          key: 'keyed.example',
+          title: 't',
+          outcome_code: 'spam',
+          related_subjects: [{ kind: 'ipaddress', key: ip, role: 'source_ip' }],
+        },
+        'memory-report-1',
+      );
     }
-    expect(await memoryOf(ip)).toMatchObject({ ratings: { good: 0, neutral: 0, bad: 1 }, reports: 1, last_rating: { note: 'keyed' } });
+    expect(await memoryOf(ip)).toMatchObject({
+      ratings: { good: 0, neutral: 0, bad: 1 },
+      reports: 1,
+      last_rating: { note: 'keyed' },
+    });
   });
 
   it('answers score on IPs the workspace wrote about without a database statement', async () => {
     const ips = Array.from({ length: 40 }, (_, i) => `198.51.100.${i + 1}`);
     for (const [i, ip] of ips.entries()) {
       if (i % 2) await rate(ip, -1, `note ${i}`);
-      else await report({ kind: 'domain', key: `d${i}.example`, related_subjects: [{ kind: 'ipaddress', key: ip, role: 'source_ip' }] });
+      else
+        await report({
+          kind: 'domain',
+          key: `d${i}.example`,
+          related_subjects: [{ kind: 'ipaddress', key: ip, role: 'source_ip' }],
+        });
     }
     await memoryOf('192.0.2.1'); // the key is verified (and cached) by a first call
     let answers: Array<{ reports: number; ratings: { bad: number } }> = [];
@@ -101,7 +155,10 @@ describe(`the workspace's memory in score (${backendName})`, () => {
       answers = await Promise.all([...ips, '192.0.2.2'].map((ip) => memoryOf(ip)));
     });
     expect(statements, 'statements sent while answering score').toEqual([]);
-    expect(answers.map((m) => m.reports + m.ratings.bad), 'each IP: one rating or one report').toEqual([...ips.map(() => 1), 0]);
+    expect(
+      answers.map((m) => m.reports + m.ratings.bad),
+      'each IP: one rating or one report',
+    ).toEqual([...ips.map(() => 1), 0]);
     // the counter does see what a request sends: a write's statement is counted
     expect(await counter.record(() => rate(ips[0]!, 1))).not.toEqual([]);
   });

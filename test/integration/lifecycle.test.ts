@@ -10,20 +10,38 @@ describe(`lifecycle (${backendName})`, () => {
     const { secret } = await s.createKey('life-ws');
     const url = new URL(`${s.url}/risk_api/rate/`);
     const body = JSON.stringify({ ip: '192.0.2.10', rating: 1 });
-    // Send headers now and the body only after shutdown has begun.
+    // Send headers now and the body only after shutdown has begun. Each step waits for the server to have done the
+    // one before (no sleep: on a busy machine a fixed pause let the shutdown start before the headers had arrived).
+    const received = new Promise<void>((resolve) => s.app.server.once('request', () => resolve()));
+    let req!: ReturnType<typeof request>;
     const inFlight = new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST',
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-api-key': secret } }, (res) => {
-        let text = '';
-        res.on('data', (c) => { text += c; });
-        res.on('end', () => resolve({ status: res.statusCode!, text }));
-      });
+      req = request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+            'x-api-key': secret,
+          },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (c) => {
+            text += c;
+          });
+          res.on('end', () => resolve({ status: res.statusCode!, text }));
+        },
+      );
       req.on('error', reject);
       req.flushHeaders();
-      setTimeout(() => req.end(body), 300);
     });
-    await new Promise((r) => setTimeout(r, 100));
+    await received;
     const closing = s.close();
+    while (s.app.server.listening) await new Promise((r) => setImmediate(r)); // the drain has stopped accepting
+    req.end(body);
     const done = await inFlight;
     expect(done.status, done.text).toBe(201);
     await closing;
@@ -31,13 +49,20 @@ describe(`lifecycle (${backendName})`, () => {
   });
 
   it('applies migrations once even when several processes start together', async () => {
-    const env = await freshEnvironment();
-    const dbs = await Promise.all([0, 1].map(() => openDatabase({ databaseUrl: env.env.DATABASE_URL, dataDir: env.dataDir, inMemory: !env.env.DATABASE_URL })));
+    const env = await freshEnvironment({}, { empty: true });
+    const dbs = await Promise.all(
+      [0, 1].map(() =>
+        openDatabase({ databaseUrl: env.env.DATABASE_URL, dataDir: env.dataDir, inMemory: !env.env.DATABASE_URL }),
+      ),
+    );
     try {
       const results = await Promise.all(dbs.map((db) => db.migrate()));
       if (env.env.DATABASE_URL) {
         // One shared database: exactly one process applied each migration.
-        expect(results.map((r) => r.applied.length).sort()).toEqual([0, results[0]!.applied.length + results[1]!.applied.length]);
+        expect(results.map((r) => r.applied.length).sort()).toEqual([
+          0,
+          results[0]!.applied.length + results[1]!.applied.length,
+        ]);
       }
       const again = await dbs[0]!.migrate();
       expect(again.applied).toEqual([]);

@@ -32,9 +32,11 @@ function run(command: string, args: string[], env: Record<string, string | undef
   });
 }
 
-const bridge = (args: string[], key: string | undefined) => run(process.execPath, [BIN, 'mcp', ...args], { RISK_API_KEY: key });
+const bridge = (args: string[], key: string | undefined) =>
+  run(process.execPath, [BIN, 'mcp', ...args], { RISK_API_KEY: key });
 /** stderr lines other than Node's own warnings. */
-const lines = (stderr: string) => stderr.split('\n').filter((l) => l && !l.includes('ExperimentalWarning') && !l.includes('--trace-warnings'));
+const lines = (stderr: string) =>
+  stderr.split('\n').filter((l) => l && !l.includes('ExperimentalWarning') && !l.includes('--trace-warnings'));
 
 async function closedPort(): Promise<number> {
   const srv = createServer();
@@ -46,12 +48,17 @@ async function closedPort(): Promise<number> {
 
 describe(`MCP stdio bridge and the Inspector CLI (${backendName})`, () => {
   let s: TestServer;
-  beforeAll(async () => { s = await startTestServer(); });
+  beforeAll(async () => {
+    s = await startTestServer();
+  });
   afterAll(() => s?.close());
 
   async function bridgedClient(key: string) {
     const transport = new StdioClientTransport({
-      command: process.execPath, args: [BIN, 'mcp', '--url', s.url], cwd: ROOT, stderr: 'pipe',
+      command: process.execPath,
+      args: [BIN, 'mcp', '--url', s.url],
+      cwd: ROOT,
+      stderr: 'pipe',
       env: { ...(process.env as Record<string, string>), RISK_API_KEY: key },
     });
     let stderr = '';
@@ -70,19 +77,28 @@ describe(`MCP stdio bridge and the Inspector CLI (${backendName})`, () => {
     expect((await call(client, 'rate_ip', { ip: '9.9.9.9', rating: 1, note: 'via stdio' })).body.ok).toBe(true);
     const bad = await call(client, 'rate_ip', { ip: '9.9.9.9', rating: 2 });
     expect(bad.result.isError).toBe(true);
-    expect(bad.body.details).toEqual([{ field: 'rating', message: 'must be an integer: 1 (good), 0 (neutral) or -1 (bad)' }]);
-    expect((await call(client, 'get_quota')).body.quotas).toMatchObject({ agent: { used_today: 1 }, api: { used_today: 0 } });
+    expect(bad.body.details).toEqual([
+      { field: 'rating', message: 'must be an integer: 1 (good), 0 (neutral) or -1 (bad)' },
+    ]);
+    expect((await call(client, 'get_quota')).body.quotas).toMatchObject({
+      agent: { used_today: 1 },
+      api: { used_today: 0 },
+    });
     // What went through the bridge is the same workspace memory the HTTP surface reads.
     const http = await mcpClient(s.url, secret);
-    expect((await call(http, 'explore_subject', { kind: 'ipaddress', key: '9.9.9.9' })).body.ratings.items).toMatchObject([{ rating: 1, note: 'via stdio' }]);
+    expect(
+      (await call(http, 'explore_subject', { kind: 'ipaddress', key: '9.9.9.9' })).body.ratings.items,
+    ).toMatchObject([{ rating: 1, note: 'via stdio' }]);
     await http.close();
     await client.close();
   });
 
   it('exits 1 with one clear line when the key is refused or the server cannot be reached, 2 without a key or --url', async () => {
-    const refused = await bridge(['--url', s.url], 'rk_AAAAAAAA_' + 'a'.repeat(40));
+    const refused = await bridge(['--url', s.url], `rk_AAAAAAAA_${'a'.repeat(40)}`);
     expect(refused.code).toBe(1);
-    expect(lines(refused.stderr)).toEqual([expect.stringMatching(/^error: the server refused RISK_API_KEY \(invalid_api_key: The API key is not valid/)]);
+    expect(lines(refused.stderr)).toEqual([
+      expect.stringMatching(/^error: the server refused RISK_API_KEY \(invalid_api_key: The API key is not valid/),
+    ]);
     expect(refused.stdout).toBe('');
     const port = await closedPort();
     const unreachable = await bridge(['--url', `http://127.0.0.1:${port}`], 'rk_whatever');
@@ -98,7 +114,9 @@ describe(`MCP stdio bridge and the Inspector CLI (${backendName})`, () => {
     const doomed = await s.createKey('mcp-stdio', { name: 'doomed', tier: 'developer' });
     const { client, stderr } = await bridgedClient(doomed.secret);
     let closed = false;
-    client.onclose = () => { closed = true; };
+    client.onclose = () => {
+      closed = true;
+    };
     expect((await call(client, 'get_quota')).body.ok).toBe(true);
     await s.app.db.prisma.apiKey.update({ where: { prefix: doomed.prefix }, data: { revokedAt: new Date() } });
     s.app.verifier.invalidate(doomed.prefix);
@@ -109,19 +127,65 @@ describe(`MCP stdio bridge and the Inspector CLI (${backendName})`, () => {
 
   it('serves the MCP Inspector CLI as a second client, over HTTP and through the bridge', async () => {
     const { secret } = await s.createKey('mcp-inspector', { tier: 'developer' });
-    const inspector = (args: string[]) => run(process.execPath, [path.join(INSPECTOR_DIR, 'index.js'), ...args], { RISK_API_KEY: secret }, INSPECTOR_DIR);
+    const inspector = (args: string[]) =>
+      run(process.execPath, [path.join(INSPECTOR_DIR, 'index.js'), ...args], { RISK_API_KEY: secret }, INSPECTOR_DIR);
     const http = [`${s.url}/mcp`, '--transport', 'http', '--header', `X-API-Key: ${secret}`];
     const listed = await inspector([...http, '--method', 'tools/list']);
     expect(listed.code, listed.stderr).toBe(0);
-    expect(JSON.parse(listed.stdout).tools.map((t: { name: string }) => t.name)).toEqual(
-      ['score_ip', 'score_ips', 'check_block', 'rate_ip', 'report_subject', 'report_subjects', 'get_dimensions', 'explore_subject', 'search_reports', 'get_quota']);
-    const scored = await inspector([...http, '--method', 'tools/call', '--tool-name', 'score_ip', '--tool-arg', 'ip=1.1.1.1']);
+    expect(JSON.parse(listed.stdout).tools.map((t: { name: string }) => t.name)).toEqual([
+      'score_ip',
+      'score_ips',
+      'check_block',
+      'rate_ip',
+      'report_subject',
+      'report_subjects',
+      'get_dimensions',
+      'explore_subject',
+      'search_reports',
+      'get_quota',
+      'get_blocklist',
+    ]);
+    const scored = await inspector([
+      ...http,
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'score_ip',
+      '--tool-arg',
+      'ip=1.1.1.1',
+    ]);
     expect(scored.code, scored.stderr).toBe(0);
-    expect(JSON.parse(scored.stdout).structuredContent).toMatchObject({ ok: true, query: { ip: '1.1.1.1' }, quota: { used_today: 1 } });
-    const rated = await inspector([...http, '--method', 'tools/call', '--tool-name', 'rate_ip', '--tool-arg', 'ip=1.1.1.1', 'rating=-1']);
+    expect(JSON.parse(scored.stdout).structuredContent).toMatchObject({
+      ok: true,
+      query: { ip: '1.1.1.1' },
+      quota: { used_today: 1 },
+    });
+    const rated = await inspector([
+      ...http,
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'rate_ip',
+      '--tool-arg',
+      'ip=1.1.1.1',
+      'rating=-1',
+    ]);
     expect(JSON.parse(rated.stdout).structuredContent).toMatchObject({ ok: true, report: { rating: -1 } });
-    const bridged = await inspector([process.execPath, BIN, 'mcp', '--url', s.url, '--method', 'tools/call', '--tool-name', 'get_quota']);
+    const bridged = await inspector([
+      process.execPath,
+      BIN,
+      'mcp',
+      '--url',
+      s.url,
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'get_quota',
+    ]);
     expect(bridged.code, bridged.stderr).toBe(0);
-    expect(JSON.parse(bridged.stdout).structuredContent.quotas.agent).toMatchObject({ used_today: 1, daily_limit: 500 });
+    expect(JSON.parse(bridged.stdout).structuredContent.quotas.agent).toMatchObject({
+      used_today: 1,
+      daily_limit: 500,
+    });
   });
 });

@@ -28,14 +28,20 @@ describe(`the subject memory migration's backfill (${backendName})`, () => {
 
   it('counts every subject written about before it, as the score read counted them', async () => {
     if (usingPostgres) {
-      env = await freshEnvironment();
+      env = await freshEnvironment({}, { empty: true }); // the earlier migrations run below, on an empty database
       runner = await postgresRunner(env.env.DATABASE_URL!);
     } else {
       pglite = new PGlite();
       runner = pgliteRunner(pglite);
     }
-    const names = readdirSync(MIGRATIONS_DIR, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
-    const before = names.slice(0, names.findIndex((n) => THIS_MIGRATION.test(n)));
+    const names = readdirSync(MIGRATIONS_DIR, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name)
+      .sort();
+    const before = names.slice(
+      0,
+      names.findIndex((n) => THIS_MIGRATION.test(n)),
+    );
     expect(before.length).toBeGreaterThan(0);
     for (const name of before) cpSync(path.join(MIGRATIONS_DIR, name), path.join(earlier, name), { recursive: true });
     await migrate(runner, earlier);
@@ -60,14 +66,23 @@ describe(`the subject memory migration's backfill (${backendName})`, () => {
     `);
     await migrate(runner, MIGRATIONS_DIR);
 
-    const db = { $queryRawUnsafe: (sql: string, ...params: unknown[]) => runner!.query(sql, params) } as Parameters<typeof recountMemory>[0];
+    const db = { $queryRawUnsafe: (sql: string, ...params: unknown[]) => runner!.query(sql, params) } as Parameters<
+      typeof recountMemory
+    >[0];
     const ids = [1, 2, 3, 4, 5];
     const maintained = await maintainedMemory(db, ids);
     expect(maintained).toEqual(await recountMemory(db, ids));
     // the figures themselves: the last rating is the highest id (not the latest time); each report once
     expect(maintained.map((m) => [m.subjectId, m.good, m.neutral, m.bad, m.reports, m.lastNote])).toEqual([
-      [1, 1, 0, 2, 3, 'third'], [2, 0, 1, 0, 2, ''], [3, 0, 0, 0, 2, null], [4, 1, 0, 0, 0, 'other workspace'], [5, 0, 0, 0, 0, null],
+      [1, 1, 0, 2, 3, 'third'],
+      [2, 0, 1, 0, 2, ''],
+      [3, 0, 0, 0, 2, null],
+      [4, 1, 0, 0, 0, 'other workspace'],
+      [5, 0, 0, 0, 0, null],
     ]);
-    expect((await runner.query<{ n: number }>('SELECT count(*)::int AS n FROM "SubjectMemory"'))[0]!.n, 'no row for a subject never written about').toBe(4);
+    expect(
+      (await runner.query<{ n: number }>('SELECT count(*)::int AS n FROM "SubjectMemory"'))[0]!.n,
+      'no row for a subject never written about',
+    ).toBe(4);
   });
 });

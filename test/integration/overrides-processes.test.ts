@@ -21,7 +21,10 @@ describe.runIf(usingPostgres)('override rules across two server processes (postg
     env = await freshEnvironment();
     const { secret } = await seedTierAndKey(env, { code: 'overrides', dailyLimit: 1_000_000 }, 'two-process-overrides');
     const auth = { 'x-api-key': secret };
-    const [a, b] = await Promise.all([servers.start({ ...env.env, PUBLISH_INTERVAL_MS: '0' }), servers.start({ ...env.env, PUBLISH_INTERVAL_MS: '0' })]);
+    const [a, b] = await Promise.all([
+      servers.start({ ...env.env, PUBLISH_INTERVAL_MS: '0' }),
+      servers.start({ ...env.env, PUBLISH_INTERVAL_MS: '0' }),
+    ]);
     const overrideIn = async (base: string, ip: string) => {
       const r = await client.post(base, '/risk_api/score/', { ip }, auth);
       expect(r.status, r.text).toBe(200);
@@ -30,7 +33,7 @@ describe.runIf(usingPostgres)('override rules across two server processes (postg
     /** Asks `base` until the answer's rule is `ruleId` (or 30 s pass: then the last answer fails the test). */
     const shownIn = async (base: string, ip: string, ruleId: number | null) => {
       let last: { rule_id: number } | null = null;
-      for (const until = Date.now() + 30_000; Date.now() < until;) {
+      for (const until = Date.now() + 30_000; Date.now() < until; ) {
         last = await overrideIn(base, ip);
         if ((last?.rule_id ?? null) === ruleId) break;
         await new Promise((r) => setTimeout(r, 100));
@@ -40,7 +43,12 @@ describe.runIf(usingPostgres)('override rules across two server processes (postg
 
     const ip = '192.0.2.95';
     expect(await overrideIn(b, ip)).toBeNull();
-    const made = await client.post(a, '/risk_api/overrides/', { target: '192.0.2.0/24', action: 'deny', reason: 'through a' }, auth);
+    const made = await client.post(
+      a,
+      '/risk_api/overrides/',
+      { target: '192.0.2.0/24', action: 'deny', reason: 'through a' },
+      auth,
+    );
     expect(made.status, made.text).toBe(201);
     const id = made.body.rule.id as number;
     expect((await overrideIn(a, ip))?.rule_id, 'the writing process at once').toBe(id);

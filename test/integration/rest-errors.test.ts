@@ -12,7 +12,9 @@ describe(`REST facade request handling (${backendName})`, () => {
   afterAll(() => s?.close());
 
   const counts = async () => ({
-    ratings: await s.app.db.prisma.rating.count(), reports: await s.app.db.prisma.report.count(), subjects: await s.app.db.prisma.subject.count(),
+    ratings: await s.app.db.prisma.rating.count(),
+    reports: await s.app.db.prisma.report.count(),
+    subjects: await s.app.db.prisma.subject.count(),
   });
 
   it('answers malformed JSON with 400 invalid_json and writes nothing', async () => {
@@ -30,20 +32,38 @@ describe(`REST facade request handling (${backendName})`, () => {
   });
 
   it('answers a wrong content type with 415', async () => {
-    const r = await s.post('/risk_api/rate/', 'ip=1.2.3.4', { ...auth, 'content-type': 'application/x-www-form-urlencoded' });
+    const r = await s.post('/risk_api/rate/', 'ip=1.2.3.4', {
+      ...auth,
+      'content-type': 'application/x-www-form-urlencoded',
+    });
     expect(r.status).toBe(415);
     expect(r.body).toMatchObject({ ok: false, error: 'unsupported_media_type' });
   });
 
   it('answers a body over the size limit with 413', async () => {
-    const r = await s.post('/risk_api/report/', { kind: 'domain', key: 'example.com', outcome_code: 'spam', details: 'x'.repeat(70_000) }, auth);
+    const r = await s.post(
+      '/risk_api/report/',
+      { kind: 'domain', key: 'example.com', outcome_code: 'spam', details: 'x'.repeat(70_000) },
+      auth,
+    );
     expect(r.status).toBe(413);
     expect(r.body).toMatchObject({ ok: false, error: 'payload_too_large' });
   });
 
   it('names every offending field in details', async () => {
     const before = await counts();
-    const r = await s.post('/risk_api/report/', { kind: 'planet', key: 42, outcome_code: 'fraud_watch', severity: 'apocalyptic', tags: 'x', related_subjects: [{ kind: 'ipaddress', key: 'nope', role: 'source_ip' }] }, auth);
+    const r = await s.post(
+      '/risk_api/report/',
+      {
+        kind: 'planet',
+        key: 42,
+        outcome_code: 'fraud_watch',
+        severity: 'apocalyptic',
+        tags: 'x',
+        related_subjects: [{ kind: 'ipaddress', key: 'nope', role: 'source_ip' }],
+      },
+      auth,
+    );
     expect(r.status, JSON.stringify(r.body)).toBe(400);
     expect(r.body.error).toBe('invalid_request');
     const fields = r.body.details.map((d: { field: string }) => d.field);
@@ -91,8 +111,12 @@ describe(`REST facade request handling (${backendName})`, () => {
   it('serves an OpenAPI 3.1 document whose request schemas use the wire names', async () => {
     const doc = await (await fetch(`${s.url}/risk_api/openapi.json`)).json();
     expect(doc.openapi).toBe('3.1.0');
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/risk_api/score/', '/risk_api/rate/', '/risk_api/report/', '/risk_api/dimensions/']));
-    expect(Object.keys(doc.components.schemas.ReportRequest.properties)).toEqual(expect.arrayContaining(['outcome_code', 'related_subjects', 'share_policy']));
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(['/risk_api/score/', '/risk_api/rate/', '/risk_api/report/', '/risk_api/dimensions/']),
+    );
+    expect(Object.keys(doc.components.schemas.ReportRequest.properties)).toEqual(
+      expect.arrayContaining(['outcome_code', 'related_subjects', 'share_policy']),
+    );
     expect(doc.components.schemas.RateRequest.required).toEqual(expect.arrayContaining(['ip', 'rating']));
   });
 

@@ -17,23 +17,49 @@ describe(`batch scoring (${backendName})`, () => {
   let now = Date.parse('2026-11-24T06:00:00.100Z');
   beforeAll(async () => {
     s = await startTestServer({ TRUSTED_PROXIES: '127.0.0.1' });
-    await s.app.db.prisma.tier.createMany({ data: [
-      { code: 'b-tiny', name: 'Batch tiny', scoreEligible: true, dailyLimit: 5, burstPerSecond: 3, directReportLimit: 5, agentDailyLimit: 4, priceCents: 0, position: 90 },
-      { code: 'b-bursty', name: 'Batch bursty', scoreEligible: true, dailyLimit: 1000, burstPerSecond: 3, directReportLimit: 5, agentDailyLimit: 1000, priceCents: 0, position: 91 },
-    ] });
+    await s.app.db.prisma.tier.createMany({
+      data: [
+        {
+          code: 'b-tiny',
+          name: 'Batch tiny',
+          scoreEligible: true,
+          dailyLimit: 5,
+          burstPerSecond: 3,
+          directReportLimit: 5,
+          agentDailyLimit: 4,
+          priceCents: 0,
+          position: 90,
+        },
+        {
+          code: 'b-bursty',
+          name: 'Batch bursty',
+          scoreEligible: true,
+          dailyLimit: 1000,
+          burstPerSecond: 3,
+          directReportLimit: 5,
+          agentDailyLimit: 1000,
+          priceCents: 0,
+          position: 91,
+        },
+      ],
+    });
     s.app.services.tiers = await TierCatalog.load(s.app.db.prisma);
     s.app.services.meter = new ScoreMeter(s.app.counters, () => now);
   });
   afterAll(() => s?.close());
 
-  const batch = (key: string, ips: unknown, headers: Record<string, string> = {}) => s.post('/risk_api/score/batch/', { ips }, { 'x-api-key': key, ...headers });
+  const batch = (key: string, ips: unknown, headers: Record<string, string> = {}) =>
+    s.post('/risk_api/score/batch/', { ips }, { 'x-api-key': key, ...headers });
   const score = (key: string, ip: string) => s.post('/risk_api/score/', { ip }, { 'x-api-key': key });
   /** The workspace's quota and the key's own count of the day, straight from the store. (Burst windows are not
    *  readable in both stores: the tests show them untouched by what a batch of the same second is then allowed.) */
   async function counters(prefix: string, surface: 'api_score' | 'agent_score' = 'api_score') {
     const key = await s.app.db.prisma.apiKey.findFirstOrThrow({ where: { prefix } });
     const day = utcDay(now);
-    return s.app.counters.peekMany([quotaKey(String(key.workspaceId), surface, day), keyQuotaKey(String(key.workspaceId), surface, day, prefix)]);
+    return s.app.counters.peekMany([
+      quotaKey(String(key.workspaceId), surface, day),
+      keyQuotaKey(String(key.workspaceId), surface, day, prefix),
+    ]);
   }
 
   it('answers one result per requested IP in request order, scoring and counting each distinct address once', async () => {
@@ -49,9 +75,21 @@ describe(`batch scoring (${backendName})`, () => {
     expect(r.headers.get('ratelimit-remaining')).toBe('249998');
     const results = r.body.results;
     expect(results).toHaveLength(ips.length);
-    expect(results.map((x: any) => (x.ok ? x.query.ip : `error:${x.ip}`))).toEqual(
-      ['9.9.9.9', 'error:not-an-ip', '9.9.9.9', '2001:db8::1', '9.9.9.9', 'error:010.1.1.1', '2001:db8::1']);
-    expect(results[1]).toEqual({ ip: 'not-an-ip', ok: false, error: 'invalid_ip', message: 'The item is not a valid IPv4 or IPv6 address; it was not counted.' });
+    expect(results.map((x: any) => (x.ok ? x.query.ip : `error:${x.ip}`))).toEqual([
+      '9.9.9.9',
+      'error:not-an-ip',
+      '9.9.9.9',
+      '2001:db8::1',
+      '9.9.9.9',
+      'error:010.1.1.1',
+      '2001:db8::1',
+    ]);
+    expect(results[1]).toEqual({
+      ip: 'not-an-ip',
+      ok: false,
+      error: 'invalid_ip',
+      message: 'The item is not a valid IPv4 or IPv6 address; it was not counted.',
+    });
     expect(results[0]).toEqual(results[2]);
     // each scored item is the single score's answer less its key and quota
     const single = await score(secret, '9.9.9.9');
@@ -66,7 +104,11 @@ describe(`batch scoring (${backendName})`, () => {
     const { secret, prefix } = await s.createKey('batch-invalid', { tier: 'developer' });
     const r = await batch(secret, ['', 'fe80::1%eth0', '1.2.3']);
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    expect(r.body.results.map((x: any) => [x.ok, x.error])).toEqual([[false, 'invalid_ip'], [false, 'invalid_ip'], [false, 'invalid_ip']]);
+    expect(r.body.results.map((x: any) => [x.ok, x.error])).toEqual([
+      [false, 'invalid_ip'],
+      [false, 'invalid_ip'],
+      [false, 'invalid_ip'],
+    ]);
     expect(r.body.results[1].message).toContain('zone id');
     expect(r.body.quota).toEqual({ daily_limit: 1000, used_today: 0, remaining: 1000, over_limit: false });
     expect(await counters(prefix)).toEqual([0, 0]);
@@ -76,8 +118,11 @@ describe(`batch scoring (${backendName})`, () => {
     now = Date.parse('2026-11-24T06:00:06.100Z');
     const { secret, prefix } = await s.createKey('batch-bad-body', { tier: 'business' });
     const refused = [
-      [[], 'must hold 1 to 100 IPs'], [Array.from({ length: 101 }, (_, i) => `10.0.0.${i}`), 'must hold 1 to 100 IPs'],
-      [['1.1.1.1', 7], 'must be a string'], ['1.1.1.1', 'must be an array of strings'], [null, 'must be an array of strings'],
+      [[], 'must hold 1 to 100 IPs'],
+      [Array.from({ length: 101 }, (_, i) => `10.0.0.${i}`), 'must hold 1 to 100 IPs'],
+      [['1.1.1.1', 7], 'must be a string'],
+      ['1.1.1.1', 'must be an array of strings'],
+      [null, 'must be an array of strings'],
     ] as const;
     for (const [ips, message] of refused) {
       const r = await batch(secret, ips);
@@ -97,7 +142,11 @@ describe(`batch scoring (${backendName})`, () => {
     now += 1000;
     const blocked = await batch(secret, ['8.8.8.4', '8.8.8.5', '8.8.8.6', 'nope']);
     expect(blocked.status, JSON.stringify(blocked.body)).toBe(429);
-    expect(blocked.body).toMatchObject({ ok: false, error: 'quota_exceeded', quota: { daily_limit: 5, used_today: 3, remaining: 2, over_limit: false, resets_at: '2026-11-25T00:00:00.000Z' } });
+    expect(blocked.body).toMatchObject({
+      ok: false,
+      error: 'quota_exceeded',
+      quota: { daily_limit: 5, used_today: 3, remaining: 2, over_limit: false, resets_at: '2026-11-25T00:00:00.000Z' },
+    });
     expect(blocked.body.message).toContain('3 IPs');
     expect(blocked.headers.get('retry-after')).toBe('1');
     expect(blocked.headers.get('ratelimit-remaining')).toBe('2');
@@ -105,7 +154,10 @@ describe(`batch scoring (${backendName})`, () => {
     // The refusal left this second's burst window empty too (3 more would not fit it otherwise), and what is left of
     // the day still fits a batch of two (a duplicate counted once); then the day is used up.
     const rest = await batch(secret, ['8.8.8.4', '8.8.8.5', '8.8.8.4']);
-    expect([rest.status, rest.body.quota]).toEqual([200, { daily_limit: 5, used_today: 5, remaining: 0, over_limit: true }]);
+    expect([rest.status, rest.body.quota]).toEqual([
+      200,
+      { daily_limit: 5, used_today: 5, remaining: 0, over_limit: true },
+    ]);
     expect((await batch(secret, ['8.8.8.7'])).body.error).toBe('quota_exceeded');
     // a batch of invalid items only is still answered: it costs nothing
     expect((await batch(secret, ['nope'])).status).toBe(200);
@@ -119,7 +171,10 @@ describe(`batch scoring (${backendName})`, () => {
     const { secret, prefix } = await s.createKey('batch-burst', { tier: 'b-bursty' });
     const tooBig = await batch(secret, ['7.7.7.1', '7.7.7.2', '7.7.7.3', '7.7.7.4']);
     expect(tooBig.status).toBe(400);
-    expect(tooBig.body).toMatchObject({ error: 'invalid_request', details: [{ field: 'ips', message: expect.stringContaining('at most 3 distinct valid IPs') }] });
+    expect(tooBig.body).toMatchObject({
+      error: 'invalid_request',
+      details: [{ field: 'ips', message: expect.stringContaining('at most 3 distinct valid IPs') }],
+    });
     expect(tooBig.body.message).toContain('3 per second');
     // four items, three distinct: fits exactly
     expect((await batch(secret, ['7.7.7.1', '7.7.7.2', '7.7.7.3', '7.7.7.1'])).body.quota.used_today).toBe(3);
@@ -140,7 +195,9 @@ describe(`batch scoring (${backendName})`, () => {
     now = Date.parse('2026-11-24T08:00:30.000Z');
     const { secret } = await s.createKey('batch-community', { tier: 'business' });
     for (const requester of ['198.51.100.21', '198.51.100.22']) {
-      const r = await batch(secret, ['4.4.8.1', '4.4.8.2', '4.4.8.1'], { 'x-forwarded-for': `${requester}, 127.0.0.1` });
+      const r = await batch(secret, ['4.4.8.1', '4.4.8.2', '4.4.8.1'], {
+        'x-forwarded-for': `${requester}, 127.0.0.1`,
+      });
       expect(r.status).toBe(200);
     }
     await s.app.services.community.flush();
@@ -157,10 +214,16 @@ describe(`batch scoring (${backendName})`, () => {
     now = Date.parse('2026-11-24T09:00:00.100Z');
     const a = await s.createKey('batch-memory-a', { tier: 'business' });
     const b = await s.createKey('batch-memory-b', { tier: 'business' });
-    expect((await s.post('/risk_api/rate/', { ip: '192.0.2.88', rating: -1, note: 'mule' }, { 'x-api-key': a.secret })).status).toBe(201);
+    expect(
+      (await s.post('/risk_api/rate/', { ip: '192.0.2.88', rating: -1, note: 'mule' }, { 'x-api-key': a.secret }))
+        .status,
+    ).toBe(201);
     const mine = await batch(a.secret, ['192.0.2.88', '192.0.2.89']);
     const theirs = await batch(b.secret, ['192.0.2.88', '192.0.2.89']);
-    expect(mine.body.results[0].workspace_memory).toMatchObject({ ratings: { good: 0, neutral: 0, bad: 1 }, last_rating: { rating: -1, note: 'mule' } });
+    expect(mine.body.results[0].workspace_memory).toMatchObject({
+      ratings: { good: 0, neutral: 0, bad: 1 },
+      last_rating: { rating: -1, note: 'mule' },
+    });
     const nothing = { ratings: { good: 0, neutral: 0, bad: 0 }, last_rating: null, reports: 0 };
     expect(mine.body.results[1].workspace_memory).toEqual(nothing);
     expect(theirs.body.results.map((x: any) => x.workspace_memory)).toEqual([nothing, nothing]);
@@ -182,16 +245,24 @@ describe(`batch scoring (${backendName})`, () => {
     const b = data.scoreBatch;
     expect(b.apiKey.prefix).toBe(prefix);
     expect(b.quota).toEqual({ usedToday: 2, remaining: 249_998 });
-    expect(b.results.map((x: any) => [x.input, x.score?.ip ?? null, x.error?.code ?? null])).toEqual(
-      [['5.5.5.5', '5.5.5.5', null], ['x', null, 'invalid_ip'], ['5.5.5.5', '5.5.5.5', null], ['5.5.5.6', '5.5.5.6', null]]);
+    expect(b.results.map((x: any) => [x.input, x.score?.ip ?? null, x.error?.code ?? null])).toEqual([
+      ['5.5.5.5', '5.5.5.5', null],
+      ['x', null, 'invalid_ip'],
+      ['5.5.5.5', '5.5.5.5', null],
+      ['5.5.5.6', '5.5.5.6', null],
+    ]);
     expect(b.results[0].score.quota).toEqual({ usedToday: 2 });
     expect(b.results[0].score.score.dimensions).toHaveLength(8);
     const rest = await batch(secret, ['5.5.5.5']);
     expect(rest.body.quota.used_today).toBe(3);
     expect(rest.body.results[0].score.overall_score).toBe(b.results[0].score.score.overallScore);
-    await expect(client.request(gql`{ scoreBatch(ips: []) { quota { usedToday } } }`)).rejects.toThrow(/must hold 1 to 100 IPs/);
+    await expect(client.request(gql`{ scoreBatch(ips: []) { quota { usedToday } } }`)).rejects.toThrow(
+      /must hold 1 to 100 IPs/,
+    );
     const many = JSON.stringify(Array.from({ length: 101 }, (_, i) => `10.1.0.${i}`));
-    await expect(client.request(`{ scoreBatch(ips: ${many}) { quota { usedToday } } }`)).rejects.toThrow(/must hold 1 to 100 IPs/);
+    await expect(client.request(`{ scoreBatch(ips: ${many}) { quota { usedToday } } }`)).rejects.toThrow(
+      /must hold 1 to 100 IPs/,
+    );
     expect(await counters(prefix)).toEqual([3, 3]);
   });
 
@@ -205,8 +276,17 @@ describe(`batch scoring (${backendName})`, () => {
     expect(tool.annotations).toMatchObject({ readOnlyHint: false, idempotentHint: false });
     const { result, body } = await call(client, 'score_ips', { ips: ['6.6.6.6', 'nope', '6.6.6.7', '6.6.6.6'] });
     expect(result.isError).toBeFalsy();
-    expect(body).toMatchObject({ ok: true, endpoint: 'score_batch', quota: { daily_limit: 4, used_today: 2, remaining: 2, resets_at: '2026-11-25T00:00:00.000Z' } });
-    expect(body.results.map((x: any) => (x.ok ? x.query.ip : x.error))).toEqual(['6.6.6.6', 'invalid_ip', '6.6.6.7', '6.6.6.6']);
+    expect(body).toMatchObject({
+      ok: true,
+      endpoint: 'score_batch',
+      quota: { daily_limit: 4, used_today: 2, remaining: 2, resets_at: '2026-11-25T00:00:00.000Z' },
+    });
+    expect(body.results.map((x: any) => (x.ok ? x.query.ip : x.error))).toEqual([
+      '6.6.6.6',
+      'invalid_ip',
+      '6.6.6.7',
+      '6.6.6.6',
+    ]);
     const text = (result.content as Array<{ text: string }>)[0]!.text;
     expect(text).toContain('6.6.6.7: risk score');
     expect(text).toContain('"nope": invalid_ip, not counted');
@@ -216,7 +296,9 @@ describe(`batch scoring (${backendName})`, () => {
     expect(refused.body).toMatchObject({ ok: false, error: 'quota_exceeded', quota: { used_today: 2, remaining: 2 } });
     expect(await counters(prefix, 'agent_score')).toEqual([2, 2]);
     expect(await counters(prefix, 'api_score')).toEqual([0, 0]);
-    expect((await call(client, 'score_ips', { ips: [] })).body.details).toEqual([{ field: 'ips', message: 'must hold 1 to 100 IPs' }]);
+    expect((await call(client, 'score_ips', { ips: [] })).body.details).toEqual([
+      { field: 'ips', message: 'must hold 1 to 100 IPs' },
+    ]);
     await client.close();
   });
 });

@@ -18,7 +18,10 @@ describe(`score with Redis counters: outage and recovery (${backendName})`, () =
     s = await startTestServer({ REDIS_URL: redis.url });
     key = (await s.createKey('outage', { tier: 'developer' })).secret;
   }, 180_000); // a server start loads the network data; under a full parallel run that can take a while
-  afterAll(async () => { await s?.close(); await redis?.stop(); });
+  afterAll(async () => {
+    await s?.close();
+    await redis?.stop();
+  });
 
   it('fails score closed with 503 while Redis is down, keeps rate working, and resumes by itself', async () => {
     const auth = { 'x-api-key': key };
@@ -49,7 +52,8 @@ describe.runIf(usingPostgres)('exactly daily_limit successes across two server p
 
   async function startChild(): Promise<string> {
     const child = spawn(process.execPath, [SERVER_ENTRY], {
-      env: { PATH: process.env.PATH!, ...env.env, PORT: '0', LOG_LEVEL: 'info', PUBLISH_INTERVAL_MS: '0' }, stdio: ['ignore', 'pipe', 'inherit'],
+      env: { PATH: process.env.PATH!, ...env.env, PORT: '0', LOG_LEVEL: 'info', PUBLISH_INTERVAL_MS: '0' },
+      stdio: ['ignore', 'pipe', 'inherit'],
     });
     children.push(child);
     return new Promise((resolve, reject) => {
@@ -67,17 +71,39 @@ describe.runIf(usingPostgres)('exactly daily_limit successes across two server p
     env = await freshEnvironment();
     const db = await openDatabase({ databaseUrl: env.env.DATABASE_URL, dataDir: env.dataDir });
     await db.migrate();
-    await db.prisma.tier.create({ data: { code: 'fifty', name: 'Fifty', scoreEligible: true, dailyLimit: 50, burstPerSecond: 1000, directReportLimit: 1, priceCents: 0, position: 99 } });
-    const { secret } = await createApiKey(db.prisma, resolvePepper(undefined, env.dataDir), { workspace: 'two-procs', name: 'k', tier: 'fifty' });
+    await db.prisma.tier.create({
+      data: {
+        code: 'fifty',
+        name: 'Fifty',
+        scoreEligible: true,
+        dailyLimit: 50,
+        burstPerSecond: 1000,
+        directReportLimit: 1,
+        priceCents: 0,
+        position: 99,
+      },
+    });
+    const { secret } = await createApiKey(db.prisma, resolvePepper(undefined, env.dataDir), {
+      workspace: 'two-procs',
+      name: 'k',
+      tier: 'fifty',
+    });
     await db.close();
     const [a, b] = await Promise.all([startChild(), startChild()]);
-    const calls = Array.from({ length: 150 }, (_, i) => fetch(`${i % 2 ? a : b}/risk_api/score/`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': secret }, body: JSON.stringify({ ip: '8.8.8.8' }),
-    }).then(async (r) => ({ status: r.status, body: await r.json() })));
+    const calls = Array.from({ length: 150 }, (_, i) =>
+      fetch(`${i % 2 ? a : b}/risk_api/score/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': secret },
+        body: JSON.stringify({ ip: '8.8.8.8' }),
+      }).then(async (r) => ({ status: r.status, body: await r.json() })),
+    );
     const results = await Promise.all(calls);
     // A tally of "status code" shows at once what came back when this fails.
     const tally: Record<string, number> = {};
-    for (const r of results) { const k = `${r.status} ${r.body.error ?? 'ok'}`; tally[k] = (tally[k] ?? 0) + 1; }
+    for (const r of results) {
+      const k = `${r.status} ${r.body.error ?? 'ok'}`;
+      tally[k] = (tally[k] ?? 0) + 1;
+    }
     expect(tally).toEqual({ '200 ok': 50, '429 quota_exceeded': 100 });
     const ok = results.filter((r) => r.status === 200);
     expect(new Set(ok.map((r) => r.body.quota.used_today)).size).toBe(50);
@@ -90,21 +116,43 @@ describe.runIf(usingPostgres)('a tier change applies on the next call of every p
     const { loadConfig } = await import('../../src/config.ts');
     const { createApp } = await import('../../src/app.ts');
     const { createLogger } = await import('../../src/platform/log.ts');
-    const { runCommand } = await import('../../src/cli/commands.ts');
+    const { runCommand } = await import('../../src/transport/admin/commands.ts');
     const { publishInvalidation } = await import('../../src/platform/counters/invalidation.ts');
     const config = loadConfig(env.env);
-    const [a, b] = [await createApp(config, { log: createLogger('silent') }), await createApp(config, { log: createLogger('silent') })];
+    const [a, b] = [
+      await createApp(config, { log: createLogger('silent') }),
+      await createApp(config, { log: createLogger('silent') }),
+    ];
     try {
-      const urlB = await b.listen(0, '127.0.0.1');
-      const { secret } = await createApiKey(a.db.prisma, a.pepper, { workspace: 'tier-change', name: 'k', tier: 'free' });
-      const call = () => fetch(`${urlB}/risk_api/score/`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': secret }, body: '{"ip":"8.8.8.8"}' });
-      expect((await call()).status).toBe(403);
-      await runCommand('workspaces set-tier', { workspace: 'tier-change', tier: 'developer' }, {
-        db: a.db, dataDir: config.dataDir, feedFetch: config.feedFetch, pepper: a.pepper, network: async () => a.services.network, publicationsKept: 3,
-        announce: (m) => publishInvalidation(config.redisUrl!, config.redisKeyPrefix, m),
+      const urlB = await b.start(0, '127.0.0.1');
+      const { secret } = await createApiKey(a.db.prisma, a.pepper, {
+        workspace: 'tier-change',
+        name: 'k',
+        tier: 'free',
       });
+      const call = () =>
+        fetch(`${urlB}/risk_api/score/`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': secret },
+          body: '{"ip":"8.8.8.8"}',
+        });
+      expect((await call()).status).toBe(403);
+      await runCommand(
+        'workspaces set-tier',
+        { workspace: 'tier-change', tier: 'developer' },
+        {
+          db: a.db,
+          dataDir: config.dataDir,
+          feedFetch: config.feedFetch,
+          pepper: a.pepper,
+          network: async () => a.services.network,
+          publicationsKept: 3,
+          announce: (m) => publishInvalidation({ url: config.redisUrl! }, config.redisKeyPrefix, m),
+        },
+      );
       let status = 0;
-      for (let i = 0; i < 20 && status !== 200; i++) { // pub/sub delivery is asynchronous: allow a moment, far below the 60 s TTL
+      for (let i = 0; i < 20 && status !== 200; i++) {
+        // pub/sub delivery is asynchronous: allow a moment, far below the 60 s TTL
         status = (await call()).status;
         if (status !== 200) await new Promise((r) => setTimeout(r, 50));
       }

@@ -22,18 +22,37 @@ describe(`watch detection (${backendName})`, () => {
   let wsB: number;
   const ids: Record<string, number> = {};
 
-  const workspaceOf = async (prefix: string) => (await s.app.db.prisma.apiKey.findFirstOrThrow({ where: { prefix } })).workspaceId;
-  const detect = (nowMs = Date.now()) => detectOnce({ prisma: s.app.db.prisma, network: s.app.services.network, publications: s.app.services.publications, community: s.app.services.community }, nowMs,
-    (step, e) => { throw new Error(`${step}: ${String(e)}`); });
+  const workspaceOf = async (prefix: string) =>
+    (await s.app.db.prisma.apiKey.findFirstOrThrow({ where: { prefix } })).workspaceId;
+  const detect = (nowMs = Date.now()) =>
+    detectOnce(
+      {
+        prisma: s.app.db.prisma,
+        network: s.app.services.network,
+        publications: s.app.services.publications,
+        community: s.app.services.community,
+      },
+      nowMs,
+      (step, e) => {
+        throw new Error(`${step}: ${String(e)}`);
+      },
+    );
   const events = async (workspaceId: number, type?: string): Promise<Event[]> =>
-    (await s.app.db.prisma.webhookEvent.findMany({ where: { workspaceId, ...(type ? { type } : {}) }, orderBy: { id: 'asc' } })) as Event[];
+    (await s.app.db.prisma.webhookEvent.findMany({
+      where: { workspaceId, ...(type ? { type } : {}) },
+      orderBy: { id: 'asc' },
+    })) as Event[];
   const newPublication = async () => {
     await publish(s.app.db.prisma, s.app.services.network);
     await s.app.services.publications.refresh();
     return s.app.services.publications.current().version;
   };
   const report = async (headers: Record<string, string>, body: object) => {
-    const r = await s.post('/risk_api/report/', { kind: 'ipaddress', key: '9.9.9.9', outcome_code: 'fraud_confirmed', severity: 'critical', ...body }, headers);
+    const r = await s.post(
+      '/risk_api/report/',
+      { kind: 'ipaddress', key: '9.9.9.9', outcome_code: 'fraud_confirmed', severity: 'critical', ...body },
+      headers,
+    );
     expect(r.status, JSON.stringify(r.body)).toBe(201);
   };
   const watch = async (body: object, headers = a) => {
@@ -51,7 +70,14 @@ describe(`watch detection (${backendName})`, () => {
     wsA = await workspaceOf(keyA.prefix);
     wsB = await workspaceOf(keyB.prefix);
     for (const workspaceId of [wsA, wsB]) {
-      await s.app.db.prisma.webhookEndpoint.create({ data: { workspaceId, url: 'https://hooks.example.com/risk', eventTypes: [...WEBHOOK_EVENT_TYPES], secret: 'whsec_test' } });
+      await s.app.db.prisma.webhookEndpoint.create({
+        data: {
+          workspaceId,
+          url: 'https://hooks.example.com/risk',
+          eventTypes: [...WEBHOOK_EVENT_TYPES],
+          secret: 'whsec_test',
+        },
+      });
     }
     ids.ip = await watch({ target: '9.9.9.9', score_threshold: 1, note: 'resolver' });
     ids.asn = await watch({ target: 'AS19281', score_threshold: 1 });
@@ -59,7 +85,9 @@ describe(`watch detection (${backendName})`, () => {
     ids.domain = await watch({ subject: { kind: 'domain', key: 'Evil.Example' } });
     ids.bIp = await watch({ target: '9.9.9.9' }, b); // B's own reports are never news to B
   }, 120_000);
-  afterAll(async () => { await s?.close(); });
+  afterAll(async () => {
+    await s?.close();
+  });
 
   it('the first publication only records state; a publication that moves the score fires score_crossed and level_changed once', async () => {
     const v1 = await newPublication();
@@ -68,7 +96,8 @@ describe(`watch detection (${backendName})`, () => {
     const first = await s.app.db.prisma.watch.findUniqueOrThrow({ where: { id: ids.ip! } });
     expect(first).toMatchObject({ lastScore: 0, lastLevel: 'minimal', lastPublicationVersion: v1 });
 
-    for (let i = 0; i < 3; i++) await report(b, { visibility: 'community', title: `secret title ${i}`, summary: 'private words' });
+    for (let i = 0; i < 3; i++)
+      await report(b, { visibility: 'community', title: `secret title ${i}`, summary: 'private words' });
     const v2 = await newPublication();
     await Promise.all([detect(), detect()]); // two rounds at once share the work: each watch is taken once
     await detect(); // and a later round on the same publication finds nothing left
@@ -83,10 +112,14 @@ describe(`watch detection (${backendName})`, () => {
       watch: { id: ids.ip, target_kind: 'ip', target: '9.9.9.9', score_threshold: 1, note: 'resolver' },
       before: { score: 0, level: 'minimal', publication_version: v1 },
       after: { score: after.lastScore, level: after.lastLevel, publication_version: v2 },
-      publication: { version: v2 }, threshold: 1, direction: 'up',
+      publication: { version: v2 },
+      threshold: 1,
+      direction: 'up',
     });
     const levels = await events(wsA, 'watch.level_changed');
-    const moved = (await s.app.db.prisma.watch.findMany({ where: { workspaceId: wsA, targetKind: { not: 'subject' } } })).filter((w) => w.lastLevel !== 'minimal');
+    const moved = (
+      await s.app.db.prisma.watch.findMany({ where: { workspaceId: wsA, targetKind: { not: 'subject' } } })
+    ).filter((w) => w.lastLevel !== 'minimal');
     expect(levels.map((e) => e.data.watch.id).sort()).toEqual(moved.map((w) => w.id).sort());
     expect(moved.map((w) => w.id)).toContain(ids.ip);
 
@@ -112,9 +145,15 @@ describe(`watch detection (${backendName})`, () => {
     await s.app.db.prisma.watch.update({ where: { id: ids.ip! }, data: { lastScore: 100, lastLevel: 'critical' } });
     await newPublication();
     await detect();
-    const down = (await events(wsA, 'watch.score_crossed')).filter((e) => e.data.watch.id === ids.ip && e.data.direction === 'down');
+    const down = (await events(wsA, 'watch.score_crossed')).filter(
+      (e) => e.data.watch.id === ids.ip && e.data.direction === 'down',
+    );
     expect(down).toHaveLength(1);
-    expect(down[0]!.data).toMatchObject({ before: { score: 100, level: 'critical' }, after: { score: current }, threshold: current + 1 });
+    expect(down[0]!.data).toMatchObject({
+      before: { score: 100, level: 'critical' },
+      after: { score: current },
+      threshold: current + 1,
+    });
   });
 
   it('watch.reported tells the other workspace what a community-visible report may show, once, and never private reports', async () => {
@@ -122,7 +161,11 @@ describe(`watch detection (${backendName})`, () => {
     const start = (await events(wsA, 'watch.reported')).length;
     const startB = (await events(wsB, 'watch.reported')).length;
     await report(b, {
-      visibility: 'community', title: 'card testing ring', summary: 'private summary', details: 'private details', tags: ['internal-tag'],
+      visibility: 'community',
+      title: 'card testing ring',
+      summary: 'private summary',
+      details: 'private details',
+      tags: ['internal-tag'],
       related_subjects: [{ kind: 'domain', key: 'evil.example', role: 'domain' }],
     });
     await report(b, { visibility: 'workspace', title: 'kept to B' });
@@ -131,53 +174,103 @@ describe(`watch detection (${backendName})`, () => {
     await detect();
     await detect();
     const told = (await events(wsA, 'watch.reported')).slice(start);
-    expect(told.map((e) => e.data.watch.id).sort()).toEqual([ids.ip, ids.domain].sort());
+    // The IP's own watch, the block and the AS holding it (named by the IP), and the related domain's.
+    expect(told.map((e) => e.data.watch.id).sort()).toEqual([ids.ip, ids.asn, ids.cidr, ids.domain].sort());
+    expect(told.find((e) => e.data.watch.id === ids.cidr)!.data).toMatchObject({
+      watch: { id: ids.cidr, target_kind: 'cidr', target: '9.9.9.0/24' },
+      subject: { kind: 'ipaddress', key: '9.9.9.9', role: 'subject' },
+    });
+    expect(told.find((e) => e.data.watch.id === ids.asn)!.data).toMatchObject({
+      watch: { id: ids.asn, target_kind: 'asn', target: 'AS19281' },
+      subject: { kind: 'ipaddress', key: '9.9.9.9' },
+    });
     const onDomain = told.find((e) => e.data.watch.id === ids.domain)!;
     expect(onDomain.data).toEqual({
       watch: { id: ids.domain, target_kind: 'subject', target: 'domain:evil.example', score_threshold: null, note: '' },
       subject: { kind: 'domain', key: 'evil.example', role: 'domain' },
-      report: { event_type: expect.any(String), outcome_code: 'fraud_confirmed', severity: 'critical', share_policy: 'clear_share', created_at: expect.any(String) },
+      report: {
+        event_type: expect.any(String),
+        outcome_code: 'fraud_confirmed',
+        severity: 'critical',
+        share_policy: 'clear_share',
+        created_at: expect.any(String),
+      },
       observed_at: expect.any(String),
     });
     expect(JSON.stringify(told)).not.toMatch(/card testing|private|internal-tag|downgraded|kept to B/);
     // B watches 9.9.9.9 too: A's community report reaches it, B's own never do.
     const toB = (await events(wsB, 'watch.reported')).slice(startB);
     expect(toB).toHaveLength(1);
-    expect(toB[0]!.data).toMatchObject({ watch: { id: ids.bIp }, subject: { kind: 'ipaddress', key: '9.9.9.9', role: 'subject' } });
+    expect(toB[0]!.data).toMatchObject({
+      watch: { id: ids.bIp },
+      subject: { kind: 'ipaddress', key: '9.9.9.9', role: 'subject' },
+    });
   });
 
-  it.runIf(usingPostgres)('watch.reported never skips a report whose transaction commits after a later one was followed', async () => {
-    await followReports(s.app.db.prisma);
-    const start = (await events(wsA, 'watch.reported')).length;
-    let release!: () => void;
-    const held = new Promise<void>((r) => { release = r; });
-    let written!: () => void;
-    const inserted = new Promise<void>((r) => { written = r; });
-    // A report written in a transaction that stays open (its id comes first) ...
-    const slow = s.app.db.prisma.$transaction(async (tx) => {
-      const subject = await tx.subject.upsert({
-        where: { workspaceId_kind_key: { workspaceId: wsB, kind: 'domain', key: 'evil.example' } }, update: {}, create: { workspaceId: wsB, kind: 'domain', key: 'evil.example' },
+  it.runIf(usingPostgres)(
+    'watch.reported never skips a report whose transaction commits after a later one was followed',
+    async () => {
+      await followReports(s.app.db.prisma);
+      const start = (await events(wsA, 'watch.reported')).length;
+      let release!: () => void;
+      const held = new Promise<void>((r) => {
+        release = r;
       });
-      await tx.report.create({ data: {
-        workspaceId: wsB, subjectId: subject.id, eventType: 'outcome', outcomeCode: 'chargeback', severity: 'high', title: 'slow', summary: '', details: '', tags: [],
-        status: 'open', sharePolicy: 'clear_share', namespace: 'default', requestedVisibility: 'community', effectiveVisibility: 'community', policyNotice: '',
-      } });
-      written();
-      await held;
-    }, { timeout: 60_000 });
-    await inserted;
-    // ... while a later report commits and the follower runs.
-    await report(b, { visibility: 'community' });
-    await followReports(s.app.db.prisma);
-    const during = (await events(wsA, 'watch.reported')).slice(start);
-    expect(during.map((e) => e.data.report.outcome_code)).not.toContain('chargeback');
-    release();
-    await slow;
-    await followReports(s.app.db.prisma);
-    const after = (await events(wsA, 'watch.reported')).slice(start);
-    expect(after.filter((e) => e.data.report.outcome_code === 'chargeback').map((e) => e.data.watch.id)).toEqual([ids.domain]);
-    expect(after.filter((e) => e.data.report.outcome_code === 'fraud_confirmed').map((e) => e.data.watch.id)).toEqual([ids.ip]);
-  });
+      let written!: () => void;
+      const inserted = new Promise<void>((r) => {
+        written = r;
+      });
+      // A report written in a transaction that stays open (its id comes first) ...
+      const slow = s.app.db.prisma.$transaction(
+        async (tx) => {
+          const subject = await tx.subject.upsert({
+            where: { workspaceId_kind_key: { workspaceId: wsB, kind: 'domain', key: 'evil.example' } },
+            update: {},
+            create: { workspaceId: wsB, kind: 'domain', key: 'evil.example' },
+          });
+          await tx.report.create({
+            data: {
+              workspaceId: wsB,
+              subjectId: subject.id,
+              eventType: 'outcome',
+              outcomeCode: 'chargeback',
+              severity: 'high',
+              title: 'slow',
+              summary: '',
+              details: '',
+              tags: [],
+              status: 'open',
+              sharePolicy: 'clear_share',
+              namespace: 'default',
+              requestedVisibility: 'community',
+              effectiveVisibility: 'community',
+              policyNotice: '',
+            },
+          });
+          written();
+          await held;
+        },
+        { timeout: 60_000 },
+      );
+      await inserted;
+      // ... while a later report commits and the follower runs.
+      await report(b, { visibility: 'community' });
+      await followReports(s.app.db.prisma);
+      const during = (await events(wsA, 'watch.reported')).slice(start);
+      expect(during.map((e) => e.data.report.outcome_code)).not.toContain('chargeback');
+      release();
+      await slow;
+      await followReports(s.app.db.prisma);
+      const after = (await events(wsA, 'watch.reported')).slice(start);
+      expect(after.filter((e) => e.data.report.outcome_code === 'chargeback').map((e) => e.data.watch.id)).toEqual([
+        ids.domain,
+      ]);
+      // The IP's watch and the block holding it (the AS's needs the network data, which this direct call does not give).
+      expect(after.filter((e) => e.data.report.outcome_code === 'fraud_confirmed').map((e) => e.data.watch.id)).toEqual(
+        [ids.ip, ids.cidr],
+      );
+    },
+  );
 
   it('watch.spike_started fires once when the community signal starts spiking, not on the first check', async () => {
     const base = windowStart(Date.now()) + 20 * WINDOW_MS; // windows ahead of anything the other tests touched
@@ -185,7 +278,8 @@ describe(`watch detection (${backendName})`, () => {
     await detect(base + settled); // the first check of each watch in this window: state only
     const before = (await events(wsA, 'watch.spike_started')).length;
     const h = s.app.services.network.resolve('9.9.9.9');
-    for (let i = 0; i < 25; i++) await s.app.services.community.record(h, `198.51.100.${i + 1}`, base + WINDOW_MS + 1000 + i);
+    for (let i = 0; i < 25; i++)
+      await s.app.services.community.record(h, `198.51.100.${i + 1}`, base + WINDOW_MS + 1000 + i);
     await s.app.services.community.flush();
     await detect(base + WINDOW_MS + settled); // the lookups' window is still in progress: no spike yet
     expect((await events(wsA, 'watch.spike_started')).length).toBe(before);
@@ -195,13 +289,20 @@ describe(`watch detection (${backendName})`, () => {
     const spikes = (await events(wsA, 'watch.spike_started')).slice(before);
     expect(spikes.map((e) => e.data.watch.id).sort()).toEqual([ids.ip, ids.asn, ids.cidr].sort());
     const onIp = spikes.find((e) => e.data.watch.id === ids.ip)!;
-    expect(onIp.data.entities).toEqual([{ key: 'ip:9.9.9.9', lookups_10m: expect.any(Number), requesters_60m: 25, spike_windows_7d: 1 }]);
+    expect(onIp.data.entities).toEqual([
+      { key: 'ip:9.9.9.9', lookups_10m: expect.any(Number), requesters_60m: 25, spike_windows_7d: 1 },
+    ]);
     expect(onIp.data.window_start).toBe(new Date(base + 2 * WINDOW_MS).toISOString());
-    expect(spikes.find((e) => e.data.watch.id === ids.cidr)!.data.entities).toEqual([expect.objectContaining({ key: 'subnet:9.9.9.0/24' })]);
+    expect(spikes.find((e) => e.data.watch.id === ids.cidr)!.data.entities).toEqual([
+      expect.objectContaining({ key: 'subnet:9.9.9.0/24' }),
+    ]);
   });
 
   it('no endpoint wanting the type: the state still moves, no event is stored', async () => {
-    await s.app.db.prisma.webhookEndpoint.updateMany({ where: { workspaceId: wsB }, data: { eventTypes: ['endpoint.test'] } });
+    await s.app.db.prisma.webhookEndpoint.updateMany({
+      where: { workspaceId: wsB },
+      data: { eventTypes: ['endpoint.test'] },
+    });
     const before = await s.app.db.prisma.webhookEvent.count({ where: { workspaceId: wsB } });
     await report(a, { visibility: 'community' });
     await detect();

@@ -15,7 +15,8 @@ const WRITES_PER_ROUND = 48;
 /** A small deterministic PRNG (mulberry32), so a failing order can be replayed. */
 function rng(seed: number) {
   return () => {
-    seed |= 0; seed = (seed + 0x6d2b79f5) | 0;
+    seed |= 0;
+    seed = (seed + 0x6d2b79f5) | 0;
     let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
     t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
@@ -30,11 +31,20 @@ function subjectsOf(round: number) {
   const asn = 64500 + round;
   const ip = `203.0.113.${10 + round}`;
   return {
-    domain: { canonical: domainToASCII(`${label}.example`), spellings: [`${label}.Example`, `${label.toUpperCase()}.EXAMPLE.`, domainToASCII(`${label}.example`)] },
-    email: { canonical: `mule@${domainToASCII(`shop-${label}.example`)}`, spellings: [`mule@Shop-${label}.Example`, `mule@${domainToASCII(`shop-${label}.example`).toUpperCase()}`] },
+    domain: {
+      canonical: domainToASCII(`${label}.example`),
+      spellings: [`${label}.Example`, `${label.toUpperCase()}.EXAMPLE.`, domainToASCII(`${label}.example`)],
+    },
+    email: {
+      canonical: `mule@${domainToASCII(`shop-${label}.example`)}`,
+      spellings: [`mule@Shop-${label}.Example`, `mule@${domainToASCII(`shop-${label}.example`).toUpperCase()}`],
+    },
     ipaddress: { canonical: ip, spellings: [ip, `::ffff:${ip}`, `::FFFF:${ip}`] },
     asn: { canonical: String(asn), spellings: [`AS${asn}`, String(asn), `as ${asn}`] },
-    cidr: { canonical: `198.51.${100 + round}.0/24`, spellings: [`198.51.${100 + round}.7/24`, `198.51.${100 + round}.0/24`] },
+    cidr: {
+      canonical: `198.51.${100 + round}.0/24`,
+      spellings: [`198.51.${100 + round}.7/24`, `198.51.${100 + round}.0/24`],
+    },
   };
 }
 
@@ -49,10 +59,20 @@ describe(`concurrent writes about the same new subjects (${backendName})`, () =>
 
   it('still numbers new subjects in request order, main subject first (the lock order is not the id order)', async () => {
     const tag = Date.now().toString(36);
-    const r = await s.post('/risk_api/report/', {
-      kind: 'url', key: `https://zz-${tag}.example/x`, outcome_code: 'spam',
-      related_subjects: [{ kind: 'email', key: `b@${tag}.example` }, { kind: 'asn', key: '64499' }, { kind: 'domain', key: `aa-${tag}.example` }],
-    }, { 'x-api-key': (await s.createKey('subjects-order')).secret });
+    const r = await s.post(
+      '/risk_api/report/',
+      {
+        kind: 'url',
+        key: `https://zz-${tag}.example/x`,
+        outcome_code: 'spam',
+        related_subjects: [
+          { kind: 'email', key: `b@${tag}.example` },
+          { kind: 'asn', key: '64499' },
+          { kind: 'domain', key: `aa-${tag}.example` },
+        ],
+      },
+      { 'x-api-key': (await s.createKey('subjects-order')).secret },
+    );
     expect(r.status, JSON.stringify(r.body)).toBe(201);
     const keys = [`https://zz-${tag}.example/x`, `b@${tag}.example`, '64499', `aa-${tag}.example`];
     const rows = await s.app.db.prisma.subject.findMany({ where: { key: { in: keys } }, orderBy: { id: 'asc' } });
@@ -71,7 +91,11 @@ describe(`concurrent writes about the same new subjects (${backendName})`, () =>
           const spellings = subjects[kind].spellings;
           return { kind, key: spellings[Math.floor(random() * spellings.length)]! };
         };
-        const shuffled = <T>(items: T[]) => items.map((v) => [random(), v] as const).sort((a, b) => a[0] - b[0]).map(([, v]) => v);
+        const shuffled = <T>(items: T[]) =>
+          items
+            .map((v) => [random(), v] as const)
+            .sort((a, b) => a[0] - b[0])
+            .map(([, v]) => v);
         const expected = { ratings: 0, ipReports: 0, ipMentions: 0 };
 
         const writes: Array<() => Promise<{ what: string; answer: Answer; ok: boolean }>> = [];
@@ -79,12 +103,24 @@ describe(`concurrent writes about the same new subjects (${backendName})`, () =>
           const shape = i % 4;
           if (shape === 0 || shape === 1) {
             const main = pick(shape === 0 ? 'domain' : 'email');
-            const related = shuffled((shape === 0 ? ['ipaddress', 'email', 'asn', 'cidr'] as const : ['domain', 'ipaddress', 'asn'] as const).map(pick));
+            const related = shuffled(
+              (shape === 0
+                ? (['ipaddress', 'email', 'asn', 'cidr'] as const)
+                : (['domain', 'ipaddress', 'asn'] as const)
+              ).map(pick),
+            );
             expected.ipMentions++;
             writes.push(async () => {
-              const answer = await client.post(s.url, '/risk_api/report/', {
-                ...main, outcome_code: 'fraud_watch', related_subjects: related.map((r) => ({ ...r, role: 'linked' })),
-              }, headers);
+              const answer = await client.post(
+                s.url,
+                '/risk_api/report/',
+                {
+                  ...main,
+                  outcome_code: 'fraud_watch',
+                  related_subjects: related.map((r) => ({ ...r, role: 'linked' })),
+                },
+                headers,
+              );
               return { what: 'rest report', answer, ok: answer.status === 201 };
             });
           } else if (shape === 2) {
@@ -92,10 +128,15 @@ describe(`concurrent writes about the same new subjects (${backendName})`, () =>
             const related = shuffled((['domain', 'cidr', 'email'] as const).map(pick));
             expected.ipReports++;
             writes.push(async () => {
-              const answer = await client.post(s.url, '/graphql', {
-                query: 'mutation($input: ReportInput!) { report(input: $input) { report { subject { id key } } } }',
-                variables: { input: { ...main, outcomeCode: 'spam', relatedSubjects: related } },
-              }, headers);
+              const answer = await client.post(
+                s.url,
+                '/graphql',
+                {
+                  query: 'mutation($input: ReportInput!) { report(input: $input) { report { subject { id key } } } }',
+                  variables: { input: { ...main, outcomeCode: 'spam', relatedSubjects: related } },
+                },
+                headers,
+              );
               return { what: 'graphql report', answer, ok: answer.status === 200 && !answer.body.errors };
             });
           } else {
@@ -110,29 +151,50 @@ describe(`concurrent writes about the same new subjects (${backendName})`, () =>
 
         const results = await Promise.all(writes.map((w) => w()));
         const failed = results.filter((r) => !r.ok);
-        const serverErrors = s.logs.filter((l) => l.includes('"level":"error"')).map((l) => JSON.parse(l).err?.message).slice(0, 3);
-        expect(failed.map((f) => `${f.what}: ${f.answer.status} ${f.answer.text.slice(0, 300)}`),
-          `round ${round}: ${JSON.stringify(tally(results, (r) => `${r.what} ${r.answer.status}`))}; server said: ${JSON.stringify(serverErrors)}`).toEqual([]);
+        const serverErrors = s.logs
+          .filter((l) => l.includes('"level":"error"'))
+          .map((l) => JSON.parse(l).err?.message)
+          .slice(0, 3);
+        expect(
+          failed.map((f) => `${f.what}: ${f.answer.status} ${f.answer.text.slice(0, 300)}`),
+          `round ${round}: ${JSON.stringify(tally(results, (r) => `${r.what} ${r.answer.status}`))}; server said: ${JSON.stringify(serverErrors)}`,
+        ).toEqual([]);
 
         // One node per subject, stored under its canonical key.
         const stored = await s.app.db.prisma.subject.findMany({
-          where: { workspaceId: workspace.id, OR: Object.entries(subjects).map(([kind, v]) => ({ kind, key: v.canonical })) },
+          where: {
+            workspaceId: workspace.id,
+            OR: Object.entries(subjects).map(([kind, v]) => ({ kind, key: v.canonical })),
+          },
           orderBy: { id: 'asc' },
         });
         expect(stored.map((x) => `${x.kind}:${x.key}`).sort(), `round ${round}`).toEqual(
-          Object.entries(subjects).map(([kind, v]) => `${kind}:${v.canonical}`).sort());
+          Object.entries(subjects)
+            .map(([kind, v]) => `${kind}:${v.canonical}`)
+            .sort(),
+        );
         // Every GraphQL answer named that same node.
         const ipNode = stored.find((x) => x.kind === 'ipaddress')!;
         for (const r of results.filter((x) => x.what === 'graphql report')) {
           expect(r.answer.body.data.report.report.subject.key).toBe(ipNode.key);
         }
         // And everything written hangs off it: all ratings, reports and mentions of the IP are on the one node.
-        const graph = await client.post(s.url, '/graphql', {
-          query: `{ subject(kind: ipaddress, key: "::ffff:${ipNode.key}") { databaseId ratings(first: 1) { totalCount } reports(first: 1) { totalCount } mentions(first: 1) { totalCount } } }`,
-        }, headers);
-        expect(graph.body.data, graph.text).toEqual({ subject: {
-          databaseId: ipNode.id, ratings: { totalCount: expected.ratings }, reports: { totalCount: expected.ipReports }, mentions: { totalCount: expected.ipMentions },
-        } });
+        const graph = await client.post(
+          s.url,
+          '/graphql',
+          {
+            query: `{ subject(kind: ipaddress, key: "::ffff:${ipNode.key}") { databaseId ratings(first: 1) { totalCount } reports(first: 1) { totalCount } mentions(first: 1) { totalCount } } }`,
+          },
+          headers,
+        );
+        expect(graph.body.data, graph.text).toEqual({
+          subject: {
+            databaseId: ipNode.id,
+            ratings: { totalCount: expected.ratings },
+            reports: { totalCount: expected.ipReports },
+            mentions: { totalCount: expected.ipMentions },
+          },
+        });
       }
       // Nothing else was created along the way: exactly five subjects a round.
       expect(await s.app.db.prisma.subject.count({ where: { workspaceId: workspace.id } })).toBe(ROUNDS * 5);

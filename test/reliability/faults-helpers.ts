@@ -16,24 +16,43 @@ export type Reply = { status: number; headers: Record<string, string | string[] 
  * One POST over node:http, so a transport failure keeps its errno (ECONNREFUSED, ECONNRESET, …)
  * instead of fetch's generic "fetch failed". Rejects with that error when no response arrives.
  */
-export function post(base: string, route: string, body: unknown, headers: Record<string, string> = {}, agent?: Agent): Promise<Reply> {
+export function post(
+  base: string,
+  route: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+  agent?: Agent,
+): Promise<Reply> {
   const url = new URL(route, base);
   const text = JSON.stringify(body);
   return new Promise((resolve, reject) => {
-    const req = request({
-      host: url.hostname, port: url.port, path: url.pathname, method: 'POST', agent: agent ?? false,
-      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers },
-    }, (res) => {
-      let data = '';
-      res.setEncoding('utf8');
-      res.on('data', (c) => { data += c; });
-      res.on('error', reject);
-      res.on('end', () => {
-        let parsed: unknown = data;
-        try { parsed = JSON.parse(data); } catch { /* not JSON: keep the text so a failure shows it */ }
-        resolve({ status: res.statusCode!, headers: res.headers, body: parsed });
-      });
-    });
+    const req = request(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        agent: agent ?? false,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers },
+      },
+      (res) => {
+        let data = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => {
+          data += c;
+        });
+        res.on('error', reject);
+        res.on('end', () => {
+          let parsed: unknown = data;
+          try {
+            parsed = JSON.parse(data);
+          } catch {
+            /* not JSON: keep the text so a failure shows it */
+          }
+          resolve({ status: res.statusCode!, headers: res.headers, body: parsed });
+        });
+      },
+    );
     req.on('error', reject);
     req.end(text);
   });
@@ -47,15 +66,28 @@ export function errno(e: unknown): string {
 /** An error body of the REST contract: `{ ok: false, error: <code>, message }`. */
 export function isCodedError(body: unknown): body is { ok: false; error: string; message: string } {
   const b = body as { ok?: unknown; error?: unknown; message?: unknown } | null;
-  return !!b && b.ok === false && typeof b.error === 'string' && /^[a-z_]+$/.test(b.error) && typeof b.message === 'string' && b.message.length > 0;
+  return (
+    !!b &&
+    b.ok === false &&
+    typeof b.error === 'string' &&
+    /^[a-z_]+$/.test(b.error) &&
+    typeof b.message === 'string' &&
+    b.message.length > 0
+  );
 }
 
-/** Repeats `check` until it returns true (or the attempts run out); returns whether it did. */
-export async function eventually(check: () => Promise<boolean>, attempts = 100, everyMs = 100): Promise<boolean> {
-  for (let i = 0; i < attempts; i++) {
+/**
+ * Repeats `check` every `everyMs` until it returns true, or `withinMs` have passed; returns whether it did. The
+ * bound catches a hang, it does not measure speed: the default five minutes are a hundred times what a quiet machine
+ * needs to see the first writes of a load, so a machine busy with other work still passes; at load average 50-70 on
+ * 2 cores, single writes took 5-15 s and a one-minute bound saw 32 of 150 (docs/testing.md).
+ */
+export async function eventually(check: () => Promise<boolean>, withinMs = 300_000, everyMs = 100): Promise<boolean> {
+  const deadline = performance.now() + withinMs;
+  do {
     if (await check().catch(() => false)) return true;
     await sleep(everyMs);
-  }
+  } while (performance.now() < deadline);
   return false;
 }
 
@@ -64,14 +96,23 @@ export async function eventually(check: () => Promise<boolean>, attempts = 100, 
  * kept (the last 400) so a failing test can show them.
  */
 export type ServerProcess = {
-  url: string; child: ChildProcess; logs: string[];
+  url: string;
+  child: ChildProcess;
+  logs: string[];
   /** Resolves with the exit code (or the signal's name) when the process ends. */
   exited: Promise<number | string>;
 };
 
 export function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
   const child = spawn(process.execPath, [SERVER_ENTRY], {
-    env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? tmpdir(), PUBLISH_INTERVAL_MS: '0', ...env, PORT: '0', LOG_LEVEL: 'info' }, // info: the "listening" line names the port
+    env: {
+      PATH: process.env.PATH!,
+      HOME: process.env.HOME ?? tmpdir(),
+      PUBLISH_INTERVAL_MS: '0',
+      ...env,
+      PORT: '0',
+      LOG_LEVEL: 'info',
+    }, // info: the "listening" line names the port
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: string[] = [];
@@ -79,7 +120,9 @@ export function startServerProcess(env: Record<string, string>): Promise<ServerP
     for (const line of chunk.toString('utf8').split('\n')) if (line) logs.push(line);
     if (logs.length > 400) logs.splice(0, logs.length - 400);
   };
-  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
+  const exited = new Promise<number | string>((resolve) =>
+    child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')),
+  );
   child.stderr!.on('data', keep);
   return new Promise((resolve, reject) => {
     let buffer = '';
@@ -93,7 +136,9 @@ export function startServerProcess(env: Record<string, string>): Promise<ServerP
         resolve({ url: match[1]!, child, logs, exited });
       }
     });
-    exited.then((code) => reject(new Error(`server exited (${code}) before listening:\n${logs.slice(-20).join('\n')}`)));
+    exited.then((code) =>
+      reject(new Error(`server exited (${code}) before listening:\n${logs.slice(-20).join('\n')}`)),
+    );
   });
 }
 
@@ -102,16 +147,42 @@ export class PersistentRedis {
   private child: ChildProcess | null = null;
   readonly dir = mkdtempSync(path.join(tmpdir(), 'risk-api-redis-'));
   constructor(readonly port: number) {}
-  get url() { return `redis://127.0.0.1:${this.port}`; }
+  get url() {
+    return `redis://127.0.0.1:${this.port}`;
+  }
 
   async start() {
-    this.child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir,
-      '--save', '', '--appendonly', 'yes', '--appendfsync', 'always'], { stdio: 'ignore' });
-    const up = await eventually(() => new Promise<boolean>((resolve) => {
-      const sock = net.createConnection(this.port, '127.0.0.1');
-      sock.once('connect', () => { sock.destroy(); resolve(true); });
-      sock.once('error', () => resolve(false));
-    }), 200, 25);
+    this.child = spawn(
+      'redis-server',
+      [
+        '--port',
+        String(this.port),
+        '--bind',
+        '127.0.0.1',
+        '--dir',
+        this.dir,
+        '--save',
+        '',
+        '--appendonly',
+        'yes',
+        '--appendfsync',
+        'always',
+      ],
+      { stdio: 'ignore' },
+    );
+    const up = await eventually(
+      () =>
+        new Promise<boolean>((resolve) => {
+          const sock = net.createConnection(this.port, '127.0.0.1');
+          sock.once('connect', () => {
+            sock.destroy();
+            resolve(true);
+          });
+          sock.once('error', () => resolve(false));
+        }),
+      60_000,
+      25,
+    );
     if (!up) throw new Error('redis-server did not start');
   }
 
@@ -120,7 +191,10 @@ export class PersistentRedis {
     const child = this.child;
     if (!child) return;
     this.child = null;
-    await new Promise<void>((resolve) => { child.once('exit', () => resolve()); child.kill(signal); });
+    await new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill(signal);
+    });
   }
 
   async destroy() {
@@ -135,18 +209,46 @@ export class PersistentRedis {
  * write sends an Idempotency-Key. A report names two related subjects: stored whole, it has two links.
  */
 export type Write = {
-  marker: string; route: string; body: Record<string, unknown>; idemKey?: string;
-  sentAt: number; doneAt: number; status: number | string; reply?: any; retryAfter?: string;
+  marker: string;
+  route: string;
+  body: Record<string, unknown>;
+  idemKey?: string;
+  sentAt: number;
+  doneAt: number;
+  status: number | string;
+  reply?: any;
+  retryAfter?: string;
 };
 
 export function makeWrite(run: string, stream: number, n: number, keyed: boolean): Write {
   const marker = `${run}-s${stream}-n${n}`;
   const ip = `198.51.${100 + stream}.${(n % 250) + 1}`;
-  const [route, body] = n % 2
-    ? ['/risk_api/rate/', { ip, rating: -1, note: marker }]
-    : ['/risk_api/report/', { kind: 'domain', key: `${marker}.example`, title: marker, outcome_code: 'fraud_watch', severity: 'high',
-        related_subjects: [{ kind: 'ipaddress', key: ip, role: 'source_ip' }, { kind: 'email', key: `${marker}@example.com`, role: 'email' }] }];
-  return { marker, route, body, ...(keyed ? { idemKey: `idem-${marker}` } : {}), sentAt: 0, doneAt: 0, status: 'not sent' };
+  const [route, body] =
+    n % 2
+      ? ['/risk_api/rate/', { ip, rating: -1, note: marker }]
+      : [
+          '/risk_api/report/',
+          {
+            kind: 'domain',
+            key: `${marker}.example`,
+            title: marker,
+            outcome_code: 'fraud_watch',
+            severity: 'high',
+            related_subjects: [
+              { kind: 'ipaddress', key: ip, role: 'source_ip' },
+              { kind: 'email', key: `${marker}@example.com`, role: 'email' },
+            ],
+          },
+        ];
+  return {
+    marker,
+    route,
+    body,
+    ...(keyed ? { idemKey: `idem-${marker}` } : {}),
+    sentAt: 0,
+    doneAt: 0,
+    status: 'not sent',
+  };
 }
 
 export const isReport = (w: Write) => w.route === '/risk_api/report/';
@@ -170,20 +272,32 @@ export async function send(base: string, auth: Record<string, string>, w: Write,
 }
 
 /** `streams` concurrent clients, each writing one after the other over its own keep-alive connection until `stop()`. */
-export function streamWrites(opts: { base: () => string; auth: Record<string, string>; run: string; streams: number; keyedEvery: number; stop: () => boolean; pauseMs?: number }): { writes: Write[]; finished: Promise<void> } {
+export function streamWrites(opts: {
+  base: () => string;
+  auth: Record<string, string>;
+  run: string;
+  streams: number;
+  keyedEvery: number;
+  stop: () => boolean;
+  pauseMs?: number;
+}): { writes: Write[]; finished: Promise<void> } {
   const writes: Write[] = [];
-  const finished = Promise.all(Array.from({ length: opts.streams }, async (_, stream) => {
-    const agent = new Agent({ keepAlive: true });
-    try {
-      for (let n = 0; !opts.stop(); n++) {
-        const w = makeWrite(opts.run, stream, n, n % opts.keyedEvery === 0);
-        writes.push(w);
-        await send(opts.base(), opts.auth, w, agent);
-        if (opts.pauseMs) await sleep(opts.pauseMs);
-        if (typeof w.status === 'string') await sleep(25); // no server to talk to: don't spin
+  const finished = Promise.all(
+    Array.from({ length: opts.streams }, async (_, stream) => {
+      const agent = new Agent({ keepAlive: true });
+      try {
+        for (let n = 0; !opts.stop(); n++) {
+          const w = makeWrite(opts.run, stream, n, n % opts.keyedEvery === 0);
+          writes.push(w);
+          await send(opts.base(), opts.auth, w, agent);
+          if (opts.pauseMs) await sleep(opts.pauseMs);
+          if (typeof w.status === 'string') await sleep(25); // no server to talk to: don't spin
+        }
+      } finally {
+        agent.destroy();
       }
-    } finally { agent.destroy(); }
-  })).then(() => {});
+    }),
+  ).then(() => {});
   return { writes, finished };
 }
 
@@ -192,9 +306,12 @@ export type Stored = { ratings: Map<string, number>; reports: Map<string, Array<
 
 export async function storedWrites(query: (sql: string) => Promise<Array<Record<string, unknown>>>): Promise<Stored> {
   const ratings = new Map<string, number>();
-  for (const r of await query('SELECT note, count(*)::int AS n FROM "Rating" GROUP BY note')) ratings.set(String(r.note), Number(r.n));
+  for (const r of await query('SELECT note, count(*)::int AS n FROM "Rating" GROUP BY note'))
+    ratings.set(String(r.note), Number(r.n));
   const reports = new Map<string, Array<{ id: number; links: number }>>();
-  for (const r of await query('SELECT r.id, r.title, (SELECT count(*) FROM "ReportLink" l WHERE l."reportId" = r.id)::int AS links FROM "Report" r')) {
+  for (const r of await query(
+    'SELECT r.id, r.title, (SELECT count(*) FROM "ReportLink" l WHERE l."reportId" = r.id)::int AS links FROM "Report" r',
+  )) {
     const list = reports.get(String(r.title)) ?? [];
     list.push({ id: Number(r.id), links: Number(r.links) });
     reports.set(String(r.title), list);
@@ -204,5 +321,5 @@ export async function storedWrites(query: (sql: string) => Promise<Array<Record<
 
 /** How many times a write is stored (a report counts only when stored whole, with its two links). */
 export function copies(stored: Stored, w: Write): number {
-  return isReport(w) ? (stored.reports.get(w.marker) ?? []).length : stored.ratings.get(w.marker) ?? 0;
+  return isReport(w) ? (stored.reports.get(w.marker) ?? []).length : (stored.ratings.get(w.marker) ?? 0);
 }

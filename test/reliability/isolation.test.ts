@@ -3,8 +3,18 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import {
-  buildClientSchema, getIntrospectionQuery, getNamedType, isInterfaceType, isLeafType, isNonNullType, isObjectType, isUnionType,
-  type GraphQLField, type GraphQLNamedType, type GraphQLSchema, type IntrospectionQuery,
+  buildClientSchema,
+  getIntrospectionQuery,
+  getNamedType,
+  isInterfaceType,
+  isLeafType,
+  isNonNullType,
+  isObjectType,
+  isUnionType,
+  type GraphQLField,
+  type GraphQLNamedType,
+  type GraphQLSchema,
+  type IntrospectionQuery,
 } from 'graphql';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { backendName } from '../helpers/backend.ts';
@@ -35,13 +45,18 @@ const IDEM = 'shared-idempotency-key-1';
 type Answer = { status: number; text: string; body: any; headers: Headers };
 async function call(url: string, method: string, headers: Record<string, string>, body?: unknown): Promise<Answer> {
   const res = await fetch(url, {
-    method, redirect: 'manual',
+    method,
+    redirect: 'manual',
     headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
   const text = await res.text();
   let parsed: unknown = text;
-  try { parsed = JSON.parse(text); } catch { /* keep text */ }
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    /* keep text */
+  }
   return { status: res.status, text, body: parsed, headers: res.headers };
 }
 
@@ -50,18 +65,32 @@ function selectionOf(schema: GraphQLSchema, type: GraphQLNamedType, depth: numbe
   if (isLeafType(type)) return '';
   if (depth === 0) return '{ __typename }';
   if (isInterfaceType(type) || isUnionType(type)) {
-    return `{ __typename ${schema.getPossibleTypes(type).map((t) => `... on ${t.name} ${selectionOf(schema, t, depth - 1, skipped)}`).join(' ')} }`;
+    return `{ __typename ${schema
+      .getPossibleTypes(type)
+      .map((t) => `... on ${t.name} ${selectionOf(schema, t, depth - 1, skipped)}`)
+      .join(' ')} }`;
   }
   if (!isObjectType(type)) return '{ __typename }';
-  const parts = Object.values(type.getFields()).map((f) => fieldText(schema, type.name, f, depth, skipped)).filter(Boolean);
+  const parts = Object.values(type.getFields())
+    .map((f) => fieldText(schema, type.name, f, depth, skipped))
+    .filter(Boolean);
   return `{ __typename ${parts.join(' ')} }`;
 }
 
-function fieldText(schema: GraphQLSchema, owner: string, f: GraphQLField<unknown, unknown>, depth: number, skipped: Set<string>): string | null {
+function fieldText(
+  schema: GraphQLSchema,
+  owner: string,
+  f: GraphQLField<unknown, unknown>,
+  depth: number,
+  skipped: Set<string>,
+): string | null {
   const args: string[] = [];
   for (const a of f.args) {
     if (a.name === 'first' || a.name === 'limit') args.push(`${a.name}: 3`);
-    else if (isNonNullType(a.type) && a.defaultValue === undefined) { skipped.add(`${owner}.${f.name}`); return null; }
+    else if (isNonNullType(a.type) && a.defaultValue === undefined) {
+      skipped.add(`${owner}.${f.name}`);
+      return null;
+    }
   }
   return `${f.name}${args.length ? `(${args.join(', ')})` : ''} ${selectionOf(schema, getNamedType(f.type), depth - 1, skipped)}`;
 }
@@ -72,7 +101,12 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
   let ua: Browserish;
   let ub: Browserish;
   let keyA: string, keyB: string, keyRevoked: string, revokedPrefix: string;
-  let aReportId: number, aRatingCreatedAt: string, aRuleId: number, aWatchId: number, aEndpointId: number, aDeliveryId: number;
+  let aReportId: number,
+    aRatingCreatedAt: string,
+    aRuleId: number,
+    aWatchId: number,
+    aEndpointId: number,
+    aDeliveryId: number;
   const aPrefixes: string[] = [];
   const rootArgs: Record<string, string> = {};
   const skippedNested = new Set<string>();
@@ -93,57 +127,149 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
     s.app.verifier.invalidate();
     const a = await s.createKey(wsA, { name: `${SECRET} key` });
     const revoked = await s.createKey(wsA, { name: 'to revoke' });
-    keyA = a.secret; keyRevoked = revoked.secret; revokedPrefix = revoked.prefix;
+    keyA = a.secret;
+    keyRevoked = revoked.secret;
+    revokedPrefix = revoked.prefix;
     aPrefixes.push(a.prefix, revoked.prefix);
     keyB = (await s.createKey(wsB)).secret;
 
     // A's private memory, written with an Idempotency-Key B will reuse.
     const authA = { 'x-api-key': keyA };
-    const report = await call(`${s.url}/risk_api/report/`, 'POST', { ...authA, 'idempotency-key': IDEM }, {
-      kind: 'email', key: `${SECRET}@example.com`, outcome_code: 'account_takeover', title: `${SECRET} title`, summary: `${SECRET} summary`,
-      details: `${SECRET} details`, tags: [SECRET], namespace: SECRET, share_policy: 'red_share',
-      related_subjects: [{ kind: 'ipaddress', key: A_IP, role: 'source_ip' }, { kind: 'domain', key: `${SECRET}.example` }],
-    });
+    const report = await call(
+      `${s.url}/risk_api/report/`,
+      'POST',
+      { ...authA, 'idempotency-key': IDEM },
+      {
+        kind: 'email',
+        key: `${SECRET}@example.com`,
+        outcome_code: 'account_takeover',
+        title: `${SECRET} title`,
+        summary: `${SECRET} summary`,
+        details: `${SECRET} details`,
+        tags: [SECRET],
+        namespace: SECRET,
+        share_policy: 'red_share',
+        related_subjects: [
+          { kind: 'ipaddress', key: A_IP, role: 'source_ip' },
+          { kind: 'domain', key: `${SECRET}.example` },
+        ],
+      },
+    );
     expect(report.status, report.text).toBe(201);
     aReportId = report.body.report.id;
-    const aboutIp = await call(`${s.url}/risk_api/report/`, 'POST', { ...authA, 'idempotency-key': `${IDEM}-rest` }, { kind: 'ipaddress', key: A_IP, outcome_code: 'fraud_confirmed', title: `${SECRET} ip` });
+    const aboutIp = await call(
+      `${s.url}/risk_api/report/`,
+      'POST',
+      { ...authA, 'idempotency-key': `${IDEM}-rest` },
+      { kind: 'ipaddress', key: A_IP, outcome_code: 'fraud_confirmed', title: `${SECRET} ip` },
+    );
     expect(aboutIp.status, aboutIp.text).toBe(201);
-    const rating = await call(`${s.url}/risk_api/rate/`, 'POST', { ...authA, 'idempotency-key': `${IDEM}-rate` }, { ip: A_IP, rating: -1, note: `${SECRET} note` });
+    const rating = await call(
+      `${s.url}/risk_api/rate/`,
+      'POST',
+      { ...authA, 'idempotency-key': `${IDEM}-rate` },
+      { ip: A_IP, rating: -1, note: `${SECRET} note` },
+    );
     expect(rating.status, rating.text).toBe(201);
     aRatingCreatedAt = rating.body.report.created_at;
-    const rating2 = await call(`${s.url}/risk_api/rate/`, 'POST', { ...authA, 'idempotency-key': `${IDEM}-rest-rate` }, { ip: A_IP, rating: -1, note: `${SECRET} note 2` });
+    const rating2 = await call(
+      `${s.url}/risk_api/rate/`,
+      'POST',
+      { ...authA, 'idempotency-key': `${IDEM}-rest-rate` },
+      { ip: A_IP, rating: -1, note: `${SECRET} note 2` },
+    );
     expect(rating2.status, rating2.text).toBe(201);
     // Keys A used that B's bulk writes reuse (B's report and rate calls above and below use A's others).
     for (const key of [`${IDEM}-bulk`, `${IDEM}-bulk-rest`]) {
-      const bulkKeyed = await call(`${s.url}/risk_api/report/`, 'POST', { ...authA, 'idempotency-key': key }, { kind: 'ipaddress', key: A_IP, outcome_code: 'spam', title: `${SECRET} ${key}` });
+      const bulkKeyed = await call(
+        `${s.url}/risk_api/report/`,
+        'POST',
+        { ...authA, 'idempotency-key': key },
+        { kind: 'ipaddress', key: A_IP, outcome_code: 'spam', title: `${SECRET} ${key}` },
+      );
       expect(bulkKeyed.status, bulkKeyed.text).toBe(201);
     }
     // A's override rule on its IP, and on the AS both IPs share: B's scores, lists, audit trail and expiry never reach them.
-    const rule = await call(`${s.url}/risk_api/overrides/`, 'POST', authA, { target: A_IP, action: 'deny', reason: `${SECRET} reason`, note: `${SECRET} note` });
+    const rule = await call(`${s.url}/risk_api/overrides/`, 'POST', authA, {
+      target: A_IP,
+      action: 'deny',
+      reason: `${SECRET} reason`,
+      note: `${SECRET} note`,
+    });
     expect(rule.status, rule.text).toBe(201);
     aRuleId = rule.body.rule.id;
-    const asRule = await call(`${s.url}/risk_api/overrides/`, 'POST', authA, { target: 'AS15169', action: 'adjust', points: 50, reason: `${SECRET} as` });
+    const asRule = await call(`${s.url}/risk_api/overrides/`, 'POST', authA, {
+      target: 'AS15169',
+      action: 'adjust',
+      points: 50,
+      reason: `${SECRET} as`,
+    });
     expect(asRule.status, asRule.text).toBe(201);
     // A's watches on its IP and on a subject of its private report: B's lists, changes and pages never reach them.
-    const watch = await call(`${s.url}/risk_api/watches/`, 'POST', authA, { target: A_IP, score_threshold: 50, note: `${SECRET} watch` });
+    const watch = await call(`${s.url}/risk_api/watches/`, 'POST', authA, {
+      target: A_IP,
+      score_threshold: 50,
+      note: `${SECRET} watch`,
+    });
     expect(watch.status, watch.text).toBe(201);
     aWatchId = watch.body.watch.id;
-    const subjectWatch = await call(`${s.url}/risk_api/watches/`, 'POST', authA, { subject: { kind: 'domain', key: `${SECRET}.example` } });
+    const subjectWatch = await call(`${s.url}/risk_api/watches/`, 'POST', authA, {
+      subject: { kind: 'domain', key: `${SECRET}.example` },
+    });
     expect(subjectWatch.status, subjectWatch.text).toBe(201);
     // A's webhook endpoint with a delivery and its attempt, every text field carrying the secret (disabled: the loop leaves it be).
-    const endpoint = await s.app.db.prisma.webhookEndpoint.create({ data: {
-      workspaceId: accounts[0]!.workspaceId, url: `https://${SECRET}.example/hook`, eventTypes: ['watch.reported'], description: `${SECRET} hook`,
-      secret: `whsec_${SECRET}`, status: 'disabled', disabledReason: `${SECRET} off`,
-    } });
-    aEndpointId = endpoint.id;
-    const event = await s.app.db.prisma.webhookEvent.create({ data: { publicId: `evt_${SECRET}`, workspaceId: endpoint.workspaceId, type: 'watch.reported', data: { subject: SECRET } } });
-    const delivery = await s.app.db.prisma.webhookDelivery.create({ data: { eventId: event.id, endpointId: endpoint.id, workspaceId: endpoint.workspaceId, status: 'failed', attempts: 1 } });
-    aDeliveryId = delivery.id;
-    await s.app.db.prisma.webhookAttempt.create({ data: { deliveryId: delivery.id, workspaceId: endpoint.workspaceId, latencyMs: 5, httpStatus: 500, error: `${SECRET} error`, responseExcerpt: `${SECRET} body` } });
-    // B's own memory, so every walk reaches real data and an empty answer is not the reason nothing leaks.
-    const own = await call(`${s.url}/risk_api/report/`, 'POST', { 'x-api-key': keyB }, {
-      kind: 'domain', key: 'b-own.example', outcome_code: 'spam', related_subjects: [{ kind: 'ipaddress', key: B_IP }],
+    const endpoint = await s.app.db.prisma.webhookEndpoint.create({
+      data: {
+        workspaceId: accounts[0]!.workspaceId,
+        url: `https://${SECRET}.example/hook`,
+        eventTypes: ['watch.reported'],
+        description: `${SECRET} hook`,
+        secret: `whsec_${SECRET}`,
+        status: 'disabled',
+        disabledReason: `${SECRET} off`,
+      },
     });
+    aEndpointId = endpoint.id;
+    const event = await s.app.db.prisma.webhookEvent.create({
+      data: {
+        publicId: `evt_${SECRET}`,
+        workspaceId: endpoint.workspaceId,
+        type: 'watch.reported',
+        data: { subject: SECRET },
+      },
+    });
+    const delivery = await s.app.db.prisma.webhookDelivery.create({
+      data: {
+        eventId: event.id,
+        endpointId: endpoint.id,
+        workspaceId: endpoint.workspaceId,
+        status: 'failed',
+        attempts: 1,
+      },
+    });
+    aDeliveryId = delivery.id;
+    await s.app.db.prisma.webhookAttempt.create({
+      data: {
+        deliveryId: delivery.id,
+        workspaceId: endpoint.workspaceId,
+        latencyMs: 5,
+        httpStatus: 500,
+        error: `${SECRET} error`,
+        responseExcerpt: `${SECRET} body`,
+      },
+    });
+    // B's own memory, so every walk reaches real data and an empty answer is not the reason nothing leaks.
+    const own = await call(
+      `${s.url}/risk_api/report/`,
+      'POST',
+      { 'x-api-key': keyB },
+      {
+        kind: 'domain',
+        key: 'b-own.example',
+        outcome_code: 'spam',
+        related_subjects: [{ kind: 'ipaddress', key: B_IP }],
+      },
+    );
     expect(own.status, own.text).toBe(201);
     // A publication: A now has a contextual layer (its private summaries) next to B's.
     await publish(s.app.db.prisma, s.app.services.network);
@@ -198,14 +324,20 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
       },
     },
     updateOverride: {
-      get query() { return `mutation { updateOverride(input: { id: ${aRuleId}, reason: "b was here" }) { id reason note } }`; },
+      get query() {
+        return `mutation { updateOverride(input: { id: ${aRuleId}, reason: "b was here" }) { id reason note } }`;
+      },
       refused: 'not_found',
       async check() {
-        expect((await s.app.db.prisma.overrideRule.findUniqueOrThrow({ where: { id: aRuleId } })).reason).toContain(SECRET);
+        expect((await s.app.db.prisma.overrideRule.findUniqueOrThrow({ where: { id: aRuleId } })).reason).toContain(
+          SECRET,
+        );
       },
     },
     expireOverride: {
-      get query() { return expireQuery(); }, // A's rule id is known once beforeAll ran
+      get query() {
+        return expireQuery();
+      }, // A's rule id is known once beforeAll ran
       refused: 'not_found',
       async check() {
         expect((await s.app.db.prisma.overrideRule.findUniqueOrThrow({ where: { id: aRuleId } })).expiredAt).toBeNull();
@@ -220,14 +352,18 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
       },
     },
     updateWatch: {
-      get query() { return `mutation { updateWatch(input: { id: ${aWatchId}, note: "b was here" }) { id note } }`; },
+      get query() {
+        return `mutation { updateWatch(input: { id: ${aWatchId}, note: "b was here" }) { id note } }`;
+      },
       refused: 'not_found',
       async check() {
         expect((await s.app.db.prisma.watch.findUniqueOrThrow({ where: { id: aWatchId } })).note).toContain(SECRET);
       },
     },
     deleteWatch: {
-      get query() { return `mutation { deleteWatch(id: ${aWatchId}) { id note } }`; },
+      get query() {
+        return `mutation { deleteWatch(id: ${aWatchId}) { id note } }`;
+      },
       refused: 'not_found',
       async check() {
         expect(await s.app.db.prisma.watch.count({ where: { id: aWatchId } })).toBe(1);
@@ -235,26 +371,54 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
     },
     createWebhookEndpoint: {
       // B's own endpoint, created beside A's, which it neither counts against nor shows
-      query: 'mutation { createWebhookEndpoint(input: { url: "https://b-own.example/hook", eventTypes: ["watch.reported"] }) { secret endpoint { id description url } } }',
+      query:
+        'mutation { createWebhookEndpoint(input: { url: "https://b-own.example/hook", eventTypes: ["watch.reported"] }) { secret endpoint { id description url } } }',
       check(a) {
-        expect(a.body.data.createWebhookEndpoint.endpoint, a.text).toMatchObject({ description: '', url: 'https://b-own.example/hook' });
+        expect(a.body.data.createWebhookEndpoint.endpoint, a.text).toMatchObject({
+          description: '',
+          url: 'https://b-own.example/hook',
+        });
         expect(a.body.data.createWebhookEndpoint.endpoint.id).not.toBe(aEndpointId);
       },
     },
-    ...Object.fromEntries(['updateWebhookEndpoint', 'rotateWebhookEndpointSecret', 'disableWebhookEndpoint', 'enableWebhookEndpoint', 'deleteWebhookEndpoint', 'sendWebhookTestEvent'].map((name) => [name, {
-      get query() {
-        const args = name === 'updateWebhookEndpoint' ? `input: { id: ${aEndpointId}, description: "b was here" }` : name === 'sendWebhookTestEvent' ? `endpointId: ${aEndpointId}` : `id: ${aEndpointId}`;
-        return `mutation { ${name}(${args}) { __typename } }`;
-      },
-      refused: 'not_found',
-      async check() {
-        const e = await s.app.db.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: aEndpointId } });
-        expect([e.status, e.description, e.secret, e.previousSecret]).toEqual(['disabled', `${SECRET} hook`, `whsec_${SECRET}`, null]);
-        expect(await s.app.db.prisma.webhookDelivery.count({ where: { endpointId: aEndpointId } })).toBe(1);
-      },
-    }])),
+    ...Object.fromEntries(
+      [
+        'updateWebhookEndpoint',
+        'rotateWebhookEndpointSecret',
+        'disableWebhookEndpoint',
+        'enableWebhookEndpoint',
+        'deleteWebhookEndpoint',
+        'sendWebhookTestEvent',
+      ].map((name) => [
+        name,
+        {
+          get query() {
+            const args =
+              name === 'updateWebhookEndpoint'
+                ? `input: { id: ${aEndpointId}, description: "b was here" }`
+                : name === 'sendWebhookTestEvent'
+                  ? `endpointId: ${aEndpointId}`
+                  : `id: ${aEndpointId}`;
+            return `mutation { ${name}(${args}) { __typename } }`;
+          },
+          refused: 'not_found',
+          async check() {
+            const e = await s.app.db.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: aEndpointId } });
+            expect([e.status, e.description, e.secret, e.previousSecret]).toEqual([
+              'disabled',
+              `${SECRET} hook`,
+              `whsec_${SECRET}`,
+              null,
+            ]);
+            expect(await s.app.db.prisma.webhookDelivery.count({ where: { endpointId: aEndpointId } })).toBe(1);
+          },
+        },
+      ]),
+    ),
     resendWebhookDelivery: {
-      get query() { return `mutation { resendWebhookDelivery(id: ${aDeliveryId}) { id } }`; },
+      get query() {
+        return `mutation { resendWebhookDelivery(id: ${aDeliveryId}) { id } }`;
+      },
       refused: 'not_found',
       async check() {
         expect(await s.app.db.prisma.webhookAttempt.count({ where: { deliveryId: aDeliveryId } })).toBe(1);
@@ -271,13 +435,18 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
       query: `mutation { report(input: { kind: ipaddress, key: "${C_IP}", outcomeCode: legitimate }, idempotencyKey: "${IDEM}") { report { databaseId outcomeCode title subject { key reports(first: 5) { totalCount } mentions(first: 5) { totalCount } } } } }`,
       check(a) {
         expect(a.body.data.report.report.databaseId, a.text).not.toBe(aReportId);
-        expect(a.body.data.report.report).toMatchObject({ outcomeCode: 'legitimate', subject: { key: C_IP, mentions: { totalCount: 0 } } });
+        expect(a.body.data.report.report).toMatchObject({
+          outcomeCode: 'legitimate',
+          subject: { key: C_IP, mentions: { totalCount: 0 } },
+        });
       },
     },
     reportBulk: {
       query: `mutation { reportBulk(reports: [{ kind: ipaddress, key: "${C_IP}", outcomeCode: spam }], idempotencyKeys: ["${IDEM}-bulk"]) { line status databaseId error } }`,
       check(a) {
-        expect(a.body.data.reportBulk, a.text).toEqual([{ line: 1, status: 'created', databaseId: expect.any(Number), error: null }]);
+        expect(a.body.data.reportBulk, a.text).toEqual([
+          { line: 1, status: 'created', databaseId: expect.any(Number), error: null },
+        ]);
         expect(a.body.data.reportBulk[0].databaseId).not.toBe(aReportId);
       },
     },
@@ -304,10 +473,14 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
       expect([...skippedNested]).toEqual([]);
     });
 
-    it('keeps idempotency keys per workspace: B reusing A\'s key writes B\'s own record; B cannot change A\'s rules', async () => {
+    it("keeps idempotency keys per workspace: B reusing A's key writes B's own record; B cannot change A's rules", async () => {
       for (const [name, m] of Object.entries(mutations)) {
         const a = await call(`${s.url}/graphql`, 'POST', { 'x-api-key': keyB }, { query: m.query });
-        if (m.refused) expect(a.body.errors?.map((e: any) => e.extensions?.code), `${name}: ${a.text}`).toEqual([m.refused]);
+        if (m.refused)
+          expect(
+            a.body.errors?.map((e: any) => e.extensions?.code),
+            `${name}: ${a.text}`,
+          ).toEqual([m.refused]);
         else expect(a.body.errors, `${name}: ${a.text}`).toBeUndefined();
         expect(a.text, `${name} leaked: ${a.text}`).not.toContain(SECRET);
         await m.check(a);
@@ -322,7 +495,11 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
       call: (h) => call(`${s.url}/risk_api/score/`, 'POST', h, { ip: A_IP }),
       isolated(a) {
         expect(a.status, a.text).toBe(200);
-        expect(a.body.workspace_memory).toEqual({ ratings: { good: 0, neutral: 0, bad: 0 }, last_rating: null, reports: 0 });
+        expect(a.body.workspace_memory).toEqual({
+          ratings: { good: 0, neutral: 0, bad: 0 },
+          last_rating: null,
+          reports: 0,
+        });
         if (a.body.override) expect(a.body.override.reason, a.text).toBe('b own'); // B's own rule, never A's
         for (const d of a.body.score.dimensions) {
           // A's contextual layer holds 8.8.4.4 and its /24; B's holds only what 8.8.8.8 rolls up into.
@@ -356,7 +533,8 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
       // B reuses A's Idempotency-Key on a line: B's own write, never a replay of A's report.
       call: async (h) => {
         const res = await fetch(`${s.url}/risk_api/report/bulk/`, {
-          method: 'POST', headers: { ...h, 'content-type': 'application/x-ndjson' },
+          method: 'POST',
+          headers: { ...h, 'content-type': 'application/x-ndjson' },
           body: `${JSON.stringify({ kind: 'ipaddress', key: C_IP, outcome_code: 'spam', idempotency_key: `${IDEM}-bulk-rest` })}\n`,
         });
         const text = await res.text();
@@ -379,7 +557,13 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
       },
     },
     'POST /risk_api/rate': {
-      call: (h) => call(`${s.url}/risk_api/rate/`, 'POST', { ...h, 'idempotency-key': `${IDEM}-rest-rate` }, { ip: C_IP, rating: 0 }),
+      call: (h) =>
+        call(
+          `${s.url}/risk_api/rate/`,
+          'POST',
+          { ...h, 'idempotency-key': `${IDEM}-rest-rate` },
+          { ip: C_IP, rating: 0 },
+        ),
       isolated(a) {
         expect(a.status, a.text).toBe(201); // a new write of B's, not a replay (200) of A's
         expect(a.headers.get('idempotent-replayed')).toBeNull();
@@ -387,24 +571,52 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
       },
     },
     'POST /risk_api/report': {
-      call: (h) => call(`${s.url}/risk_api/report/`, 'POST', { ...h, 'idempotency-key': `${IDEM}-rest` }, { kind: 'ipaddress', key: C_IP, outcome_code: 'false_positive' }),
+      call: (h) =>
+        call(
+          `${s.url}/risk_api/report/`,
+          'POST',
+          { ...h, 'idempotency-key': `${IDEM}-rest` },
+          { kind: 'ipaddress', key: C_IP, outcome_code: 'false_positive' },
+        ),
       isolated(a) {
         expect(a.status, a.text).toBe(201);
         expect(a.body.report.id).not.toBe(aReportId);
         expect(a.body.report.outcome_code).toBe('false_positive');
       },
     },
+    'GET /risk_api/blocklist': {
+      // A's private reports and its deny rule name A_IP; B's list holds neither the IP nor A's /24 of it
+      call: (h) => call(`${s.url}/risk_api/blocklist/?min_score=10&format=json`, 'GET', h),
+      isolated(a) {
+        expect(a.status, a.text).toBe(200);
+        expect(a.body.endpoint, a.text).toBe('blocklist');
+        expect(a.text).not.toContain(A_IP);
+        expect(a.text).not.toContain('8.8.4.0/24');
+      },
+    },
     'GET /risk_api/export': {
       call: (h) => call(`${s.url}/risk_api/export/?format=csv`, 'GET', h),
-      isolated(a) { expect(a.status, a.text).toBe(200); expect(a.text).toContain('b-own.example'); },
+      isolated(a) {
+        expect(a.status, a.text).toBe(200);
+        expect(a.text).toContain('b-own.example');
+      },
     },
     'POST /risk_api/export': {
       call: (h) => call(`${s.url}/risk_api/export/`, 'POST', h, { limit: 1000 }),
-      isolated(a) { expect(a.status, a.text).toBe(200); expect(a.text).toContain('b-own.example'); },
+      isolated(a) {
+        expect(a.status, a.text).toBe(200);
+        expect(a.text).toContain('b-own.example');
+      },
     },
     'POST /risk_api/overrides': {
       // A's /24 of A_IP: B's own rule, whatever A holds
-      call: (h) => call(`${s.url}/risk_api/overrides/`, 'POST', h, { target: '8.8.4.0/24', action: 'adjust', points: -5, reason: 'b block' }),
+      call: (h) =>
+        call(`${s.url}/risk_api/overrides/`, 'POST', h, {
+          target: '8.8.4.0/24',
+          action: 'adjust',
+          points: -5,
+          reason: 'b block',
+        }),
       isolated(a) {
         expect(a.status, a.text).toBe(201);
         expect(a.body.rule).toMatchObject({ target: '8.8.4.0/24', reason: 'b block' });
@@ -420,17 +632,24 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
     },
     'POST /risk_api/overrides/expire': {
       call: (h) => call(`${s.url}/risk_api/overrides/expire/`, 'POST', h, { id: aRuleId }),
-      isolated(a) { expect([a.status, a.body.error], a.text).toEqual([404, 'not_found']); },
+      isolated(a) {
+        expect([a.status, a.body.error], a.text).toEqual([404, 'not_found']);
+      },
     },
     'POST /risk_api/overrides/update': {
       call: (h) => call(`${s.url}/risk_api/overrides/update/`, 'POST', h, { id: aRuleId, note: 'b was here' }),
-      isolated(a) { expect([a.status, a.body.error], a.text).toEqual([404, 'not_found']); },
+      isolated(a) {
+        expect([a.status, a.body.error], a.text).toEqual([404, 'not_found']);
+      },
     },
     'POST /risk_api/overrides/audit': {
       call: (h) => call(`${s.url}/risk_api/overrides/audit/`, 'POST', h, {}),
       isolated(a) {
         expect(a.status, a.text).toBe(200);
-        const lines = a.text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { rule_id: number });
+        const lines = a.text
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as { rule_id: number });
         expect(lines.length).toBeGreaterThan(0);
         expect(lines.map((l) => l.rule_id)).not.toContain(aRuleId);
       },
@@ -453,27 +672,38 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
     },
     'POST /risk_api/watches/update': {
       call: (h) => call(`${s.url}/risk_api/watches/update/`, 'POST', h, { id: aWatchId, note: 'b was here' }),
-      isolated(a) { expect([a.status, a.body.error], a.text).toEqual([404, 'not_found']); },
+      isolated(a) {
+        expect([a.status, a.body.error], a.text).toEqual([404, 'not_found']);
+      },
     },
     'POST /risk_api/watches/delete': {
       call: (h) => call(`${s.url}/risk_api/watches/delete/`, 'POST', h, { id: aWatchId }),
-      isolated(a) { expect([a.status, a.body.error], a.text).toEqual([404, 'not_found']); },
+      isolated(a) {
+        expect([a.status, a.body.error], a.text).toEqual([404, 'not_found']);
+      },
     },
     'GET /risk_api/openapi.json': { call: (h) => call(`${s.url}/risk_api/openapi.json`, 'GET', h), public: true },
   };
 
   describe('REST', () => {
-    it('has a case for every endpoint: the OpenAPI paths, the router\'s paths, every method each allows', async () => {
+    it("has a case for every endpoint: the OpenAPI paths, the router's paths, every method each allows", async () => {
       const doc = (await call(`${s.url}/risk_api/openapi.json`, 'GET', {})).body;
       const routerSource = readFileSync(path.join(ROOT, 'src/transport/rest/router.ts'), 'utf8');
-      const paths = new Set([
-        ...Object.keys(doc.paths).filter((p) => p.startsWith('/risk_api/')), ...[...routerSource.matchAll(/'(\/risk_api\/[^']+)':\s*\{/g)].map((m) => m[1]!),
-      ].map((p) => p.replace(/\/$/, '')));
+      const paths = new Set(
+        [
+          ...Object.keys(doc.paths).filter((p) => p.startsWith('/risk_api/')),
+          ...[...routerSource.matchAll(/'(\/risk_api\/[^']+)':\s*\{/g)].map((m) => m[1]!),
+        ].map((p) => p.replace(/\/$/, '')),
+      );
       const endpoints: string[] = [];
       for (const p of paths) {
         const probe = await call(`${s.url}${p}/`, 'DELETE', { 'x-api-key': keyB });
         expect(probe.status, `${p}: ${probe.text}`).toBe(405);
-        for (const method of probe.headers.get('allow')!.split(',').map((m) => m.trim())) endpoints.push(`${method} ${p}`);
+        for (const method of probe.headers
+          .get('allow')!
+          .split(',')
+          .map((m) => m.trim()))
+          endpoints.push(`${method} ${p}`);
       }
       expect(endpoints.sort()).toEqual(Object.keys(rest).sort());
     });
@@ -489,28 +719,60 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
 
   describe('control plane', () => {
     /** Every page; the revoke page with one of A's prefixes. */
-    const pages = () => [
-      ['GET', '/workspace'], ['GET', '/workspace/keys'], ['POST', '/workspace/keys'], ['GET', '/workspace/subscription'],
-      ['POST', '/workspace/subscription'], ['POST', '/workspace/subscription/resend'], ['GET', '/workspace/usage'],
-      ['GET', `/workspace/keys/${aPrefixes[0]}/revoke`], ['POST', `/workspace/keys/${aPrefixes[0]}/revoke`],
-      ['GET', `/workspace/reports/ip/${A_IP}`], ['GET', '/workspace/reports/subnet/8.8.4.0%2F24'], ['GET', '/workspace/reports/asn/AS15169'],
-      ['POST', `/workspace/reports/ip/${A_IP}`], ['POST', '/workspace/subscription/confirm-email'],
-      ['GET', '/workspace/register'], ['POST', '/workspace/register'], ['GET', '/workspace/confirm'], ['POST', '/workspace/confirm'], ['GET', '/workspace/sign-in'], ['POST', '/workspace/sign-in'],
-      ['POST', '/workspace/sign-out'], ['GET', '/workspace/assets/app.js'], ['POST', '/workspace/graphql'],
-      ['GET', '/workspace/overrides'], ['POST', '/workspace/overrides'], ['POST', '/workspace/overrides/expire'], ['GET', '/workspace/overrides/audit.ndjson'],
-      ['GET', '/workspace/watches'], ['POST', '/workspace/watches'], ['POST', '/workspace/watches/delete'],
-      ['GET', '/workspace/webhooks'], ['POST', '/workspace/webhooks'], ['GET', '/workspace/webhooks/edit'], ['POST', '/workspace/webhooks/edit'], ['GET', '/workspace/webhooks/deliveries'], ['POST', '/workspace/webhooks/deliveries/resend'],
-      ...(['test', 'rotate', 'disable', 'enable', 'delete'] as const).map((a) => ['POST', `/workspace/webhooks/${a}`] as const),
-    ] as const;
+    const pages = () =>
+      [
+        ['GET', '/workspace'],
+        ['GET', '/workspace/keys'],
+        ['POST', '/workspace/keys'],
+        ['GET', '/workspace/subscription'],
+        ['POST', '/workspace/subscription'],
+        ['POST', '/workspace/subscription/resend'],
+        ['GET', '/workspace/usage'],
+        ['GET', '/workspace/model'],
+        ['GET', `/workspace/keys/${aPrefixes[0]}/revoke`],
+        ['POST', `/workspace/keys/${aPrefixes[0]}/revoke`],
+        ['GET', `/workspace/reports/ip/${A_IP}`],
+        ['GET', '/workspace/reports/subnet/8.8.4.0%2F24'],
+        ['GET', '/workspace/reports/asn/AS15169'],
+        ['POST', `/workspace/reports/ip/${A_IP}`],
+        ['POST', '/workspace/subscription/confirm-email'],
+        ['GET', '/workspace/register'],
+        ['POST', '/workspace/register'],
+        ['GET', '/workspace/confirm'],
+        ['POST', '/workspace/confirm'],
+        ['GET', '/workspace/sign-in'],
+        ['POST', '/workspace/sign-in'],
+        ['POST', '/workspace/sign-out'],
+        ['GET', '/workspace/assets/app.js'],
+        ['POST', '/workspace/graphql'],
+        ['GET', '/workspace/overrides'],
+        ['POST', '/workspace/overrides'],
+        ['POST', '/workspace/overrides/expire'],
+        ['GET', '/workspace/overrides/audit.ndjson'],
+        ['GET', '/workspace/watches'],
+        ['POST', '/workspace/watches'],
+        ['POST', '/workspace/watches/delete'],
+        ['GET', '/workspace/webhooks'],
+        ['POST', '/workspace/webhooks'],
+        ['GET', '/workspace/webhooks/edit'],
+        ['POST', '/workspace/webhooks/edit'],
+        ['GET', '/workspace/webhooks/deliveries'],
+        ['POST', '/workspace/webhooks/deliveries/resend'],
+        ...(['test', 'rotate', 'disable', 'enable', 'delete'] as const).map(
+          (a) => ['POST', `/workspace/webhooks/${a}`] as const,
+        ),
+      ] as const;
 
     it('lists every page the control plane routes (a new page must be added here)', () => {
       const source = readFileSync(path.join(ROOT, 'src/transport/web/control-plane.ts'), 'utf8');
-      const literal = new Set([...source.matchAll(/'(\/workspace[^'/]*(?:\/[^'/]+)*)'/g)].map((m) => m[1]!.replace(/\/$/, '')));
+      const literal = new Set(
+        [...source.matchAll(/'(\/workspace[^'/]*(?:\/[^'/]+)*)'/g)].map((m) => m[1]!.replace(/\/$/, '')),
+      );
       const listed = new Set<string>(pages().map(([, p]) => p));
       expect([...literal].filter((p) => !listed.has(p))).toEqual([]);
     });
 
-    it('shows B\'s session none of A\'s keys, pages or evidence, and will not revoke A\'s key', async () => {
+    it("shows B's session none of A's keys, pages or evidence, and will not revoke A's key", async () => {
       const keys = await ub.request('/workspace/keys');
       expect(keys.status).toBe(200);
       for (const prefix of aPrefixes) expect(keys.text).not.toContain(prefix);
@@ -518,10 +780,29 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
       const token = await ub.csrfOf('/workspace/keys');
       const revoke = await ub.request(`/workspace/keys/${aPrefixes[0]}/revoke`, { form: { _csrf: token } });
       expect(revoke.status, revoke.text).toBe(404);
-      expect((await s.app.db.prisma.apiKey.findUniqueOrThrow({ where: { prefix: aPrefixes[0]! } })).revokedAt).toBeNull();
-      const reports = [`/workspace/reports/ip/${A_IP}`, '/workspace/reports/subnet/8.8.4.0%2F24', '/workspace/reports/asn/AS15169'];
+      expect(
+        (await s.app.db.prisma.apiKey.findUniqueOrThrow({ where: { prefix: aPrefixes[0]! } })).revokedAt,
+      ).toBeNull();
+      const reports = [
+        `/workspace/reports/ip/${A_IP}`,
+        '/workspace/reports/subnet/8.8.4.0%2F24',
+        '/workspace/reports/asn/AS15169',
+      ];
       // A report page shows its content to the confirm POST; its GET shows only the button. Both are checked.
-      const views: Array<[string, 'GET' | 'POST']> = [...[...reports, '/workspace/usage', '/workspace/subscription', '/workspace/overrides', '/workspace/overrides/audit.ndjson', '/workspace/watches', '/workspace/webhooks', `/workspace/webhooks/deliveries?endpoint=${aEndpointId}`].map((p) => [p, 'GET'] as [string, 'GET']), ...reports.map((p) => [p, 'POST'] as [string, 'POST'])];
+      const views: Array<[string, 'GET' | 'POST']> = [
+        ...[
+          ...reports,
+          '/workspace/usage',
+          '/workspace/model',
+          '/workspace/subscription',
+          '/workspace/overrides',
+          '/workspace/overrides/audit.ndjson',
+          '/workspace/watches',
+          '/workspace/webhooks',
+          `/workspace/webhooks/deliveries?endpoint=${aEndpointId}`,
+        ].map((p) => [p, 'GET'] as [string, 'GET']),
+        ...reports.map((p) => [p, 'POST'] as [string, 'POST']),
+      ];
       for (const [page, method] of views) {
         const r = method === 'POST' ? await ub.request(page, { form: { _csrf: token } }) : await ub.request(page);
         expect(r.status, `${method} ${page}: ${r.text.slice(0, 300)}`).toBe(200);
@@ -529,17 +810,25 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
       }
     });
 
-    it('shows B\'s session none of A\'s override rules or their trail, and will not expire A\'s rule by form or /workspace/graphql', async () => {
+    it("shows B's session none of A's override rules or their trail, and will not expire A's rule by form or /workspace/graphql", async () => {
       const token = await ub.csrfOf('/workspace/overrides');
       const byForm = await ub.request('/workspace/overrides/expire', { form: { _csrf: token, id: String(aRuleId) } });
       expect(byForm.status, byForm.text).toBe(404);
       expect(byForm.text).not.toContain(SECRET);
-      const gql = (query: string) => call(`${s.url}/workspace/graphql`, 'POST', { cookie: `rk_session=${ub.cookies.get('rk_session')}`, 'x-csrf-token': token }, { query });
+      const gql = (query: string) =>
+        call(
+          `${s.url}/workspace/graphql`,
+          'POST',
+          { cookie: `rk_session=${ub.cookies.get('rk_session')}`, 'x-csrf-token': token },
+          { query },
+        );
       const expire = await gql(`mutation { expireOverride(id: ${aRuleId}) { id reason } }`);
       expect(expire.body.errors?.[0]?.extensions?.code, expire.text).toBe('not_found');
       const update = await gql(`mutation { updateOverride(input: { id: ${aRuleId}, reason: "b was here" }) { id } }`);
       expect(update.body.errors?.[0]?.extensions?.code, update.text).toBe('not_found');
-      const read = await gql('{ overrides(state: all, first: 100) { nodes { id reason note } } overrideAudit(first: 100) { nodes { ruleId before { reason } after { reason note } } } }');
+      const read = await gql(
+        '{ overrides(state: all, first: 100) { nodes { id reason note } } overrideAudit(first: 100) { nodes { ruleId before { reason } after { reason note } } } }',
+      );
       expect(read.text).not.toContain(SECRET);
       expect(read.body.data.overrides.nodes.map((r: { id: number }) => r.id)).not.toContain(aRuleId);
       expect(read.body.data.overrideAudit.nodes.map((e: { ruleId: number }) => e.ruleId)).not.toContain(aRuleId);
@@ -547,13 +836,22 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
       expect([rule.expiredAt, rule.reason]).toEqual([null, `${SECRET} reason`]);
     });
 
-    it('shows B\'s session none of A\'s watches, and will not delete or change one by form or /workspace/graphql', async () => {
+    it("shows B's session none of A's watches, and will not delete or change one by form or /workspace/graphql", async () => {
       const token = await ub.csrfOf('/workspace/watches');
       const byForm = await ub.request('/workspace/watches/delete', { form: { _csrf: token, id: String(aWatchId) } });
       expect(byForm.status, byForm.text).toBe(404);
       expect(byForm.text).not.toContain(SECRET);
-      const gql = (query: string) => call(`${s.url}/workspace/graphql`, 'POST', { cookie: `rk_session=${ub.cookies.get('rk_session')}`, 'x-csrf-token': token }, { query });
-      for (const query of [`mutation { deleteWatch(id: ${aWatchId}) { id note } }`, `mutation { updateWatch(input: { id: ${aWatchId}, note: "b was here" }) { id } }`]) {
+      const gql = (query: string) =>
+        call(
+          `${s.url}/workspace/graphql`,
+          'POST',
+          { cookie: `rk_session=${ub.cookies.get('rk_session')}`, 'x-csrf-token': token },
+          { query },
+        );
+      for (const query of [
+        `mutation { deleteWatch(id: ${aWatchId}) { id note } }`,
+        `mutation { updateWatch(input: { id: ${aWatchId}, note: "b was here" }) { id } }`,
+      ]) {
         const r = await gql(query);
         expect(r.body.errors?.[0]?.extensions?.code, r.text).toBe('not_found');
       }
@@ -563,26 +861,52 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
       expect((await s.app.db.prisma.watch.findUniqueOrThrow({ where: { id: aWatchId } })).note).toBe(`${SECRET} watch`);
     });
 
-    it('shows B\'s session none of A\'s webhook endpoints or deliveries, and will not change or send them by form or /workspace/graphql', async () => {
+    it("shows B's session none of A's webhook endpoints or deliveries, and will not change or send them by form or /workspace/graphql", async () => {
       const token = await ub.csrfOf('/workspace/webhooks');
       for (const a of ['test', 'rotate', 'disable', 'enable', 'delete']) {
-        const byForm = await ub.request(`/workspace/webhooks/${a}`, { form: { _csrf: token, id: String(aEndpointId) } });
+        const byForm = await ub.request(`/workspace/webhooks/${a}`, {
+          form: { _csrf: token, id: String(aEndpointId) },
+        });
         expect(byForm.status, `${a}: ${byForm.text.slice(0, 300)}`).toBe(404);
         expect(byForm.text).not.toContain(SECRET);
       }
       const editForm = await ub.request(`/workspace/webhooks/edit?id=${aEndpointId}`);
       expect([editForm.status, editForm.text.includes(SECRET)]).toEqual([404, false]);
-      const edited = await ub.request('/workspace/webhooks/edit', { form: { _csrf: token, id: String(aEndpointId), url: 'https://b.example/x', event_types: 'watch.reported', description: 'b' } });
+      const edited = await ub.request('/workspace/webhooks/edit', {
+        form: {
+          _csrf: token,
+          id: String(aEndpointId),
+          url: 'https://b.example/x',
+          event_types: 'watch.reported',
+          description: 'b',
+        },
+      });
       expect(edited.status).toBe(404);
-      const resend = await ub.request('/workspace/webhooks/deliveries/resend', { form: { _csrf: token, id: String(aDeliveryId) } });
+      const resend = await ub.request('/workspace/webhooks/deliveries/resend', {
+        form: { _csrf: token, id: String(aDeliveryId) },
+      });
       expect(resend.status).toBe(404);
-      const gql = (query: string) => call(`${s.url}/workspace/graphql`, 'POST', { cookie: `rk_session=${ub.cookies.get('rk_session')}`, 'x-csrf-token': token }, { query });
-      for (const m of [`rotateWebhookEndpointSecret(id: ${aEndpointId})`, `enableWebhookEndpoint(id: ${aEndpointId})`, `deleteWebhookEndpoint(id: ${aEndpointId})`,
-        `sendWebhookTestEvent(endpointId: ${aEndpointId})`, `resendWebhookDelivery(id: ${aDeliveryId})`, `updateWebhookEndpoint(input: { id: ${aEndpointId}, description: "b" })`]) {
+      const gql = (query: string) =>
+        call(
+          `${s.url}/workspace/graphql`,
+          'POST',
+          { cookie: `rk_session=${ub.cookies.get('rk_session')}`, 'x-csrf-token': token },
+          { query },
+        );
+      for (const m of [
+        `rotateWebhookEndpointSecret(id: ${aEndpointId})`,
+        `enableWebhookEndpoint(id: ${aEndpointId})`,
+        `deleteWebhookEndpoint(id: ${aEndpointId})`,
+        `sendWebhookTestEvent(endpointId: ${aEndpointId})`,
+        `resendWebhookDelivery(id: ${aDeliveryId})`,
+        `updateWebhookEndpoint(input: { id: ${aEndpointId}, description: "b" })`,
+      ]) {
         const r = await gql(`mutation { ${m} { __typename } }`);
         expect(r.body.errors?.[0]?.extensions?.code, r.text).toBe('not_found');
       }
-      const read = await gql(`{ webhookEndpoints(first: 100) { nodes { id url description disabledReason } } webhookDeliveries(first: 100, endpointId: ${aEndpointId}) { nodes { id eventId attempts { error responseExcerpt } } } }`);
+      const read = await gql(
+        `{ webhookEndpoints(first: 100) { nodes { id url description disabledReason } } webhookDeliveries(first: 100, endpointId: ${aEndpointId}) { nodes { id eventId attempts { error responseExcerpt } } } }`,
+      );
       expect(read.text).not.toContain(SECRET);
       expect(read.body.data.webhookDeliveries.nodes).toEqual([]);
       const e = await s.app.db.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: aEndpointId } });
@@ -592,7 +916,9 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
 
     it('refuses API keys on every page, with or without a session', async () => {
       for (const [method, p] of pages()) {
-        for (const auth of [{ 'x-api-key': keyA }, { authorization: `Bearer ${keyA}` }] as Array<Record<string, string>>) {
+        for (const auth of [{ 'x-api-key': keyA }, { authorization: `Bearer ${keyA}` }] as Array<
+          Record<string, string>
+        >) {
           const r = await ua.request(p, { method, headers: auth });
           expect(r.status, `${method} ${p}: ${r.text.slice(0, 200)}`).toBe(401);
           const anonymous = await call(`${s.url}${p}`, method, auth);
@@ -607,15 +933,24 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
     expect(cookie.cookie).toContain('rk_session=');
     for (const [name, c] of Object.entries(rest)) {
       const a = await c.call(cookie);
-      if (c.public) { expect(a.status).toBe(200); continue; }
+      if (c.public) {
+        expect(a.status).toBe(200);
+        continue;
+      }
       expect([a.status, a.body.error], `${name}: ${a.text.slice(0, 300)}`).toEqual([401, 'missing_api_key']);
     }
     const operations = [...Object.keys(rootArgs).map(queryOf), ...Object.values(mutations).map((m) => m.query)];
     for (const query of operations) {
       const a = await call(`${s.url}/graphql`, 'POST', cookie, { query });
       expect(a.text, query.slice(0, 80)).not.toContain(SECRET);
-      expect(a.body.errors?.map((e: any) => e.extensions?.code), `${query.slice(0, 80)}: ${a.text.slice(0, 300)}`).toContain('missing_api_key');
-      expect(a.body.data === null || Object.values(a.body.data ?? {}).every((v) => v === null), a.text.slice(0, 300)).toBe(true);
+      expect(
+        a.body.errors?.map((e: any) => e.extensions?.code),
+        `${query.slice(0, 80)}: ${a.text.slice(0, 300)}`,
+      ).toContain('missing_api_key');
+      expect(
+        a.body.data === null || Object.values(a.body.data ?? {}).every((v) => v === null),
+        a.text.slice(0, 300),
+      ).toBe(true);
     }
   });
 
@@ -624,7 +959,10 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
     const operations = [...Object.keys(rootArgs).map(queryOf), ...Object.values(mutations).map((m) => m.query)];
     // In use everywhere (so every process-level cache holds it)...
     for (const [name, c] of Object.entries(rest)) expect((await c.call(auth)).status, name).not.toBe(401);
-    expect((await call(`${s.url}/graphql`, 'POST', auth, { query: '{ viewer { apiKey { prefix } } }' })).body.data.viewer.apiKey.prefix).toBe(revokedPrefix);
+    expect(
+      (await call(`${s.url}/graphql`, 'POST', auth, { query: '{ viewer { apiKey { prefix } } }' })).body.data.viewer
+        .apiKey.prefix,
+    ).toBe(revokedPrefix);
     // ...then revoked in the database only, as another process or the CLI without Redis would: no local invalidation.
     const revokedAt = Date.now();
     await revokeApiKey(s.app.db.prisma, revokedPrefix);
@@ -636,7 +974,10 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
     }
     for (const query of operations) {
       const a = await call(`${s.url}/graphql`, 'POST', auth, { query });
-      expect([a.status, a.body.errors?.[0]?.extensions?.code], `${query.slice(0, 80)}: ${a.text.slice(0, 300)}`).toEqual([401, 'invalid_api_key']);
+      expect(
+        [a.status, a.body.errors?.[0]?.extensions?.code],
+        `${query.slice(0, 80)}: ${a.text.slice(0, 300)}`,
+      ).toEqual([401, 'invalid_api_key']);
     }
   });
 });

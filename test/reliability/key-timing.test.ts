@@ -27,9 +27,15 @@ vi.mock('node:crypto', async (importOriginal) => {
     if (!tracing) return h;
     trace.push(`hmac ${algorithm}`);
     const update = h.update.bind(h);
-    h.update = ((data: string | Buffer) => { trace.push(`hmac.update ${Buffer.byteLength(data)} bytes`); return update(data as never); }) as never;
+    h.update = ((data: string | Buffer) => {
+      trace.push(`hmac.update ${Buffer.byteLength(data)} bytes`);
+      return update(data as never);
+    }) as never;
     const digest = h.digest.bind(h);
-    h.digest = ((enc?: never) => { trace.push('hmac.digest'); return digest(enc as never); }) as never;
+    h.digest = ((enc?: never) => {
+      trace.push('hmac.digest');
+      return digest(enc as never);
+    }) as never;
     return h;
   }) as typeof real.createHmac;
   const timingSafeEqual = ((a: NodeJS.ArrayBufferView, b: NodeJS.ArrayBufferView) => {
@@ -54,14 +60,23 @@ describe(`API key verification costs the same for an unknown prefix as for a wro
       const db = await openDatabase({ databaseUrl: env.env.DATABASE_URL, dataDir: env.dataDir });
       await db.migrate();
       await db.close();
-      prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: env.env.DATABASE_URL! }), log: [{ emit: 'event', level: 'query' }] });
-      close = async () => { await prisma.$disconnect(); await env!.cleanup(); };
+      prisma = new PrismaClient({
+        adapter: new PrismaPg({ connectionString: env.env.DATABASE_URL! }),
+        log: [{ emit: 'event', level: 'query' }],
+      });
+      close = async () => {
+        await prisma.$disconnect();
+        await env!.cleanup();
+      };
     } else {
       const pglite = new PGlite();
       await pglite.waitReady;
       await migrate(pgliteRunner(pglite));
       prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite), log: [{ emit: 'event', level: 'query' }] });
-      close = async () => { await prisma.$disconnect(); await pglite.close(); };
+      close = async () => {
+        await prisma.$disconnect();
+        await pglite.close();
+      };
     }
     // Every statement the client sends, by its text (parameters such as the prefix differ by design).
     (prisma as unknown as { $on(e: 'query', cb: (e: { query: string }) => void): void }).$on('query', (e) => {
@@ -94,7 +109,10 @@ describe(`API key verification costs the same for an unknown prefix as for a wro
 
   it('sends the same statements and does the same HMAC and constant-time comparison on a cold cache', async () => {
     const cases = {
-      unknownPrefix: unknownPrefixKey(), wrongSecret: wrongSecretKey(), revoked: revoked.secret, correct: known.secret,
+      unknownPrefix: unknownPrefixKey(),
+      wrongSecret: wrongSecretKey(),
+      revoked: revoked.secret,
+      correct: known.secret,
     };
     const seen: Record<string, { ops: string[]; outcome: string }> = {};
     for (const [name, key] of Object.entries(cases)) {
@@ -106,10 +124,14 @@ describe(`API key verification costs the same for an unknown prefix as for a wro
     expect(seen.correct!.outcome).toBe(`ok ${known.prefix}`);
     const ops = seen.unknownPrefix!.ops;
     // One lookup statement, one HMAC over the whole 52-character key, one comparison of two 32-byte digests.
-    expect(ops.filter((o) => o.startsWith('sql ')), ops.join('\n')).toHaveLength(1);
-    expect(ops.filter((o) => !o.startsWith('sql ')), ops.join('\n')).toEqual([
-      'hmac sha256', 'hmac.update 52 bytes', 'hmac.digest', 'timingSafeEqual 32/32 bytes',
-    ]);
+    expect(
+      ops.filter((o) => o.startsWith('sql ')),
+      ops.join('\n'),
+    ).toHaveLength(1);
+    expect(
+      ops.filter((o) => !o.startsWith('sql ')),
+      ops.join('\n'),
+    ).toEqual(['hmac sha256', 'hmac.update 52 bytes', 'hmac.digest', 'timingSafeEqual 32/32 bytes']);
     for (const name of ['wrongSecret', 'revoked', 'correct']) {
       expect(seen[name]!.ops, `${name} differs from unknownPrefix`).toEqual(ops);
     }
@@ -121,7 +143,12 @@ describe(`API key verification costs the same for an unknown prefix as for a wro
     for (const key of keys) await traced(verifier, key); // warm: the unknown prefix is cached as "no such key"
     const warm = [];
     for (const key of keys) warm.push(await traced(verifier, key));
-    expect(warm.map((w) => w.outcome)).toEqual(['invalid_api_key', 'invalid_api_key', 'invalid_api_key', `ok ${known.prefix}`]);
+    expect(warm.map((w) => w.outcome)).toEqual([
+      'invalid_api_key',
+      'invalid_api_key',
+      'invalid_api_key',
+      `ok ${known.prefix}`,
+    ]);
     for (const w of warm) {
       expect(w.ops).toEqual(['hmac sha256', 'hmac.update 52 bytes', 'hmac.digest', 'timingSafeEqual 32/32 bytes']);
     }
@@ -154,10 +181,31 @@ describe(`an unknown prefix and a wrong secret get the same answer over HTTP (${
     const unknown = `rk_Zz${key.prefix.slice(5)}_${key.secret.slice(-40)}`;
     const wrong = `${key.prefix}_${'A'.repeat(40)}`;
     const calls: Array<[string, (k: string) => RequestInit]> = [
-      ['/risk_api/score/', (k) => ({ method: 'POST', headers: { 'x-api-key': k, 'content-type': 'application/json' }, body: '{"ip":"8.8.8.8"}' })],
-      ['/risk_api/rate/', (k) => ({ method: 'POST', headers: { authorization: `Bearer ${k}`, 'content-type': 'application/json' }, body: '{"ip":"8.8.8.8","rating":1}' })],
+      [
+        '/risk_api/score/',
+        (k) => ({
+          method: 'POST',
+          headers: { 'x-api-key': k, 'content-type': 'application/json' },
+          body: '{"ip":"8.8.8.8"}',
+        }),
+      ],
+      [
+        '/risk_api/rate/',
+        (k) => ({
+          method: 'POST',
+          headers: { authorization: `Bearer ${k}`, 'content-type': 'application/json' },
+          body: '{"ip":"8.8.8.8","rating":1}',
+        }),
+      ],
       ['/risk_api/export/', (k) => ({ method: 'GET', headers: { 'x-api-key': k } })],
-      ['/graphql', (k) => ({ method: 'POST', headers: { 'x-api-key': k, 'content-type': 'application/json' }, body: '{"query":"{ viewer { workspace { name } } }"}' })],
+      [
+        '/graphql',
+        (k) => ({
+          method: 'POST',
+          headers: { 'x-api-key': k, 'content-type': 'application/json' },
+          body: '{"query":"{ viewer { workspace { name } } }"}',
+        }),
+      ],
     ];
     for (const [path, init] of calls) {
       const a = await answer(path, init(unknown));

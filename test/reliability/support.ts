@@ -14,15 +14,31 @@ export type TestTier = { code: string; dailyLimit: number; burstPerSecond?: numb
  * Prepares a fresh environment's database before any server opens it: migrations, a tier of
  * our own (tiers are data, loaded once at server start) and one API key on it.
  */
-export async function seedTierAndKey(env: TestEnv, tier: TestTier, workspace: string): Promise<{ prefix: string; secret: string }> {
+export async function seedTierAndKey(
+  env: TestEnv,
+  tier: TestTier,
+  workspace: string,
+): Promise<{ prefix: string; secret: string }> {
   const db = await openDatabase({ databaseUrl: env.env.DATABASE_URL, dataDir: env.dataDir });
   try {
     await db.migrate();
-    await db.prisma.tier.create({ data: {
-      code: tier.code, name: `Test ${tier.code}`, scoreEligible: true, dailyLimit: tier.dailyLimit,
-      burstPerSecond: tier.burstPerSecond ?? 100_000, directReportLimit: 1, priceCents: 0, position: 99,
-    } });
-    return await createApiKey(db.prisma, resolvePepper(env.env.API_KEY_PEPPER, env.dataDir), { workspace, name: 'contention', tier: tier.code });
+    await db.prisma.tier.create({
+      data: {
+        code: tier.code,
+        name: `Test ${tier.code}`,
+        scoreEligible: true,
+        dailyLimit: tier.dailyLimit,
+        burstPerSecond: tier.burstPerSecond ?? 100_000,
+        directReportLimit: 1,
+        priceCents: 0,
+        position: 99,
+      },
+    });
+    return await createApiKey(db.prisma, resolvePepper(env.env.API_KEY_PEPPER, env.dataDir), {
+      workspace,
+      name: 'contention',
+      tier: tier.code,
+    });
   } finally {
     await db.close();
   }
@@ -42,7 +58,8 @@ export class ServerProcesses {
    */
   start(env: Record<string, string>, listeners = 1): Promise<string> {
     const child = spawn(process.execPath, [...(process.env.SERVER_NODE_ARGS?.split(' ') ?? []), SERVER_ENTRY], {
-      env: { PATH: process.env.PATH!, ...env, PORT: '0', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'],
+      env: { PATH: process.env.PATH!, ...env, PORT: '0', LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.children.push(child);
     let output = '';
@@ -57,11 +74,15 @@ export class ServerProcesses {
       };
       child.stdout!.on('data', keep);
       child.stderr!.on('data', keep);
-      child.once('exit', (code, signal) => reject(new Error(`server exited (${code ?? signal}) before listening:\n${output}`)));
+      child.once('exit', (code, signal) =>
+        reject(new Error(`server exited (${code ?? signal}) before listening:\n${output}`)),
+      );
     });
   }
 
-  output(url: string): string { return this.outputs.get(url)?.() ?? ''; }
+  output(url: string): string {
+    return this.outputs.get(url)?.() ?? '';
+  }
 
   /** Process ids of the children running now. */
   pids(): number[] {
@@ -70,11 +91,16 @@ export class ServerProcesses {
 
   /** Kills only the children this instance started, and waits for them to exit. */
   async stopAll(): Promise<void> {
-    await Promise.all(this.children.splice(0).map((c) => new Promise<void>((resolve) => {
-      if (c.exitCode !== null || c.signalCode !== null) return resolve();
-      c.once('exit', () => resolve());
-      c.kill(process.env.SERVER_NODE_ARGS ? 'SIGTERM' : 'SIGKILL');
-    })));
+    await Promise.all(
+      this.children.splice(0).map(
+        (c) =>
+          new Promise<void>((resolve) => {
+            if (c.exitCode !== null || c.signalCode !== null) return resolve();
+            c.once('exit', () => resolve());
+            c.kill(process.env.SERVER_NODE_ARGS ? 'SIGTERM' : 'SIGKILL');
+          }),
+      ),
+    );
   }
 }
 
@@ -90,25 +116,36 @@ export function pooledClient(sockets = 64) {
     post(base: string, pathname: string, body: unknown, headers: Record<string, string> = {}): Promise<Answer> {
       const payload = Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
       return new Promise((resolve, reject) => {
-        const req = http.request(new URL(pathname, base), {
-          method: 'POST', agent,
-          headers: { 'content-type': 'application/json', 'content-length': payload.length, ...headers },
-        }, (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8');
-            let parsed: unknown = text;
-            try { parsed = JSON.parse(text); } catch { /* keep the text so a failure shows it */ }
-            resolve({ status: res.statusCode ?? 0, body: parsed, text, headers: res.headers });
-          });
-          res.on('error', reject);
-        });
+        const req = http.request(
+          new URL(pathname, base),
+          {
+            method: 'POST',
+            agent,
+            headers: { 'content-type': 'application/json', 'content-length': payload.length, ...headers },
+          },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () => {
+              const text = Buffer.concat(chunks).toString('utf8');
+              let parsed: unknown = text;
+              try {
+                parsed = JSON.parse(text);
+              } catch {
+                /* keep the text so a failure shows it */
+              }
+              resolve({ status: res.statusCode ?? 0, body: parsed, text, headers: res.headers });
+            });
+            res.on('error', reject);
+          },
+        );
         req.on('error', reject);
         req.end(payload);
       });
     },
-    close() { agent.destroy(); },
+    close() {
+      agent.destroy();
+    },
   };
 }
 

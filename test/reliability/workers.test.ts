@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freshEnvironment, usingPostgres, usingRedis, type TestEnv } from '../helpers/backend.ts';
 import { pooledClient, seedTierAndKey, ServerProcesses, tally } from './support.ts';
-import { parsePrometheusText, valueOf } from '../helpers/prometheus-text.ts';
+import { parsePrometheusText, sampleValue } from '../helpers/prometheus-text.ts';
 
 /**
  * WORKERS: several processes on one port (node:cluster), sharing nothing but PostgreSQL and Redis. The quota
@@ -20,7 +20,11 @@ function workerPids(primary: number): number[] {
   } catch (e) {
     if ((e as { status?: number }).status !== 1) throw e; // ps exits 1 when no process matched
   }
-  return out.split('\n').map((l) => l.trim().split(/\s+/)).filter(([, comm]) => comm === 'node').map(([pid]) => Number(pid));
+  return out
+    .split('\n')
+    .map((l) => l.trim().split(/\s+/))
+    .filter(([, comm]) => comm === 'node')
+    .map(([pid]) => Number(pid));
 }
 
 async function waitFor<T>(what: string, read: () => T | undefined, attempts = 600): Promise<T> {
@@ -51,20 +55,46 @@ describe.runIf(usingPostgres && usingRedis)('WORKERS=2 on one PostgreSQL and one
     // Connections are shared out by the primary: a fresh connection per call spreads the calls over both workers.
     const headers = { 'content-type': 'application/json', 'x-api-key': key.secret, connection: 'close' };
     const client = pooledClient(32);
-    const answers = await Promise.all(Array.from({ length: CALLS }, (_, i) =>
-      client.post(url, '/risk_api/score/', { ip: `198.51.100.${i % 250}` }, headers)));
+    const answers = await Promise.all(
+      Array.from({ length: CALLS }, (_, i) =>
+        client.post(url, '/risk_api/score/', { ip: `198.51.100.${i % 250}` }, headers),
+      ),
+    );
     client.close();
     const counts = tally(answers, (a) => `${a.status} ${a.body?.error ?? 'ok'}`);
     expect(counts, JSON.stringify(counts)).toEqual({ '200 ok': LIMIT, '429 quota_exceeded': CALLS - LIMIT });
-    const used = answers.filter((a) => a.status === 200).map((a) => a.body.quota.used_today as number).sort((a, b) => a - b);
+    const used = answers
+      .filter((a) => a.status === 200)
+      .map((a) => a.body.quota.used_today as number)
+      .sort((a, b) => a - b);
     expect(used).toEqual(Array.from({ length: LIMIT }, (_, i) => i + 1));
 
     // /metrics, whichever worker takes the scrape, counts the calls of both.
     for (let i = 0; i < 6; i++) {
-      const families = parsePrometheusText(await (await fetch(`${url}/metrics`, { headers: { connection: 'close' } })).text());
-      expect(valueOf(families, 'risk_score_calls_total', 'risk_score_calls_total', { tier: 'workers200', surface: 'rest' }), `scrape ${i}`).toBe(LIMIT);
-      expect(valueOf(families, 'risk_score_refusals_total', 'risk_score_refusals_total', { tier: 'workers200', surface: 'rest', reason: 'quota' })).toBe(CALLS - LIMIT);
-      expect(valueOf(families, 'http_request_duration_seconds', 'http_request_duration_seconds_count', { route: '/risk_api/score', method: 'POST', status: '200' })).toBe(LIMIT);
+      const families = parsePrometheusText(
+        await (await fetch(`${url}/metrics`, { headers: { connection: 'close' } })).text(),
+      );
+      expect(
+        sampleValue(families, 'risk_score_calls_total', 'risk_score_calls_total', {
+          tier: 'workers200',
+          surface: 'rest',
+        }),
+        `scrape ${i}`,
+      ).toBe(LIMIT);
+      expect(
+        sampleValue(families, 'risk_score_refusals_total', 'risk_score_refusals_total', {
+          tier: 'workers200',
+          surface: 'rest',
+          reason: 'quota',
+        }),
+      ).toBe(CALLS - LIMIT);
+      expect(
+        sampleValue(families, 'http_request_duration_seconds', 'http_request_duration_seconds_count', {
+          route: '/risk_api/score',
+          method: 'POST',
+          status: '200',
+        }),
+      ).toBe(LIMIT);
     }
 
     // A worker killed outright is replaced; the port answers throughout.
@@ -74,7 +104,9 @@ describe.runIf(usingPostgres && usingRedis)('WORKERS=2 on one PostgreSQL and one
       return now.length === 2 && !now.includes(pids[0]!) ? now : undefined;
     });
     expect(replaced).toContain(pids[1]);
-    await waitFor('the replacement to listen', () => ((servers.output(url).match(/"msg":"listening"/g) ?? []).length >= 3 ? true : undefined));
+    await waitFor('the replacement to listen', () =>
+      (servers.output(url).match(/"msg":"listening"/g) ?? []).length >= 3 ? true : undefined,
+    );
     expect(servers.output(url)).toContain('"msg":"a worker exited: starting another"');
     for (let i = 0; i < 10; i++) {
       const res = await fetch(`${url}/healthz`, { headers: { connection: 'close' } });
@@ -84,7 +116,7 @@ describe.runIf(usingPostgres && usingRedis)('WORKERS=2 on one PostgreSQL and one
     // SIGTERM drains every worker, then the primary says it stopped.
     process.kill(primary!, 'SIGTERM');
     await waitFor('the stopped line', () => (servers.output(url).includes('"msg":"stopped"') ? true : undefined));
-  }, 240_000);
+  }, 600_000);
 });
 
 describe('WORKERS without the shared backends', () => {
@@ -102,5 +134,5 @@ describe('WORKERS without the shared backends', () => {
     expect(servers.output(url)).toContain('WORKERS ignored: several processes need DATABASE_URL and REDIS_URL');
     expect(workerPids(servers.pids()[0]!)).toEqual([]);
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
-  }, 120_000);
+  }, 600_000);
 });

@@ -14,11 +14,22 @@ afterEach(closeStores);
 function instrument(store: CounterStore) {
   const calls = { readActivity: 0, recordLookupBatch: 0, tallies: [] as LookupTally[][] };
   const state = { down: false };
-  const guard = () => { if (state.down) throw new CounterUnavailableError('test outage'); };
+  const guard = () => {
+    if (state.down) throw new CounterUnavailableError('test outage');
+  };
   const wrapped: CounterStore = {
     ...store,
-    async readActivity(e, r) { calls.readActivity++; guard(); return store.readActivity(e, r); },
-    async recordLookupBatch(b, t) { calls.recordLookupBatch++; calls.tallies.push([...b]); guard(); return store.recordLookupBatch(b, t); },
+    async readActivity(e, r) {
+      calls.readActivity++;
+      guard();
+      return store.readActivity(e, r);
+    },
+    async recordLookupBatch(b, t) {
+      calls.recordLookupBatch++;
+      calls.tallies.push([...b]);
+      guard();
+      return store.recordLookupBatch(b, t);
+    },
   };
   return { wrapped, calls, state };
 }
@@ -85,7 +96,9 @@ describe.each(STORES)('community cache: %s', (_name, open) => {
     const ip = freshIp();
     state.down = true;
     await expect(signals.read(ip, T0)).rejects.toBeInstanceOf(CounterUnavailableError);
-    await expect(signals.record(hierarchy('192.0.2.1', null, null), 'r', T0)).rejects.toBeInstanceOf(CounterUnavailableError);
+    await expect(signals.record(hierarchy('192.0.2.1', null, null), 'r', T0)).rejects.toBeInstanceOf(
+      CounterUnavailableError,
+    );
     state.down = false;
     await lookups(wrapped, ip, 1, T0 - 1);
     expect((await signals.read(ip, T0)).lookups10m).toBe(1);
@@ -95,8 +108,12 @@ describe.each(STORES)('community cache: %s', (_name, open) => {
     const signals = new CommunitySignals(await open());
     const ip = freshIp();
     const first = await signals.read(ip, T0);
-    expect(() => { (first as { lookups10m: number }).lookups10m = 99; }).toThrow(TypeError);
-    expect(() => { first.recentQueryWindows.push({ label: 'x', hits: 1, requesters: 1 }); }).toThrow(TypeError);
+    expect(() => {
+      (first as { lookups10m: number }).lookups10m = 99;
+    }).toThrow(TypeError);
+    expect(() => {
+      first.recentQueryWindows.push({ label: 'x', hits: 1, requesters: 1 });
+    }).toThrow(TypeError);
     expect((await signals.read(ip, T0)).lookups10m).toBe(0);
   });
 
@@ -109,7 +126,11 @@ describe.each(STORES)('community cache: %s', (_name, open) => {
   it('with flushMs, tallies many calls into one counters call, read only once the window has settled', async () => {
     const { wrapped, calls } = instrument(await open());
     const errors: unknown[] = [];
-    const signals = new CommunitySignals(wrapped, { flushMs: 50, settleMs: 1_000, onRecordError: (e) => errors.push(e) });
+    const signals = new CommunitySignals(wrapped, {
+      flushMs: 50,
+      settleMs: 1_000,
+      onRecordError: (e) => errors.push(e),
+    });
     const subnet = `198.51.${Math.floor(Math.random() * 250)}.0/24`;
     const ip = freshIp().slice('ip:'.length); // a unique stand-in address, so no other test's lookups count
     const h = hierarchy(ip, subnet, 'AS64500');
@@ -118,19 +139,25 @@ describe.each(STORES)('community cache: %s', (_name, open) => {
     expect(calls.recordLookupBatch).toBe(0); // nothing sent yet: tallied
     await Promise.all(sent);
     expect(calls.recordLookupBatch).toBe(1);
-    const byEntity = Object.fromEntries(calls.tallies[0]!.map((t) => [t.entity, { hits: t.hits, requesters: [...t.requesters].sort() }]));
+    const byEntity = Object.fromEntries(
+      calls.tallies[0]!.map((t) => [t.entity, { hits: t.hits, requesters: [...t.requesters].sort() }]),
+    );
     const three = { hits: 30, requesters: ['203.0.113.0', '203.0.113.1', '203.0.113.2'] };
     expect(byEntity).toEqual({ [`ip:${ip}`]: three, [`subnet:${subnet}`]: three, 'asn:AS64500': three });
     // Just after the boundary the ended window has not settled: the snapshot is still the one before it.
     expect((await signals.read(`ip:${ip}`, T0 + 999)).lookups10m).toBe(0);
-    expect((await signals.read(`ip:${ip}`, T0 + 1_000))).toMatchObject({ lookups10m: 30, requesters60m: 3 });
+    expect(await signals.read(`ip:${ip}`, T0 + 1_000)).toMatchObject({ lookups10m: 30, requesters60m: 3 });
     expect(errors).toEqual([]);
   });
 
   it('sends the last tally on flush (shutdown), and reports a failed batch once however many calls were in it', async () => {
     const { wrapped, calls, state } = instrument(await open());
     const errors: unknown[] = [];
-    const signals = new CommunitySignals(wrapped, { flushMs: 60_000, settleMs: 61_000, onRecordError: (e) => errors.push(e) });
+    const signals = new CommunitySignals(wrapped, {
+      flushMs: 60_000,
+      settleMs: 61_000,
+      onRecordError: (e) => errors.push(e),
+    });
     const h = hierarchy(freshIp().slice('ip:'.length), null, null);
     void signals.record(h, 'r1', T0);
     await signals.flush();

@@ -19,7 +19,9 @@ export function hierarchy(ip: string, subnet: string | null, asn: string | null)
     special: null,
     dimensions: DIMENSION_CODES.map((code) => {
       const key = keys[code];
-      return key ? { code, entity: { code, key, name: key, size: 1 }, reason: null } : { code, entity: null, reason: 'not in the test data' };
+      return key
+        ? { code, entity: { code, key, name: key, size: 1 }, reason: null }
+        : { code, entity: null, reason: 'not in the test data' };
     }),
     subnetSource: subnet ? 'announced' : 'none',
   };
@@ -29,6 +31,14 @@ export function hierarchy(ip: string, subnet: string | null, asn: string | null)
 export const freshIp = () => `ip:${randomUUID()}`;
 
 /** `count` lookups of `entity` at nowMs, requesters from `requesters` in turn, issued together. */
-export async function lookups(store: CounterStore, entity: string, count: number, nowMs: number, requesters: string[] = ['r1']): Promise<void> {
-  await Promise.all(Array.from({ length: count }, (_, i) => store.recordLookups([entity], requesters[i % requesters.length]!, nowMs)));
+export async function lookups(
+  store: CounterStore,
+  entity: string,
+  count: number,
+  nowMs: number,
+  requesters: string[] = ['r1'],
+): Promise<void> {
+  await Promise.all(
+    Array.from({ length: count }, (_, i) => store.recordLookups([entity], requesters[i % requesters.length]!, nowMs)),
+  );
 }

@@ -1,7 +1,13 @@
 /** The pure parts of the community signal: the spike rule, label precedence, window starts and labels. */
 import { describe, expect, it } from 'vitest';
 import { WINDOW_MS } from '../../src/platform/counters/keys.ts';
-import { classify, COMMUNITY_LABELS, MIN_SPIKE_HITS, spikeFlags, SPIKE_FACTOR } from '../../src/domain/community/rules.ts';
+import {
+  classify,
+  COMMUNITY_LABELS,
+  MIN_SPIKE_HITS,
+  spikeFlags,
+  SPIKE_FACTOR,
+} from '../../src/domain/community/rules.ts';
 import { completeWindowStarts, RECENT_WINDOWS, WEEK_WINDOWS, windowLabel } from '../../src/domain/community/windows.ts';
 import { lookupEntities } from '../../src/domain/community/signal.ts';
 import { hierarchy } from './community-fixtures.ts';
@@ -11,7 +17,12 @@ const spikes = (hits: number[]) => spikeFlags(hits).filter(Boolean).length;
 
 describe('spike rule', () => {
   it('uses the documented numbers', () => {
-    expect({ MIN_SPIKE_HITS, SPIKE_FACTOR, WEEK_WINDOWS, RECENT_WINDOWS }).toEqual({ MIN_SPIKE_HITS: 20, SPIKE_FACTOR: 4, WEEK_WINDOWS: 1008, RECENT_WINDOWS: 6 });
+    expect({ MIN_SPIKE_HITS, SPIKE_FACTOR, WEEK_WINDOWS, RECENT_WINDOWS }).toEqual({
+      MIN_SPIKE_HITS: 20,
+      SPIKE_FACTOR: 4,
+      WEEK_WINDOWS: 1008,
+      RECENT_WINDOWS: 6,
+    });
   });
 
   it('needs the absolute floor of 20 hits when the entity has no baseline', () => {
@@ -66,11 +77,18 @@ describe('windows', () => {
 
 describe('lookupEntities', () => {
   it('names the IP, its subnet and its AS', () => {
-    expect(lookupEntities(hierarchy('8.8.8.8', '8.8.8.0/24', 'AS15169'))).toEqual(['ip:8.8.8.8', 'subnet:8.8.8.0/24', 'asn:AS15169']);
+    expect(lookupEntities(hierarchy('8.8.8.8', '8.8.8.0/24', 'AS15169'))).toEqual([
+      'ip:8.8.8.8',
+      'subnet:8.8.8.0/24',
+      'asn:AS15169',
+    ]);
   });
 
   it('names only what was matched (a special-purpose address has just its IP)', () => {
     expect(lookupEntities(hierarchy('10.0.0.1', null, null))).toEqual(['ip:10.0.0.1']);
-    expect(lookupEntities(hierarchy('2001:db8::1', '2001:db8::/48', null))).toEqual(['ip:2001:db8::1', 'subnet:2001:db8::/48']);
+    expect(lookupEntities(hierarchy('2001:db8::1', '2001:db8::/48', null))).toEqual([
+      'ip:2001:db8::1',
+      'subnet:2001:db8::/48',
+    ]);
   });
 });

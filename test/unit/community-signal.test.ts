@@ -21,8 +21,16 @@ describe.each(STORES)('community signal: %s', (_name, open) => {
     const s = await signals.read(freshIp(), T0 + 3 * 60_000); // 12:03 → last complete window 11:50
     expect(s).toEqual({
       ok: true,
-      label: 'quiet', hasSpike: false, lookups10m: 0, requesters60m: 0, spikeWindows7d: 0,
-      recentQueryWindows: ['11:00', '11:10', '11:20', '11:30', '11:40', '11:50'].map((label) => ({ label, hits: 0, requesters: 0 })),
+      label: 'quiet',
+      hasSpike: false,
+      lookups10m: 0,
+      requesters60m: 0,
+      spikeWindows7d: 0,
+      recentQueryWindows: ['11:00', '11:10', '11:20', '11:30', '11:40', '11:50'].map((label) => ({
+        label,
+        hits: 0,
+        requesters: 0,
+      })),
     });
   });
 
@@ -87,7 +95,7 @@ describe.each(STORES)('community signal: %s', (_name, open) => {
     await lookups(store, two, 2, T0 - 5 * W, ['a', 'b']);
     await lookups(store, three, 2, T0 - 5 * W, ['a', 'b']);
     await lookups(store, three, 1, T0 - 2 * W, ['c']);
-    expect((await signals.read(two, T0))).toMatchObject({ label: 'active', hasSpike: false });
+    expect(await signals.read(two, T0)).toMatchObject({ label: 'active', hasSpike: false });
     const s = await signals.read(three, T0);
     expect(s).toMatchObject({ label: 'converging', hasSpike: false });
     expect(s.requesters60m).toBe(3);
@@ -98,15 +106,31 @@ describe.each(STORES)('community signal: %s', (_name, open) => {
     const signals = new CommunitySignals(store);
     const ip = freshIp();
     await lookups(store, ip, 1, T0 - 6 * DAY, ['early']); // one lookup 6 days ago: a quiet week
-    await lookups(store, ip, 50, T0 - W + 1_000, ['x', 'y']); // window 11:50
+    await lookups(store, ip, 50, T0 - W + 1_000, ['x', 'y', 'z']); // window 11:50, three requesters
     const s = await signals.read(ip, T0);
     expect(s).toMatchObject({ label: 'spiking', hasSpike: true });
-    expect(s).toMatchObject({ lookups10m: 50, requesters60m: 2, spikeWindows7d: 1 });
+    expect(s).toMatchObject({ lookups10m: 50, requesters60m: 3, spikeWindows7d: 1 });
 
     // Six windows later the burst has left the hour but is still one of the week's spikes.
     const later = await signals.read(ip, T0 + 6 * W);
     expect(later).toMatchObject({ label: 'quiet', hasSpike: false });
     expect(later.spikeWindows7d).toBe(1);
+  });
+
+  it('never flags one client hammering, nor two; three requesters make the spike, and the number is a setting', async () => {
+    const store = await open();
+    const signals = new CommunitySignals(store);
+    const one = freshIp();
+    await lookups(store, one, 500, T0 - W, ['retrying-client']);
+    expect(await signals.read(one, T0)).toMatchObject({ label: 'active', hasSpike: false, spikeWindows7d: 0 });
+    const two = freshIp();
+    await lookups(store, two, 60, T0 - W, ['a', 'b']);
+    expect(await signals.read(two, T0)).toMatchObject({ label: 'active', hasSpike: false });
+    const three = freshIp();
+    await lookups(store, three, 60, T0 - W, ['a', 'b', 'c']);
+    expect(await signals.read(three, T0)).toMatchObject({ label: 'spiking', hasSpike: true, spikeWindows7d: 1 });
+    const stricter = new CommunitySignals(store, { spikeMinRequesters: 4 });
+    expect(await stricter.read(three, T0)).toMatchObject({ label: 'converging', hasSpike: false });
   });
 
   it('does not flag the same 50 lookups spread over windows, nor 50 in one window over a busy week', async () => {
@@ -121,7 +145,9 @@ describe.each(STORES)('community signal: %s', (_name, open) => {
     // 15 lookups in each of the week's other 1,007 windows: 50 < 4 × 15, so the burst is ordinary for it.
     const busy = freshIp();
     for (let k = 2; k <= 1008; k += 50) {
-      await Promise.all(Array.from({ length: Math.min(50, 1009 - k) }, (_, j) => lookups(store, busy, 15, T0 - (k + j) * W)));
+      await Promise.all(
+        Array.from({ length: Math.min(50, 1009 - k) }, (_, j) => lookups(store, busy, 15, T0 - (k + j) * W)),
+      );
     }
     await lookups(store, busy, 50, T0 - W);
     const b = await signals.read(busy, T0);
@@ -138,7 +164,7 @@ describe.each(STORES)('community signal: %s', (_name, open) => {
     await signals.record(h, '198.51.100.7', T0 - W);
     await signals.record(h, '198.51.100.8', T0 - W);
     for (const key of [`ip:${h.ip}`, `subnet:203.0.113.0/24#${suffix}`, `asn:AS${suffix}`]) {
-      expect((await signals.read(key, T0)), key).toMatchObject({ lookups10m: 2, requesters60m: 2 });
+      expect(await signals.read(key, T0), key).toMatchObject({ lookups10m: 2, requesters60m: 2 });
     }
   });
 
@@ -146,7 +172,10 @@ describe.each(STORES)('community signal: %s', (_name, open) => {
     const store = await open();
     const ip = freshIp();
     await lookups(store, ip, 25, T0 - 2 * W, ['p', 'q', 'r']);
-    const [one, two] = await Promise.all([new CommunitySignals(store).read(ip, T0 + 1), new CommunitySignals(store).read(ip, T0 + 9 * 60_000)]);
+    const [one, two] = await Promise.all([
+      new CommunitySignals(store).read(ip, T0 + 1),
+      new CommunitySignals(store).read(ip, T0 + 9 * 60_000),
+    ]);
     expect(one).toEqual(two);
     expect(one).toMatchObject({ label: 'spiking', hasSpike: true });
   });
@@ -161,7 +190,11 @@ describe('community signal that cannot be read', () => {
     await expect(signals.read(freshIp(), T0), 'read itself still rejects').rejects.toBe(failure);
     expect(await signals.readOrUnavailable(freshIp(), T0)).toEqual({
       ok: false,
-      label: 'unavailable', hasSpike: false, lookups10m: 0, requesters60m: 0, spikeWindows7d: 0,
+      label: 'unavailable',
+      hasSpike: false,
+      lookups10m: 0,
+      requesters60m: 0,
+      spikeWindows7d: 0,
       recentQueryWindows: [],
     });
     expect(reported).toEqual([failure]);

@@ -25,7 +25,8 @@ const FAR = Date.now() + 24 * 3600_000;
 const Q = 'rq:{ws:1}:api_score:20260617';
 /** The read of one window `w` as the only recent window of its span. */
 const around = (w: number) => ({ sinceMs: w, untilMs: w + WINDOW_MS, recentStartsMs: [w] });
-const hitsOf = async (store: CounterStore, entity: string, w: number) => (await store.readActivity(entity, around(w))).recent[0]!.hits;
+const hitsOf = async (store: CounterStore, entity: string, w: number) =>
+  (await store.readActivity(entity, around(w))).recent[0]!.hits;
 
 describe('embedded counter store: persistence', () => {
   it('keeps quota and community counts across close and reopen', async () => {
@@ -42,7 +43,11 @@ describe('embedded counter store: persistence', () => {
     expect(await b.peek(Q)).toBe(3);
     expect(await b.consumeIfBelow(Q, 4, FAR)).toEqual({ counted: true, used: 4 });
     expect(await b.consumeIfBelow(Q, 4, FAR)).toEqual({ counted: false, used: 4 });
-    expect(await b.readActivity('ip:1.2.3.4', around(w))).toEqual({ active: [{ startMs: w, hits: 2 }], recent: [{ startMs: w, hits: 2, requesters: 2 }], distinctRequesters: 2 });
+    expect(await b.readActivity('ip:1.2.3.4', around(w))).toEqual({
+      active: [{ startMs: w, hits: 2 }],
+      recent: [{ startMs: w, hits: 2, requesters: 2 }],
+      distinctRequesters: 2,
+    });
     expect(await hitsOf(b, 'asn:1', w)).toBe(1);
     await b.close();
   });
@@ -73,15 +78,23 @@ describe('embedded counter store: persistence', () => {
     await next.close();
   });
 
-  it('recovers a batch\'s units after a crash: a metered call of 7 units replays as 7', async () => {
+  it("recovers a batch's units after a crash: a metered call of 7 units replays as 7", async () => {
     const file = journalFile();
     const now = Date.now();
     const keyCount = `${Q}:k:rk_a`;
     const crashed = await createEmbeddedCounterStore({ file });
-    const meter = (store: CounterStore, units: number) => store.meterCall({
-      quotaKey: Q, dailyLimit: 10, quotaExpireAtMs: FAR, keyCountKey: keyCount,
-      burstKey: 'rl:{ws:1}:k:rk_a', burstLimit: 100, burstWindowMs: 1000, nowMs: now, units,
-    });
+    const meter = (store: CounterStore, units: number) =>
+      store.meterCall({
+        quotaKey: Q,
+        dailyLimit: 10,
+        quotaExpireAtMs: FAR,
+        keyCountKey: keyCount,
+        burstKey: 'rl:{ws:1}:k:rk_a',
+        burstLimit: 100,
+        burstWindowMs: 1000,
+        nowMs: now,
+        units,
+      });
     expect((await meter(crashed, 7)).outcome).toBe('counted');
     expect((await meter(crashed, 1)).outcome).toBe('counted');
     const next = await createEmbeddedCounterStore({ file }); // the first one never closed
@@ -98,7 +111,9 @@ describe('embedded counter store: persistence', () => {
       const s = await createEmbeddedCounterStore({ file: ${JSON.stringify(file)} });
       for (let i = 0; i < 5; i++) await s.consumeIfBelow(${JSON.stringify(Q)}, 100, ${FAR});
       process.kill(process.pid, 'SIGKILL');`;
-    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      encoding: 'utf8',
+    });
     expect(child.signal, child.stderr).toBe('SIGKILL');
 
     const after = await createEmbeddedCounterStore({ file });

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import {
-  assertWindowStarts, burstKey, hashTag, nextUtcMidnightMs, quotaKey, utcDay, windowStart, WINDOW_MS,
+  assertWindowStarts,
+  burstKey,
+  hashTag,
+  nextUtcMidnightMs,
+  quotaKey,
+  utcDay,
+  windowStart,
+  WINDOW_MS,
 } from '../../src/platform/counters/keys.ts';
 
 describe('counter keys', () => {

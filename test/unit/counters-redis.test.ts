@@ -10,7 +10,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from 'redis';
 import { CounterUnavailableError, type CounterStore } from '../../src/platform/counters/types.ts';
 import { createRedisCounterStore } from '../../src/platform/counters/redis.ts';
-import { COMMUNITY_RETENTION_MS, nextUtcMidnightMs, quotaKey, utcDay, windowStart, WINDOW_MS } from '../../src/platform/counters/keys.ts';
+import {
+  COMMUNITY_RETENTION_MS,
+  nextUtcMidnightMs,
+  quotaKey,
+  utcDay,
+  windowStart,
+  WINDOW_MS,
+} from '../../src/platform/counters/keys.ts';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
 
@@ -81,13 +88,20 @@ async function freePort(): Promise<number> {
 function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = createConnection({ port, host: '127.0.0.1' });
-    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
     socket.once('error', () => resolve(false));
   });
 }
 
 async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
   for (let i = 0; i < 200 && !(await accepts(port)); i++) await sleep(25);
   return child;
 }
@@ -101,7 +115,13 @@ async function kill(child: ChildProcess): Promise<void> {
 
 /** Settles `p` into a value to assert on; a watchdog turns "still waiting" into a readable failure. */
 async function outcome(p: Promise<unknown>): Promise<unknown> {
-  return Promise.race([p.then((v) => ({ resolved: v }), (e: unknown) => e), sleep(10_000, 'still pending after 10 s')]);
+  return Promise.race([
+    p.then(
+      (v) => ({ resolved: v }),
+      (e: unknown) => e,
+    ),
+    sleep(10_000, 'still pending after 10 s'),
+  ]);
 }
 
 describe('redis counter store: outage and recovery', () => {
@@ -117,7 +137,10 @@ describe('redis counter store: outage and recovery', () => {
 
   it('rejects every method promptly with CounterUnavailableError while Redis is down, then recovers by itself', async () => {
     const outages: unknown[] = [];
-    const store = await createRedisCounterStore(`redis://127.0.0.1:${port}`, { maxReconnectDelayMs: 200, onOutage: (e) => outages.push(e) });
+    const store = await createRedisCounterStore(`redis://127.0.0.1:${port}`, {
+      maxReconnectDelayMs: 200,
+      onOutage: (e) => outages.push(e),
+    });
     const key = quotaKey('ws-outage', 'api_score', utcDay(Date.now()));
     const ws = windowStart(Date.now());
     expect(await store.consumeIfBelow(key, 10, nextUtcMidnightMs(Date.now()))).toEqual({ counted: true, used: 1 });
@@ -132,7 +155,10 @@ describe('redis counter store: outage and recovery', () => {
       ['peekMany', outcome(store.peekMany([key, key]))],
       ['hitWindow', outcome(store.hitWindow('rl:{k:x}', 5, 1000, Date.now()))],
       ['recordLookups', outcome(store.recordLookups(['ip:x', 'asn:1'], 'r', Date.now()))],
-      ['readActivity', outcome(store.readActivity('ip:x', { sinceMs: ws, untilMs: ws + WINDOW_MS, recentStartsMs: [ws] }))],
+      [
+        'readActivity',
+        outcome(store.readActivity('ip:x', { sinceMs: ws, untilMs: ws + WINDOW_MS, recentStartsMs: [ws] })),
+      ],
       ['ping', outcome(store.ping())],
     ];
     for (const [name, result] of calls) {
@@ -144,7 +170,10 @@ describe('redis counter store: outage and recovery', () => {
     server = await startRedis(port);
     let recovered = false;
     for (let i = 0; i < 200 && !recovered; i++) {
-      recovered = await store.ping().then(() => true, () => false);
+      recovered = await store.ping().then(
+        () => true,
+        () => false,
+      );
       if (!recovered) await sleep(50);
     }
     expect(recovered, 'store reconnected to the restarted server').toBe(true);
@@ -153,19 +182,25 @@ describe('redis counter store: outage and recovery', () => {
     const t = Date.now();
     await store.recordLookups(['ip:x'], 'r', t);
     const w = windowStart(t);
-    expect((await store.readActivity('ip:x', { sinceMs: w, untilMs: w + WINDOW_MS, recentStartsMs: [w] })).recent[0]).toMatchObject({ hits: 1, requesters: 1 });
+    expect(
+      (await store.readActivity('ip:x', { sinceMs: w, untilMs: w + WINDOW_MS, recentStartsMs: [w] })).recent[0],
+    ).toMatchObject({ hits: 1, requesters: 1 });
     await store.close();
   });
 
   it('fails creation with CounterUnavailableError when nothing listens', async () => {
     const deadPort = await freePort();
-    await expect(createRedisCounterStore(`redis://127.0.0.1:${deadPort}`, { connectTimeoutMs: 300 })).rejects.toBeInstanceOf(CounterUnavailableError);
+    await expect(
+      createRedisCounterStore(`redis://127.0.0.1:${deadPort}`, { connectTimeoutMs: 300 }),
+    ).rejects.toBeInstanceOf(CounterUnavailableError);
   });
 
   it('connects although this process stalls longer than the connect timeout while connecting (start-up parsing)', async () => {
     const creating = createRedisCounterStore(REDIS_URL, { connectTimeoutMs: 300, prefix: `test:${randomUUID()}:` });
     const until = performance.now() + 1_000;
-    while (performance.now() < until) { /* synchronous work, as the network data parse does at start-up */ }
+    while (performance.now() < until) {
+      /* synchronous work, as the network data parse does at start-up */
+    }
     const store = await creating;
     try {
       await expect(store.ping()).resolves.toBeUndefined();

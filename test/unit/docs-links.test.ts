@@ -19,7 +19,10 @@ const FILES = [path.join(ROOT, 'README.md'), ...markdownFiles(path.join(ROOT, 'd
 
 /** The text outside fenced code blocks, where links and headings are markdown. */
 function prose(text: string): string {
-  return text.split(/^```.*$/m).filter((_, i) => i % 2 === 0).join('\n');
+  return text
+    .split(/^```.*$/m)
+    .filter((_, i) => i % 2 === 0)
+    .join('\n');
 }
 
 /** GitHub's heading anchors: lower case, punctuation dropped (hyphens and underscores kept), spaces to hyphens, -1, -2 … for repeats. */
@@ -45,7 +48,9 @@ function links(text: string): string[] {
 
 describe('links and anchors in README.md and docs/', () => {
   it('finds the documents', () => {
-    expect(FILES.map((f) => path.relative(ROOT, f))).toEqual(expect.arrayContaining(['README.md', 'docs/api.md', 'docs/decisions/README.md']));
+    expect(FILES.map((f) => path.relative(ROOT, f))).toEqual(
+      expect.arrayContaining(['README.md', 'docs/api.md', 'docs/decisions/README.md']),
+    );
   });
 
   for (const file of FILES) {
@@ -57,9 +62,15 @@ describe('links and anchors in README.md and docs/', () => {
         if (/^[a-z][a-z0-9+.-]*:/i.test(link)) continue; // https:, mailto: …
         const [target = '', anchor] = link.split('#', 2);
         const resolved = target ? path.resolve(path.dirname(file), decodeURIComponent(target)) : file;
-        if (!existsSync(resolved)) { broken.push(`${link}: no such file`); continue; }
+        if (!existsSync(resolved)) {
+          broken.push(`${link}: no such file`);
+          continue;
+        }
         if (anchor === undefined) continue;
-        if (!resolved.endsWith('.md')) { broken.push(`${link}: an anchor into a file that is not markdown`); continue; }
+        if (!resolved.endsWith('.md')) {
+          broken.push(`${link}: an anchor into a file that is not markdown`);
+          continue;
+        }
         if (!anchorsOf(readFileSync(resolved, 'utf8')).has(anchor)) broken.push(`${link}: no heading with that anchor`);
       }
       expect(broken).toEqual([]);
@@ -67,7 +78,9 @@ describe('links and anchors in README.md and docs/', () => {
   }
 
   it('computes anchors as GitHub does', () => {
-    const anchors = anchorsOf('# POST /risk_api/rate/ — quick feedback (free)\n## `DATA_DIR` is private\n## Notes\n## Notes\n');
+    const anchors = anchorsOf(
+      '# POST /risk_api/rate/ — quick feedback (free)\n## `DATA_DIR` is private\n## Notes\n## Notes\n',
+    );
     expect([...anchors]).toEqual(['post-risk_apirate--quick-feedback-free', 'data_dir-is-private', 'notes', 'notes-1']);
   });
 });

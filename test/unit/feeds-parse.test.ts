@@ -44,38 +44,71 @@ describe('parseFeedText: plain', () => {
   it('reads a FireHOL netset, skipping its header comments', () => {
     const r = parseFeedText(FIREHOL, 'plain');
     expect(r.errors).toEqual([]);
-    expect(r.entries.map((e) => e.cidr)).toEqual(['0.0.0.0/8', '1.10.16.0/20', '1.19.0.0/16', '2.57.122.0/24', '5.134.128.0/19', '223.254.0.0/16']);
+    expect(r.entries.map((e) => e.cidr)).toEqual([
+      '0.0.0.0/8',
+      '1.10.16.0/20',
+      '1.19.0.0/16',
+      '2.57.122.0/24',
+      '5.134.128.0/19',
+      '223.254.0.0/16',
+    ]);
     expect(r.entries[0]?.line).toBe(18);
     expect(r.lines).toBe(23);
   });
 
   it('counts the lines that held a valid value (duplicates and ranges too), apart from comments, blanks and bad lines', () => {
     const r = parseFeedText('# header\n\n192.0.2.1\n192.0.2.1 ; again\n10.0.0.1-10.0.0.6\nnot-an-ip\n', 'plain');
-    expect({ entries: r.entries.length, validLines: r.validLines, errors: r.errors.length, lines: r.lines }).toEqual({ entries: 5, validLines: 3, errors: 1, lines: 6 });
+    expect({ entries: r.entries.length, validLines: r.validLines, errors: r.errors.length, lines: r.lines }).toEqual({
+      entries: 5,
+      validLines: 3,
+      errors: 1,
+      lines: 6,
+    });
   });
 
   it('reads Spamhaus DROP with trailing "; SBL" comments', () => {
     const r = parseFeedText(SPAMHAUS_DROP, 'plain');
     expect({ entries: r.entries, errors: r.errors, lines: r.lines }).toEqual({
-      entries: [{ cidr: '1.10.16.0/20', line: 5 }, { cidr: '1.19.0.0/16', line: 6 }, { cidr: '2.56.192.0/22', line: 7 }],
-      errors: [], lines: 7,
+      entries: [
+        { cidr: '1.10.16.0/20', line: 5 },
+        { cidr: '1.19.0.0/16', line: 6 },
+        { cidr: '2.56.192.0/22', line: 7 },
+      ],
+      errors: [],
+      lines: 7,
     });
   });
 
   it('normalises single IPs, host bits, IPv6 and IPv4-mapped forms; collapses duplicates to the first line', () => {
-    const r = parseFeedText([
-      '198.51.100.7', '198.51.100.77/24   # member address with its prefix', '198.51.100.0/24',
-      '2001:DB8:0:0::1', '2001:db8:abcd:12:ffff::/48', '::ffff:192.0.2.1', '::ffff:192.0.2.128/121', '198.51.100.7/32',
-    ].join('\r\n'), 'plain');
+    const r = parseFeedText(
+      [
+        '198.51.100.7',
+        '198.51.100.77/24   # member address with its prefix',
+        '198.51.100.0/24',
+        '2001:DB8:0:0::1',
+        '2001:db8:abcd:12:ffff::/48',
+        '::ffff:192.0.2.1',
+        '::ffff:192.0.2.128/121',
+        '198.51.100.7/32',
+      ].join('\r\n'),
+      'plain',
+    );
     expect(r.errors).toEqual([]);
     expect(r.entries).toEqual([
-      { cidr: '198.51.100.7/32', line: 1 }, { cidr: '198.51.100.0/24', line: 2 }, { cidr: '2001:db8::1/128', line: 4 },
-      { cidr: '2001:db8:abcd::/48', line: 5 }, { cidr: '192.0.2.1/32', line: 6 }, { cidr: '192.0.2.128/25', line: 7 },
+      { cidr: '198.51.100.7/32', line: 1 },
+      { cidr: '198.51.100.0/24', line: 2 },
+      { cidr: '2001:db8::1/128', line: 4 },
+      { cidr: '2001:db8:abcd::/48', line: 5 },
+      { cidr: '192.0.2.1/32', line: 6 },
+      { cidr: '192.0.2.128/25', line: 7 },
     ]);
   });
 
   it('decomposes ranges into the minimal CIDR list', () => {
-    expect(parseNetworkText('10.0.0.1-10.0.0.6')).toEqual({ ok: true, cidrs: ['10.0.0.1/32', '10.0.0.2/31', '10.0.0.4/31', '10.0.0.6/32'] });
+    expect(parseNetworkText('10.0.0.1-10.0.0.6')).toEqual({
+      ok: true,
+      cidrs: ['10.0.0.1/32', '10.0.0.2/31', '10.0.0.4/31', '10.0.0.6/32'],
+    });
     expect(parseNetworkText('192.0.2.0 - 192.0.2.255')).toEqual({ ok: true, cidrs: ['192.0.2.0/24'] });
     expect(parseNetworkText('0.0.0.0-255.255.255.255')).toEqual({ ok: true, cidrs: ['0.0.0.0/0'] });
     expect(parseNetworkText('2001:db8::-2001:db8::ffff')).toEqual({ ok: true, cidrs: ['2001:db8::/112'] });
@@ -83,9 +116,27 @@ describe('parseFeedText: plain', () => {
 
   it('reports each bad line with its number, its text and a reason, and keeps going', () => {
     const long = `999.1.1.1 ${'x'.repeat(300)}`;
-    const r = parseFeedText(['203.0.113.0/24', '203.0.113.0/33', '010.1.1.1', '2001:db8::/129', 'fe80::1%eth0',
-      '192.0.2.9-192.0.2.1', '192.0.2.1-2001:db8::1', '1.2.3.4 5.6.7.8', '1.2.3.4/x', long, '', '198.51.100.1'].join('\n'), 'plain');
-    expect(r.entries).toEqual([{ cidr: '203.0.113.0/24', line: 1 }, { cidr: '198.51.100.1/32', line: 12 }]);
+    const r = parseFeedText(
+      [
+        '203.0.113.0/24',
+        '203.0.113.0/33',
+        '010.1.1.1',
+        '2001:db8::/129',
+        'fe80::1%eth0',
+        '192.0.2.9-192.0.2.1',
+        '192.0.2.1-2001:db8::1',
+        '1.2.3.4 5.6.7.8',
+        '1.2.3.4/x',
+        long,
+        '',
+        '198.51.100.1',
+      ].join('\n'),
+      'plain',
+    );
+    expect(r.entries).toEqual([
+      { cidr: '203.0.113.0/24', line: 1 },
+      { cidr: '198.51.100.1/32', line: 12 },
+    ]);
     expect(r.errors.map((e) => [e.line, e.reason])).toEqual([
       [2, 'prefix length /33 is out of range for IPv4 (0-32)'],
       [3, '"010.1.1.1" is not a valid IPv4 or IPv6 address'],
@@ -129,7 +180,9 @@ describe('parseFeedText: csv', () => {
     ].join('\n');
     const r = parseFeedText(text, 'csv');
     expect(r.entries).toEqual([
-      { cidr: '67.213.75.205/32', line: 2 }, { cidr: '185.220.101.4/32', line: 3 }, { cidr: '2a0e:1c80:1::/48', line: 8 },
+      { cidr: '67.213.75.205/32', line: 2 },
+      { cidr: '185.220.101.4/32', line: 3 },
+      { cidr: '2a0e:1c80:1::/48', line: 8 },
     ]);
     expect(r.errors.map((e) => [e.line, e.reason])).toEqual([
       [4, '"not-an-ip" is not a valid IPv4 or IPv6 address'],
@@ -140,31 +193,49 @@ describe('parseFeedText: csv', () => {
   });
 
   it('fails the whole feed with one error when no address column exists', () => {
-    const r = parseFeedText([...CSV.slice(0, 2).map((l) => l.replace('"IP Address"', 'host')), '1.2.3.4,5'].join('\n'), 'csv');
+    const r = parseFeedText(
+      [...CSV.slice(0, 2).map((l) => l.replace('"IP Address"', 'host')), '1.2.3.4,5'].join('\n'),
+      'csv',
+    );
     expect(r).toEqual({
-      entries: [], lines: 3, validLines: 0, fatal: true, errorsOmitted: 0,
-      errors: [{ line: 2, text: 'first_seen,host,port,"malware, family"',
-        reason: 'the CSV header has no address column (expected one of ip, ip_address, ipaddress, cidr, network, address)' }],
+      entries: [],
+      lines: 3,
+      validLines: 0,
+      fatal: true,
+      errorsOmitted: 0,
+      errors: [
+        {
+          line: 2,
+          text: 'first_seen,host,port,"malware, family"',
+          reason:
+            'the CSV header has no address column (expected one of ip, ip_address, ipaddress, cidr, network, address)',
+        },
+      ],
     });
   });
 
   it('uses opts.column when given (case-insensitive) and refuses a feed without a header', () => {
-    const r = parseFeedText([...CSV.slice(0, 2), '"2026-02-20",198.51.100.9,443,"x"'].join('\n'), 'csv', { column: 'ip address' });
+    const r = parseFeedText([...CSV.slice(0, 2), '"2026-02-20",198.51.100.9,443,"x"'].join('\n'), 'csv', {
+      column: 'ip address',
+    });
     expect(r.entries).toEqual([{ cidr: '198.51.100.9/32', line: 3 }]);
     expect(r.errors).toEqual([]);
-    expect(parseFeedText('# only a comment\n\n', 'csv')).toMatchObject({ fatal: true, errors: [{ line: 0, reason: 'the CSV feed has no header row' }] });
+    expect(parseFeedText('# only a comment\n\n', 'csv')).toMatchObject({
+      fatal: true,
+      errors: [{ line: 0, reason: 'the CSV feed has no header row' }],
+    });
   });
 });
 
 describe('incremental and streaming entry points', () => {
   it('FeedParser.pushLine gives the same result as parseFeedText', () => {
     const parser = new FeedParser('plain');
-    SPAMHAUS_DROP.split('\n').slice(0, -1).forEach((line, i) => parser.pushLine(line, i + 1));
+    for (const [i, line] of SPAMHAUS_DROP.split('\n').slice(0, -1).entries()) parser.pushLine(line, i + 1);
     expect(parser.result()).toEqual(parseFeedText(SPAMHAUS_DROP, 'plain'));
   });
 
   it('parseFeed reassembles lines split across string and byte chunks', async () => {
-    const bytes = new TextEncoder().encode(FIREHOL + '2001:db8::/32 # no final newline');
+    const bytes = new TextEncoder().encode(`${FIREHOL}2001:db8::/32 # no final newline`);
     async function* chunks() {
       for (let i = 0; i < bytes.length; i += 7) {
         const piece = bytes.slice(i, i + 7);
@@ -173,7 +244,7 @@ describe('incremental and streaming entry points', () => {
     }
     // Only 7-byte pieces at even offsets are bytes; the text pieces are all ASCII, so decoding them alone is safe.
     const streamed = await parseFeed(chunks(), 'plain');
-    expect(streamed).toEqual(parseFeedText(FIREHOL + '2001:db8::/32 # no final newline', 'plain'));
+    expect(streamed).toEqual(parseFeedText(`${FIREHOL}2001:db8::/32 # no final newline`, 'plain'));
     expect(streamed.entries.at(-1)).toEqual({ cidr: '2001:db8::/32', line: 24 });
     expect(await parseFeed(SPAMHAUS_DROP, 'plain')).toEqual(parseFeedText(SPAMHAUS_DROP, 'plain'));
   });

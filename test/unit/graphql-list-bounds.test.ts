@@ -11,7 +11,9 @@ import type { ListSize } from '../../src/transport/graphql/cost.ts';
 describe('list bounds of the /graphql schema', () => {
   const lists = Object.values(schema.getTypeMap())
     .filter((t) => isObjectType(t) && !t.name.startsWith('__') && !t.name.endsWith('Connection'))
-    .flatMap((t) => Object.values((t as GraphQLObjectType).getFields()).map((f) => ({ name: `${t.name}.${f.name}`, field: f })))
+    .flatMap((t) =>
+      Object.values((t as GraphQLObjectType).getFields()).map((f) => ({ name: `${t.name}.${f.name}`, field: f })),
+    )
     .filter(({ field }) => isListType(getNullableType(field.type)) && !isLeafType(getNamedType(field.type)));
 
   it('declares how many items each plain list of objects can return', () => {

@@ -5,12 +5,28 @@ import { HeavyReadGate } from '../../src/transport/graphql/heavy-reads.ts';
 /** The places heavy GraphQL queries take turns for (heavy-reads.ts): order, hand-over and the per-caller bound. No timing. */
 describe('HeavyReadGate', () => {
   const limits = { minCost: 10, running: 2, perCaller: 3 };
-  const settled = async <T>(p: Promise<T>) => { let done = false; void p.then(() => { done = true; }, () => { done = true; }); await new Promise((r) => setImmediate(r)); return done; };
+  const settled = async <T>(p: Promise<T>) => {
+    let done = false;
+    void p.then(
+      () => {
+        done = true;
+      },
+      () => {
+        done = true;
+      },
+    );
+    await new Promise((r) => setImmediate(r));
+    return done;
+  };
 
   it('runs up to `running` at once; the others wait in arrival order and each release hands its place to the next', async () => {
     const gate = new HeavyReadGate(limits);
     const order: string[] = [];
-    const enter = (name: string, caller: string) => gate.enter(caller).then((release) => { order.push(name); return release; });
+    const enter = (name: string, caller: string) =>
+      gate.enter(caller).then((release) => {
+        order.push(name);
+        return release;
+      });
     const a = enter('a', 'w1');
     const b = enter('b', 'w2');
     const c = enter('c', 'w3');
@@ -34,12 +50,17 @@ describe('HeavyReadGate', () => {
     expect([await settled(e), await settled(f)]).toEqual([true, true]);
   });
 
-  it('refuses a caller\'s query beyond perCaller (running or waiting) with rate_limited, and takes it again once one is released', async () => {
+  it("refuses a caller's query beyond perCaller (running or waiting) with rate_limited, and takes it again once one is released", async () => {
     const gate = new HeavyReadGate(limits);
     const held = [gate.enter('w1'), gate.enter('w1'), gate.enter('w1')];
     const refused = await gate.enter('w1').catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(GraphQLError);
-    expect((refused as GraphQLError).extensions).toMatchObject({ code: 'rate_limited', limit: 'heavyQueriesPerCaller', maximum: 3, http: { status: 429 } });
+    expect((refused as GraphQLError).extensions).toMatchObject({
+      code: 'rate_limited',
+      limit: 'heavyQueriesPerCaller',
+      maximum: 3,
+      http: { status: 429 },
+    });
     // Another caller is not held back by w1's count: it waits for a place like anyone.
     const other = gate.enter('w2');
     expect(await settled(other)).toBe(false);

@@ -7,7 +7,21 @@ import { describe, expect, it } from 'vitest';
 import { IpMemoryTable, type MemoryFields } from '../../src/domain/memory/ip-memory-table.ts';
 
 const fields = (revision: number, over: Partial<MemoryFields> = {}): MemoryFields => ({
-  good: 1, neutral: 2, bad: 3, reports: 4, lastRatingId: 9, lastRating: -1, lastNote: 'card testing', lastRatedAt: new Date('2026-11-26T10:00:00.123Z'), revision, ...over,
+  good: 1,
+  neutral: 2,
+  bad: 3,
+  reports: 4,
+  lastRatingId: 9,
+  lastRating: -1,
+  lastNote: 'card testing',
+  lastRatedAt: new Date('2026-11-26T10:00:00.123Z'),
+  revision,
+  ownBad: 1.5,
+  ownGood: 0,
+  ownBadAt: new Date('2026-11-26T09:00:00.000Z'),
+  ownGoodAt: null,
+  ownFloorAt: new Date('2026-11-26T09:00:00.000Z'),
+  ...over,
 });
 
 describe('IpMemoryTable', () => {
@@ -15,7 +29,15 @@ describe('IpMemoryTable', () => {
     const t = new IpMemoryTable();
     t.keep('192.0.2.1', fields(1));
     const m = t.get('192.0.2.1');
-    expect(m).toEqual({ goodRatings: 1, neutralRatings: 2, badRatings: 3, reports: 4, lastRating: { rating: -1, note: 'card testing', createdAt: '2026-11-26T10:00:00.123Z' } });
+    const at = Date.parse('2026-11-26T09:00:00.000Z');
+    expect(t.own('192.0.2.1')).toEqual({ bad: 1.5, good: 0, badAt: at, goodAt: null, floorAt: at });
+    expect(m).toEqual({
+      goodRatings: 1,
+      neutralRatings: 2,
+      badRatings: 3,
+      reports: 4,
+      lastRating: { rating: -1, note: 'card testing', createdAt: '2026-11-26T10:00:00.123Z' },
+    });
     expect(Object.isFrozen(m) && Object.isFrozen(m!.lastRating)).toBe(true);
     expect(t.get('192.0.2.2')).toBeUndefined();
   });
@@ -43,7 +65,12 @@ describe('IpMemoryTable', () => {
 
   it('grows past its first capacity', () => {
     const t = new IpMemoryTable();
-    for (let i = 0; i < 5000; i++) t.keep(`10.0.${i >> 8}.${i & 255}`, fields(1, { good: i, lastNote: `note ${i % 7}` }));
-    for (let i = 0; i < 5000; i++) expect(t.get(`10.0.${i >> 8}.${i & 255}`)).toMatchObject({ goodRatings: i, lastRating: { note: `note ${i % 7}` } });
+    for (let i = 0; i < 5000; i++)
+      t.keep(`10.0.${i >> 8}.${i & 255}`, fields(1, { good: i, lastNote: `note ${i % 7}` }));
+    for (let i = 0; i < 5000; i++)
+      expect(t.get(`10.0.${i >> 8}.${i & 255}`)).toMatchObject({
+        goodRatings: i,
+        lastRating: { note: `note ${i % 7}` },
+      });
   });
 });

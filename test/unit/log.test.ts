@@ -13,10 +13,18 @@ describe('structured logs (pino)', () => {
     log.info('request', { requestId: 'r1', status: 200 });
     expect(lines).toHaveLength(1);
     expect(lines[0]!.endsWith('}\n')).toBe(true);
-    expect(parsed()[0]).toEqual({ level: 'info', time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), pid: process.pid, hostname: expect.any(String), requestId: 'r1', status: 200, msg: 'request' });
+    expect(parsed()[0]).toEqual({
+      level: 'info',
+      time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      pid: process.pid,
+      hostname: expect.any(String),
+      requestId: 'r1',
+      status: 200,
+      msg: 'request',
+    });
   });
 
-  it('keeps an error\'s type, message and stack, and its cause', () => {
+  it("keeps an error's type, message and stack, and its cause", () => {
     const { log, parsed } = capture('info');
     log.error('unhandled error', { err: new TypeError('outer', { cause: new RangeError('inner') }) });
     const err = parsed()[0]!.err;
@@ -32,13 +40,22 @@ describe('structured logs (pino)', () => {
     const headers = Object.fromEntries(REDACTED_HEADERS.map((n) => [n, secret(`h-${n}`)]));
     log.warn('planted', {
       ...Object.fromEntries([...REDACTED_FIELDS, ...REDACTED_HEADERS].map((n) => [n, secret(n)])),
-      headers: { ...headers, accept: 'kept' }, req: { headers }, res: { headers }, keep: 'visible',
+      headers: { ...headers, accept: 'kept' },
+      req: { headers },
+      res: { headers },
+      keep: 'visible',
     });
     expect(lines.join('')).not.toContain('SECRET-');
     const line = parsed()[0]!;
     expect(line.keep).toBe('visible');
     expect(line.password).toBe('[redacted]');
-    expect(line.headers).toEqual({ authorization: '[redacted]', cookie: '[redacted]', 'set-cookie': '[redacted]', 'x-api-key': '[redacted]', accept: 'kept' });
+    expect(line.headers).toEqual({
+      authorization: '[redacted]',
+      cookie: '[redacted]',
+      'set-cookie': '[redacted]',
+      'x-api-key': '[redacted]',
+      accept: 'kept',
+    });
     expect(line.req.headers.cookie).toBe('[redacted]');
   });
 
@@ -48,7 +65,9 @@ describe('structured logs (pino)', () => {
       log.info('plain');
       log.audit('api key revoked', { prefix: 'rk_abcdefgh' });
       const audit = parsed().filter((l) => l.audit === true);
-      expect(audit, level).toEqual([expect.objectContaining({ level: 'info', audit: true, msg: 'api key revoked', prefix: 'rk_abcdefgh' })]);
+      expect(audit, level).toEqual([
+        expect.objectContaining({ level: 'info', audit: true, msg: 'api key revoked', prefix: 'rk_abcdefgh' }),
+      ]);
     }
     const { log, lines } = capture('silent');
     log.audit('x');

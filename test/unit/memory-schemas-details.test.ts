@@ -19,12 +19,18 @@ describe('fieldPath and camelToSnakePath', () => {
 
 describe('snakeToCamelKeys', () => {
   it('renames keys recursively through objects and arrays and never touches values', () => {
-    expect(snakeToCamelKeys({
-      outcome_code: 'fraud_watch', related_subjects: [{ kind: 'ipaddress', key: 'a_b', role: 'source_ip' }],
-      tags: ['snake_case_tag'], nested: { share_policy: 'clear_share' },
-    })).toEqual({
-      outcomeCode: 'fraud_watch', relatedSubjects: [{ kind: 'ipaddress', key: 'a_b', role: 'source_ip' }],
-      tags: ['snake_case_tag'], nested: { sharePolicy: 'clear_share' },
+    expect(
+      snakeToCamelKeys({
+        outcome_code: 'fraud_watch',
+        related_subjects: [{ kind: 'ipaddress', key: 'a_b', role: 'source_ip' }],
+        tags: ['snake_case_tag'],
+        nested: { share_policy: 'clear_share' },
+      }),
+    ).toEqual({
+      outcomeCode: 'fraud_watch',
+      relatedSubjects: [{ kind: 'ipaddress', key: 'a_b', role: 'source_ip' }],
+      tags: ['snake_case_tag'],
+      nested: { sharePolicy: 'clear_share' },
     });
   });
 
@@ -36,8 +42,14 @@ describe('snakeToCamelKeys', () => {
   });
 
   it('keeps both spellings visible on a collision so a strict schema rejects one instead of dropping it', () => {
-    expect(snakeToCamelKeys({ outcome_code: 'spam', outcomeCode: 'fraud_watch' })).toEqual({ outcomeCode: 'fraud_watch', outcome_code: 'spam' });
-    expect(snakeToCamelKeys({ outcomeCode: 'fraud_watch', outcome_code: 'spam' })).toEqual({ outcomeCode: 'fraud_watch', outcome_code: 'spam' });
+    expect(snakeToCamelKeys({ outcome_code: 'spam', outcomeCode: 'fraud_watch' })).toEqual({
+      outcomeCode: 'fraud_watch',
+      outcome_code: 'spam',
+    });
+    expect(snakeToCamelKeys({ outcomeCode: 'fraud_watch', outcome_code: 'spam' })).toEqual({
+      outcomeCode: 'fraud_watch',
+      outcome_code: 'spam',
+    });
   });
 
   it('keeps a "__proto__" key as plain data (no prototype change)', () => {
@@ -53,15 +65,28 @@ describe('snakeToCamelKeys', () => {
 
 describe('toDetails', () => {
   it('round-trips a REST body: snake keys in, snake field paths out', () => {
-    const body = snakeToCamelKeys({ kind: 'domain', key: 'example.com', outcome_code: 'spam', related_subjects: [{ kind: 'ipaddress', key: 'nope' }] });
+    const body = snakeToCamelKeys({
+      kind: 'domain',
+      key: 'example.com',
+      outcome_code: 'spam',
+      related_subjects: [{ kind: 'ipaddress', key: 'nope' }],
+    });
     const result = reportInputSchema.safeParse(body);
     expect(result.success).toBe(false);
     const wire = toDetails(result.error!).map((d) => ({ ...d, field: camelToSnakePath(d.field) }));
-    expect(wire).toEqual([{ field: 'related_subjects[0].key', message: 'is not a valid IPv4 or IPv6 address (kind ipaddress)' }]);
+    expect(wire).toEqual([
+      { field: 'related_subjects[0].key', message: 'is not a valid IPv4 or IPv6 address (kind ipaddress)' },
+    ]);
   });
 
   it('rewrites zod default wording into plain English for schemas without their own messages', () => {
-    const schema = z.object({ s: z.string().max(3), n: z.number(), a: z.array(z.number()).min(2), e: z.enum(['x', 'y']), t: z.string().min(1) });
+    const schema = z.object({
+      s: z.string().max(3),
+      n: z.number(),
+      a: z.array(z.number()).min(2),
+      e: z.enum(['x', 'y']),
+      t: z.string().min(1),
+    });
     const result = schema.safeParse({ s: 'abcd', n: 'x', a: [1], e: 'z', t: '' });
     expect(toDetails(result.error!)).toEqual([
       { field: 's', message: 'must be at most 3 characters' },

@@ -16,11 +16,24 @@ function detailsOf(body: unknown) {
 
 describe('reportInputSchema: defaults and normalisation', () => {
   it('fills every default for a minimal body', () => {
-    expect(check(base)).toEqual({ data: {
-      kind: 'domain', key: 'example.com', title: '', summary: '', details: '', outcomeCode: 'fraud_watch',
-      severity: 'medium', tags: [], relatedSubjects: [], sharePolicy: 'clear_share', visibility: 'workspace',
-      namespace: '', eventType: 'observation', status: '',
-    } });
+    expect(check(base)).toEqual({
+      data: {
+        kind: 'domain',
+        key: 'example.com',
+        title: '',
+        summary: '',
+        details: '',
+        outcomeCode: 'fraud_watch',
+        severity: 'medium',
+        tags: [],
+        relatedSubjects: [],
+        sharePolicy: 'clear_share',
+        visibility: 'workspace',
+        namespace: '',
+        eventType: 'observation',
+        status: '',
+      },
+    });
   });
 
   it('normalises the key by its kind (IDN domain to punycode)', () => {
@@ -47,11 +60,15 @@ describe('reportInputSchema: defaults and normalisation', () => {
       { kind: 'ipaddress', key: '192.0.2.7', role: 'hosting' },
       { kind: 'email', key: 'Ops@Example.org' },
     ];
-    expect(check({ ...base, relatedSubjects: related })).toMatchObject({ data: { relatedSubjects: [
-      { kind: 'ipaddress', key: '192.0.2.7', role: 'source_ip' },
-      { kind: 'ipaddress', key: '192.0.2.7', role: 'hosting' },
-      { kind: 'email', key: 'Ops@example.org', role: 'linked' },
-    ] } });
+    expect(check({ ...base, relatedSubjects: related })).toMatchObject({
+      data: {
+        relatedSubjects: [
+          { kind: 'ipaddress', key: '192.0.2.7', role: 'source_ip' },
+          { kind: 'ipaddress', key: '192.0.2.7', role: 'hosting' },
+          { kind: 'email', key: 'Ops@example.org', role: 'linked' },
+        ],
+      },
+    });
   });
 
   it('lower-cases the namespace', () => {
@@ -62,7 +79,9 @@ describe('reportInputSchema: defaults and normalisation', () => {
 describe('reportInputSchema: refusals', () => {
   it('names required fields', () => {
     expect(detailsOf({})).toEqual([
-      { field: 'kind', message: 'is required' }, { field: 'key', message: 'is required' }, { field: 'outcomeCode', message: 'is required' },
+      { field: 'kind', message: 'is required' },
+      { field: 'key', message: 'is required' },
+      { field: 'outcomeCode', message: 'is required' },
     ]);
   });
 
@@ -80,10 +99,22 @@ describe('reportInputSchema: refusals', () => {
   });
 
   it.each([
-    ['kind', 'planet', 'must be one of: ipaddress, cidr, asn, domain, url, email, phone, organization, transaction, account'],
-    ['outcomeCode', 'fraud', 'must be one of: fraud_confirmed, chargeback, account_takeover, credential_stuffing, fraud_watch, spam, scraping, bot_activity, abuse_other, legitimate, false_positive'],
+    [
+      'kind',
+      'planet',
+      'must be one of: ipaddress, cidr, asn, domain, url, email, phone, organization, transaction, account',
+    ],
+    [
+      'outcomeCode',
+      'fraud',
+      'must be one of: fraud_confirmed, chargeback, account_takeover, credential_stuffing, fraud_watch, spam, scraping, bot_activity, abuse_other, legitimate, false_positive',
+    ],
     ['severity', 'extreme', 'must be one of: info, low, medium, high, critical'],
-    ['sharePolicy', 'tlp_white', 'must be one of: clear_share, green_share, amber_share, amber_strict_share, red_share'],
+    [
+      'sharePolicy',
+      'tlp_white',
+      'must be one of: clear_share, green_share, amber_share, amber_strict_share, red_share',
+    ],
     ['visibility', 'public', 'must be one of: workspace, community'],
     ['eventType', 'incident', 'must be one of: observation, outcome, alert'],
     ['status', 'closed', 'must be one of: "" (empty), open, confirmed, disputed, resolved'],
@@ -92,8 +123,13 @@ describe('reportInputSchema: refusals', () => {
   });
 
   it('refuses an unknown related-subject role', () => {
-    expect(detailsOf({ ...base, relatedSubjects: [{ kind: 'ipaddress', key: '192.0.2.1', role: 'attacker' }] })).toEqual([
-      { field: 'relatedSubjects[0].role', message: expect.stringMatching(/^must be one of: source_ip, destination_ip, .*, linked$/) },
+    expect(
+      detailsOf({ ...base, relatedSubjects: [{ kind: 'ipaddress', key: '192.0.2.1', role: 'attacker' }] }),
+    ).toEqual([
+      {
+        field: 'relatedSubjects[0].role',
+        message: expect.stringMatching(/^must be one of: source_ip, destination_ip, .*, linked$/),
+      },
     ]);
   });
 
@@ -103,21 +139,32 @@ describe('reportInputSchema: refusals', () => {
     ['details', 10_000, true],
   ] as const)('%s: exactly %i characters pass, one more fails', (field, max, multiline) => {
     expect(check({ ...base, [field]: 'x'.repeat(max) })).toMatchObject({ data: { [field]: 'x'.repeat(max) } });
-    expect(detailsOf({ ...base, [field]: 'x'.repeat(max + 1) })).toEqual([{ field, message: `must be at most ${max} characters` }]);
+    expect(detailsOf({ ...base, [field]: 'x'.repeat(max + 1) })).toEqual([
+      { field, message: `must be at most ${max} characters` },
+    ]);
     const withBreak = check({ ...base, [field]: 'a\nb' });
     if (multiline) expect(withBreak).toMatchObject({ data: { [field]: 'a\nb' } });
-    else expect(withBreak).toEqual({ details: [{ field, message: 'must not contain control characters (found U+000A)' }] });
+    else
+      expect(withBreak).toEqual({
+        details: [{ field, message: 'must not contain control characters (found U+000A)' }],
+      });
   });
 
   it('refuses NUL and lone surrogates in free text', () => {
-    expect(detailsOf({ ...base, details: 'a\u0000b' })).toEqual([{ field: 'details', message: 'must not contain control characters (found U+0000)' }]);
-    expect(detailsOf({ ...base, summary: 'a\udc00' })).toEqual([{ field: 'summary', message: 'must be well-formed Unicode (it contains a lone surrogate)' }]);
+    expect(detailsOf({ ...base, details: 'a\u0000b' })).toEqual([
+      { field: 'details', message: 'must not contain control characters (found U+0000)' },
+    ]);
+    expect(detailsOf({ ...base, summary: 'a\udc00' })).toEqual([
+      { field: 'summary', message: 'must be well-formed Unicode (it contains a lone surrogate)' },
+    ]);
   });
 
   it('tags: 20 pass, 21 fail; each tag 40 characters pass, 41 fail; format is checked per tag', () => {
     const tags20 = Array.from({ length: 20 }, (_, i) => `t${i}`);
     expect(check({ ...base, tags: tags20 })).toMatchObject({ data: { tags: tags20 } });
-    expect(detailsOf({ ...base, tags: [...tags20, 't20'] })).toEqual([{ field: 'tags', message: 'must have at most 20 tags' }]);
+    expect(detailsOf({ ...base, tags: [...tags20, 't20'] })).toEqual([
+      { field: 'tags', message: 'must have at most 20 tags' },
+    ]);
     expect(check({ ...base, tags: ['x'.repeat(40)] })).toMatchObject({ data: { tags: ['x'.repeat(40)] } });
     expect(detailsOf({ ...base, tags: ['ok', 'x'.repeat(41), '-lead', 'has space', '  ', 7] })).toEqual([
       { field: 'tags[5]', message: 'must be a string' },
@@ -132,17 +179,26 @@ describe('reportInputSchema: refusals', () => {
 
   it('relatedSubjects: 50 pass, 51 fail', () => {
     const related = (n: number) => Array.from({ length: n }, (_, i) => ({ kind: 'transaction', key: `tx-${i}` }));
-    expect(check({ ...base, relatedSubjects: related(50) })).toMatchObject({ data: { relatedSubjects: expect.any(Array) } });
-    expect(detailsOf({ ...base, relatedSubjects: related(51) })).toEqual([{ field: 'relatedSubjects', message: 'must have at most 50 related subjects' }]);
+    expect(check({ ...base, relatedSubjects: related(50) })).toMatchObject({
+      data: { relatedSubjects: expect.any(Array) },
+    });
+    expect(detailsOf({ ...base, relatedSubjects: related(51) })).toEqual([
+      { field: 'relatedSubjects', message: 'must have at most 50 related subjects' },
+    ]);
   });
 
   it('points at the exact related subject and field that is wrong', () => {
-    expect(detailsOf({ ...base, relatedSubjects: [
-      { kind: 'ipaddress', key: '192.0.2.1' },
-      { kind: 'ipaddress', key: '192.0.2' },
-      { kind: 'galaxy', key: 'x' },
-      { kind: 'url', key: 'https://u:p@example.com/', rol: 'typo' },
-    ] })).toEqual([
+    expect(
+      detailsOf({
+        ...base,
+        relatedSubjects: [
+          { kind: 'ipaddress', key: '192.0.2.1' },
+          { kind: 'ipaddress', key: '192.0.2' },
+          { kind: 'galaxy', key: 'x' },
+          { kind: 'url', key: 'https://u:p@example.com/', rol: 'typo' },
+        ],
+      }),
+    ).toEqual([
       { field: 'relatedSubjects[1].key', message: 'is not a valid IPv4 or IPv6 address (kind ipaddress)' },
       { field: 'relatedSubjects[2].kind', message: expect.stringContaining('must be one of:') },
       { field: 'relatedSubjects[3].rol', message: 'is not a known field' },
@@ -151,8 +207,19 @@ describe('reportInputSchema: refusals', () => {
   });
 
   it('refuses a related subject that is the main subject once both are normalised', () => {
-    expect(detailsOf({ ...base, relatedSubjects: [{ kind: 'ipaddress', key: '192.0.2.1' }, { kind: 'domain', key: 'EXAMPLE.com.', role: 'domain' }] })).toEqual([
-      { field: 'relatedSubjects[1].key', message: "is the report's own subject (kind and key); list only other subjects" },
+    expect(
+      detailsOf({
+        ...base,
+        relatedSubjects: [
+          { kind: 'ipaddress', key: '192.0.2.1' },
+          { kind: 'domain', key: 'EXAMPLE.com.', role: 'domain' },
+        ],
+      }),
+    ).toEqual([
+      {
+        field: 'relatedSubjects[1].key',
+        message: "is the report's own subject (kind and key); list only other subjects",
+      },
     ]);
   });
 
@@ -165,6 +232,8 @@ describe('reportInputSchema: refusals', () => {
   });
 
   it('refuses unknown top-level fields (e.g. a snake_case name that was not converted)', () => {
-    expect(detailsOf({ ...base, outcome_code: 'spam' })).toEqual([{ field: 'outcome_code', message: 'is not a known field' }]);
+    expect(detailsOf({ ...base, outcome_code: 'spam' })).toEqual([
+      { field: 'outcome_code', message: 'is not a known field' },
+    ]);
   });
 });

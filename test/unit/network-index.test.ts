@@ -1,12 +1,13 @@
 // Resolution of real addresses against the packaged data (@ip-location-db/asn + geolite2-city-mmdb).
 // Expected values were read from the data files first; when the data is updated, re-read them.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DIMENSION_CODES, loadNetworkData, type Hierarchy, type NetworkIndex } from '../../src/domain/network/index.ts';
+import { DIMENSION_CODES, type Hierarchy, type NetworkIndex } from '../../src/domain/network/index.ts';
+import { sharedNetwork } from '../helpers/network.ts';
 
 let index: NetworkIndex;
 beforeAll(async () => {
-  index = await loadNetworkData();
-}, 60_000);
+  index = await sharedNetwork();
+}, 300_000); // builds the index from the data files: minutes on a machine busy with other suites
 
 /** code → key (or null) so a failure prints the whole hierarchy compactly. */
 function keys(h: Hierarchy): Record<string, string | null> {
@@ -28,7 +29,10 @@ describe('loadNetworkData (packaged data)', () => {
   it('always lists the eight dimensions in DIMENSION_CODES order', () => {
     expect(DIMENSION_CODES).toEqual(['ip', 'subnet', 'isp', 'asn', 'org', 'city', 'region', 'country']);
     for (const ip of ['1.1.1.1', '10.1.2.3', '9.100.1.2', '2606:4700:4700::1111']) {
-      expect(index.resolve(ip).dimensions.map((d) => d.code), ip).toEqual(DIMENSION_CODES);
+      expect(
+        index.resolve(ip).dimensions.map((d) => d.code),
+        ip,
+      ).toEqual(DIMENSION_CODES);
     }
   });
 });
@@ -37,8 +41,14 @@ describe('resolve: well-known public addresses', () => {
   it('1.1.1.1 is Cloudflare AS13335 in 1.1.1.0/24; the geo data has no place for it', () => {
     const h = index.resolve('1.1.1.1');
     expect(keys(h)).toEqual({
-      ip: '1.1.1.1', subnet: '1.1.1.0/24', isp: 'cloudflare', asn: 'AS13335', org: 'cloudflare, inc.',
-      city: null, region: null, country: null,
+      ip: '1.1.1.1',
+      subnet: '1.1.1.0/24',
+      isp: 'cloudflare',
+      asn: 'AS13335',
+      org: 'cloudflare, inc.',
+      city: null,
+      region: null,
+      country: null,
     });
     expect(h).toMatchObject({ version: 4, special: null, subnetSource: 'announced' });
     expect(entity(h, 'org')?.name).toBe('Cloudflare, Inc.');
@@ -49,8 +59,14 @@ describe('resolve: well-known public addresses', () => {
   it('8.8.8.8 is Google AS15169 in the US (no city or region in the data)', () => {
     const h = index.resolve('8.8.8.8');
     expect(keys(h)).toEqual({
-      ip: '8.8.8.8', subnet: '8.8.8.0/24', isp: 'google', asn: 'AS15169', org: 'google llc',
-      city: null, region: null, country: 'US',
+      ip: '8.8.8.8',
+      subnet: '8.8.8.0/24',
+      isp: 'google',
+      asn: 'AS15169',
+      org: 'google llc',
+      city: null,
+      region: null,
+      country: 'US',
     });
     expect(entity(h, 'country')?.name).toBe('United States');
     expect(h.dimensions.find((d) => d.code === 'city')?.reason).toMatch(/no city/);
@@ -58,7 +74,12 @@ describe('resolve: well-known public addresses', () => {
 
   it('2606:4700:4700::1111 is Cloudflare in its /48', () => {
     const h = index.resolve('2606:4700:4700::1111');
-    expect(keys(h)).toMatchObject({ subnet: '2606:4700:4700::/48', asn: 'AS13335', isp: 'cloudflare', org: 'cloudflare, inc.' });
+    expect(keys(h)).toMatchObject({
+      subnet: '2606:4700:4700::/48',
+      asn: 'AS13335',
+      isp: 'cloudflare',
+      org: 'cloudflare, inc.',
+    });
     expect(h.version).toBe(6);
     expect(entity(h, 'subnet')?.size).toBe(2 ** 80);
   });
@@ -72,8 +93,14 @@ describe('resolve: well-known public addresses', () => {
   it('a Comcast residential address resolves down to its city', () => {
     const h = index.resolve('73.15.2.3');
     expect(keys(h)).toEqual({
-      ip: '73.15.2.3', subnet: '73.0.0.0/8', isp: 'comcast cable communications', asn: 'AS7922',
-      org: 'comcast cable communications, llc', city: 'US-california-san_jose', region: 'US-california', country: 'US',
+      ip: '73.15.2.3',
+      subnet: '73.0.0.0/8',
+      isp: 'comcast cable communications',
+      asn: 'AS7922',
+      org: 'comcast cable communications, llc',
+      city: 'US-california-san_jose',
+      region: 'US-california',
+      country: 'US',
     });
     expect(entity(h, 'city')?.name).toBe('San Jose');
     expect(entity(h, 'region')?.name).toBe('California');
@@ -97,7 +124,10 @@ describe('resolve: well-known public addresses', () => {
     expect(h.special).toBeNull();
     expect(entity(h, 'subnet')).toEqual({ code: 'subnet', key: '9.100.1.0/24', name: '9.100.1.0/24', size: 256 });
     for (const code of ['isp', 'asn', 'org']) {
-      expect(h.dimensions.find((d) => d.code === code), code).toMatchObject({ entity: null, reason: expect.stringMatching(/no announced route/) });
+      expect(
+        h.dimensions.find((d) => d.code === code),
+        code,
+      ).toMatchObject({ entity: null, reason: expect.stringMatching(/no announced route/) });
     }
   });
 

@@ -33,7 +33,14 @@ describe('ispBrandName', () => {
   });
 
   it('groups sibling legal entities under one isp key', () => {
-    const keys = new Set(['Charter Communications Inc', 'Charter Communications, Inc', 'Charter Communications LLC', 'Charter Communications'].map(ispKeyOf));
+    const keys = new Set(
+      [
+        'Charter Communications Inc',
+        'Charter Communications, Inc',
+        'Charter Communications LLC',
+        'Charter Communications',
+      ].map(ispKeyOf),
+    );
     expect([...keys]).toEqual(['charter communications']);
   });
 

@@ -14,7 +14,8 @@ type Value = string | number | Value[] | { [k: string]: Value };
 function encode(value: Value, uint64 = false): Buffer {
   const head = (type: number, size: number): Buffer => {
     // sizes of 29+ spill into one or two following bytes; extended types (> 7) take a type byte
-    const [sizeBits, extra] = size < 29 ? [size, []] : size < 285 ? [29, [size - 29]] : [30, [(size - 285) >> 8, (size - 285) & 255]];
+    const [sizeBits, extra] =
+      size < 29 ? [size, []] : size < 285 ? [29, [size - 29]] : [30, [(size - 285) >> 8, (size - 285) & 255]];
     return Buffer.from(type <= 7 ? [(type << 5) | sizeBits, ...extra] : [sizeBits, type - 7, ...extra]);
   };
   if (typeof value === 'string') {
@@ -28,7 +29,10 @@ function encode(value: Value, uint64 = false): Buffer {
   }
   if (Array.isArray(value)) return Buffer.concat([head(11, value.length), ...value.map((v) => encode(v))]);
   const entries = Object.entries(value);
-  return Buffer.concat([head(7, entries.length), ...entries.flatMap(([k, v]) => [encode(k), encode(v, k === 'build_epoch')])]);
+  return Buffer.concat([
+    head(7, entries.length),
+    ...entries.flatMap(([k, v]) => [encode(k), encode(v, k === 'build_epoch')]),
+  ]);
 }
 
 /** An IPv4 database mapping each given network to its record. */
@@ -42,24 +46,46 @@ function buildMmdb(networks: Array<{ net: number; prefix: number; record: Value 
     let node = 0;
     for (let depth = 0; depth < n.prefix; depth++) {
       const bit = (n.net >>> (31 - depth)) & 1;
-      if (depth === n.prefix - 1) { nodes[node]![bit] = { data: i }; break; }
+      if (depth === n.prefix - 1) {
+        nodes[node]![bit] = { data: i };
+        break;
+      }
       const next = nodes[node]![bit];
-      if (next && 'node' in next) { node = next.node; continue; }
+      if (next && 'node' in next) {
+        node = next.node;
+        continue;
+      }
       nodes.push([null, null]);
       nodes[node]![bit] = { node: nodes.length - 1 };
       node = nodes.length - 1;
     }
   });
   const nodeCount = nodes.length;
-  const value = (slot: Slot): number => (slot === null ? nodeCount : 'node' in slot ? slot.node : nodeCount + 16 + offsets[slot.data]!);
+  const value = (slot: Slot): number =>
+    slot === null ? nodeCount : 'node' in slot ? slot.node : nodeCount + 16 + offsets[slot.data]!;
   const tree = Buffer.alloc(nodeCount * 6);
-  nodes.forEach(([l, r], i) => { tree.writeUIntBE(value(l), i * 6, 3); tree.writeUIntBE(value(r), i * 6 + 3, 3); });
-  const metadata = encode({
-    binary_format_major_version: 2, binary_format_minor_version: 0, build_epoch: 1_700_000_000,
-    database_type: databaseType, description: { en: 'test database' }, ip_version: 4, languages: ['en'],
-    node_count: nodeCount, record_size: 24,
+  nodes.forEach(([l, r], i) => {
+    tree.writeUIntBE(value(l), i * 6, 3);
+    tree.writeUIntBE(value(r), i * 6 + 3, 3);
   });
-  return Buffer.concat([tree, Buffer.alloc(16), ...records, Buffer.from('\xab\xcd\xefMaxMind.com', 'latin1'), metadata]);
+  const metadata = encode({
+    binary_format_major_version: 2,
+    binary_format_minor_version: 0,
+    build_epoch: 1_700_000_000,
+    database_type: databaseType,
+    description: { en: 'test database' },
+    ip_version: 4,
+    languages: ['en'],
+    node_count: nodeCount,
+    record_size: 24,
+  });
+  return Buffer.concat([
+    tree,
+    Buffer.alloc(16),
+    ...records,
+    Buffer.from('\xab\xcd\xefMaxMind.com', 'latin1'),
+    metadata,
+  ]);
 }
 
 const ip4 = (text: string): number => text.split('.').reduce((a, o) => a * 256 + Number(o), 0);
@@ -68,20 +94,49 @@ let index: NetworkIndex;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'network-mmdb-'));
-  await writeFile(join(dir, 'isp.mmdb'), buildMmdb([
-    { net: ip4('73.15.0.0'), prefix: 16, record: { autonomous_system_number: 7922, autonomous_system_organization: 'Comcast Cable Communications, LLC', isp: 'Comcast Cable', organization: 'Comcast Residential' } },
-  ], 'GeoIP2-ISP'));
-  await writeFile(join(dir, 'asn.mmdb'), buildMmdb([
-    { net: ip4('8.8.8.0'), prefix: 24, record: { autonomous_system_number: 64999, autonomous_system_organization: 'Example Anycast B.V.' } },
-  ], 'GeoLite2-ASN'));
+  await writeFile(
+    join(dir, 'isp.mmdb'),
+    buildMmdb(
+      [
+        {
+          net: ip4('73.15.0.0'),
+          prefix: 16,
+          record: {
+            autonomous_system_number: 7922,
+            autonomous_system_organization: 'Comcast Cable Communications, LLC',
+            isp: 'Comcast Cable',
+            organization: 'Comcast Residential',
+          },
+        },
+      ],
+      'GeoIP2-ISP',
+    ),
+  );
+  await writeFile(
+    join(dir, 'asn.mmdb'),
+    buildMmdb(
+      [
+        {
+          net: ip4('8.8.8.0'),
+          prefix: 24,
+          record: { autonomous_system_number: 64999, autonomous_system_organization: 'Example Anycast B.V.' },
+        },
+      ],
+      'GeoLite2-ASN',
+    ),
+  );
   index = await loadNetworkData({ maxmindIspMmdb: join(dir, 'isp.mmdb'), maxmindAsnMmdb: join(dir, 'asn.mmdb') });
-}, 60_000);
+}, 300_000); // builds the index from the data files: minutes on a machine busy with other suites
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
 function dims(ip: string) {
-  return Object.fromEntries(index.resolve(ip).dimensions.map((d) => [d.code, d.entity && { key: d.entity.key, name: d.entity.name, size: d.entity.size }]));
+  return Object.fromEntries(
+    index
+      .resolve(ip)
+      .dimensions.map((d) => [d.code, d.entity && { key: d.entity.key, name: d.entity.name, size: d.entity.size }]),
+  );
 }
 
 describe('operator MaxMind ISP and ASN databases', () => {
@@ -109,7 +164,11 @@ describe('operator MaxMind ISP and ASN databases', () => {
   });
 
   it('answers the same when the index is built in a worker thread (as the server builds it)', async () => {
-    const fromWorker = await loadNetworkDataInWorker({ maxmindIspMmdb: join(dir, 'isp.mmdb'), maxmindAsnMmdb: join(dir, 'asn.mmdb') });
-    for (const ip of ['73.15.2.3', '8.8.8.8', '1.1.1.1', '2606:4700:4700::1111']) expect(fromWorker.resolve(ip)).toEqual(index.resolve(ip));
+    const fromWorker = await loadNetworkDataInWorker({
+      maxmindIspMmdb: join(dir, 'isp.mmdb'),
+      maxmindAsnMmdb: join(dir, 'asn.mmdb'),
+    });
+    for (const ip of ['73.15.2.3', '8.8.8.8', '1.1.1.1', '2606:4700:4700::1111'])
+      expect(fromWorker.resolve(ip)).toEqual(index.resolve(ip));
   }, 60_000);
 });

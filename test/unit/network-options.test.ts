@@ -4,7 +4,13 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultDataFiles, loadNetworkData, placeFromRecord, type Hierarchy, type NetworkIndex } from '../../src/domain/network/index.ts';
+import {
+  defaultDataFiles,
+  loadNetworkData,
+  placeFromRecord,
+  type Hierarchy,
+  type NetworkIndex,
+} from '../../src/domain/network/index.ts';
 
 let dir: string;
 let index: NetworkIndex;
@@ -33,14 +39,20 @@ beforeAll(async () => {
     asnCsvV6: join(dir, 'v6.csv'),
     maxmindCityMmdb: defaultDataFiles().cityMmdbV4,
   });
-}, 60_000);
+}, 300_000); // builds the index from the data files: minutes on a machine busy with other suites
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
 function owner(h: Hierarchy) {
   const get = (code: string) => h.dimensions.find((d) => d.code === code)?.entity;
-  return { subnet: get('subnet')?.key, asn: get('asn')?.key, org: get('org')?.name, isp: get('isp')?.key, asnSize: get('asn')?.size };
+  return {
+    subnet: get('subnet')?.key,
+    asn: get('asn')?.key,
+    org: get('org')?.name,
+    isp: get('isp')?.key,
+    asnSize: get('asn')?.size,
+  };
 }
 
 describe('loadNetworkData with operator files', () => {
@@ -49,9 +61,17 @@ describe('loadNetworkData with operator files', () => {
   });
 
   it('reads quoted organisation names with commas and doubled quotes', () => {
-    expect(owner(index.resolve('1.0.0.9'))).toMatchObject({ asn: 'AS13335', org: 'Cloudflare, Inc.', isp: 'cloudflare' });
+    expect(owner(index.resolve('1.0.0.9'))).toMatchObject({
+      asn: 'AS13335',
+      org: 'Cloudflare, Inc.',
+      isp: 'cloudflare',
+    });
     expect(owner(index.resolve('1.0.1.9'))).toMatchObject({ asn: 'AS64500', org: 'LLC "SPUTNIK"', isp: 'sputnik' });
-    expect(owner(index.resolve('1.0.3.1'))).toMatchObject({ subnet: '1.0.2.0/23', org: 'Example Net GmbH', isp: 'example net' });
+    expect(owner(index.resolve('1.0.3.1'))).toMatchObject({
+      subnet: '1.0.2.0/23',
+      org: 'Example Net GmbH',
+      isp: 'example net',
+    });
   });
 
   it('resolves overlapping rows in favour of the later, more specific one', () => {
@@ -63,7 +83,11 @@ describe('loadNetworkData with operator files', () => {
   });
 
   it('reads IPv6 ranges given as text and as 128-bit decimals', () => {
-    expect(owner(index.resolve('2001:db9:1::1'))).toMatchObject({ asn: 'AS64510', subnet: '2001:db9::/32', asnSize: 2 ** 96 });
+    expect(owner(index.resolve('2001:db9:1::1'))).toMatchObject({
+      asn: 'AS64510',
+      subnet: '2001:db9::/32',
+      asnSize: 2 ** 96,
+    });
     expect(owner(index.resolve('2a0b::1'))).toMatchObject({ asn: 'AS64511', subnet: '2a0b::/112' });
     const unannounced = index.resolve('2a0c::1');
     expect(unannounced.subnetSource).toBe('fallback');
@@ -75,15 +99,20 @@ describe('loadNetworkData with operator files', () => {
     expect(h.dimensions.find((d) => d.code === 'country')?.entity?.key).toBe('US');
     expect(h.subnetSource).toBe('fallback'); // 8.8.8.8 is not in the small CSV
     const v6 = index.resolve('2a0b::1');
-    expect(v6.dimensions.find((d) => d.code === 'country')).toMatchObject({ entity: null, reason: expect.stringMatching(/geo data/) });
+    expect(v6.dimensions.find((d) => d.code === 'country')).toMatchObject({
+      entity: null,
+      reason: expect.stringMatching(/geo data/),
+    });
   });
 
   it('falls back to the CSV where an ISP/ASN mmdb has no AS fields for an address', async () => {
     // the packaged city file carries no autonomous_system_* fields at all, so every lookup in
     // it comes up empty and the announced ranges answer instead
     const withMmdb = await loadNetworkData({
-      asnCsvV4: join(dir, 'v4.csv'), asnCsvV6: join(dir, 'v6.csv'),
-      maxmindIspMmdb: defaultDataFiles().cityMmdbV4, maxmindAsnMmdb: defaultDataFiles().cityMmdbV6,
+      asnCsvV4: join(dir, 'v4.csv'),
+      asnCsvV6: join(dir, 'v6.csv'),
+      maxmindIspMmdb: defaultDataFiles().cityMmdbV4,
+      maxmindAsnMmdb: defaultDataFiles().cityMmdbV6,
     });
     expect(owner(withMmdb.resolve('1.0.6.5'))).toMatchObject({ asn: 'AS64503', subnet: '1.0.6.0/24', isp: 'narrow' });
   }, 60_000);

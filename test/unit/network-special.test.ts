@@ -1,12 +1,13 @@
 // Special-purpose addresses (IANA registries): `special` is set, only `ip` matches, never an error.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { findSpecialRange, loadNetworkData, parseIp, type NetworkIndex } from '../../src/domain/network/index.ts';
+import { findSpecialRange, parseIp, type NetworkIndex } from '../../src/domain/network/index.ts';
 import { bytesToWords } from '../../src/domain/network/address-words.ts';
+import { sharedNetwork } from '../helpers/network.ts';
 
 let index: NetworkIndex;
 beforeAll(async () => {
-  index = await loadNetworkData();
-}, 60_000);
+  index = await sharedNetwork();
+}, 300_000); // builds the index from the data files: minutes on a machine busy with other suites
 
 const CASES: Array<[ip: string, name: string, cidr: string]> = [
   ['10.1.2.3', 'private-use', '10.0.0.0/8'],
@@ -50,12 +51,27 @@ describe('special-purpose addresses', () => {
   });
 
   it('explains private space as not routed on the public internet', () => {
-    expect(index.resolve('10.1.2.3').dimensions[7]?.reason).toMatch(/private-use address .*not routed on the public internet/);
+    expect(index.resolve('10.1.2.3').dimensions[7]?.reason).toMatch(
+      /private-use address .*not routed on the public internet/,
+    );
   });
 
   it('leaves the edges of special blocks as ordinary addresses', () => {
-    for (const ip of ['9.255.255.255', '11.0.0.0', '100.63.255.255', '100.128.0.0', '172.15.255.255', '172.32.0.0',
-      '198.17.255.255', '198.20.0.0', '223.255.255.255', '2001:db7:ffff::1', '2001:db9::1', '2000::1', '3ffe::1']) {
+    for (const ip of [
+      '9.255.255.255',
+      '11.0.0.0',
+      '100.63.255.255',
+      '100.128.0.0',
+      '172.15.255.255',
+      '172.32.0.0',
+      '198.17.255.255',
+      '198.20.0.0',
+      '223.255.255.255',
+      '2001:db7:ffff::1',
+      '2001:db9::1',
+      '2000::1',
+      '3ffe::1',
+    ]) {
       const parsed = parseIp(ip);
       if (!parsed.ok) throw new Error(ip);
       expect(findSpecialRange(bytesToWords(parsed.bytes)), ip).toBeNull();

@@ -19,7 +19,8 @@ describe(`OverrideCache following the table (${backendName})`, () => {
   let ws2: number;
   // this process's own copy is not the one under test: each test reads the table into a fresh copy
   const deps = () => ({ prisma: t.prisma, overrides: { apply: () => {} } });
-  const create = (ws: number, target: string) => createOverride(deps(), ws, createOverrideSchema.parse({ target, action: 'deny', reason: 'follow' }), actor, 'rest');
+  const create = (ws: number, target: string) =>
+    createOverride(deps(), ws, createOverrideSchema.parse({ target, action: 'deny', reason: 'follow' }), actor, 'rest');
   beforeAll(async () => {
     t = await openTestDatabase();
     ws1 = await seedWorkspace(t.prisma, 'follow-1');
@@ -27,32 +28,52 @@ describe(`OverrideCache following the table (${backendName})`, () => {
   });
   afterAll(() => t?.close());
 
-  it.runIf(usingPostgres)('reads a commit that lands after a later transaction was already read (its id is below what was seen)', async () => {
-    const copy = new OverrideCache(t.prisma);
-    await copy.catchUp();
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => { release = resolve; });
-    let written!: () => void;
-    const wrote = new Promise<void>((resolve) => { written = resolve; });
-    // the first transaction takes its id with its write, then stays open
-    const early = t.prisma.$transaction(async (tx) => {
-      const [row] = await tx.$queryRaw<Array<{ xid: bigint }>>`SELECT pg_current_xact_id()::text::bigint AS xid`;
-      await tx.overrideRule.create({ data: {
-        workspaceId: ws1, targetKind: 'ip', target: '192.0.2.61', action: 'deny', reason: 'early', authorKind: 'api_key', authorId: 1, authorLabel: 'test', writtenXid: BigInt(row!.xid),
-      } });
-      written();
-      await held;
-    }, { timeout: 30_000 });
-    await wrote;
-    const late = await create(ws2, '192.0.2.62'); // a later id, committed first
-    await copy.catchUp();
-    expect(copy.find(ws2, at('192.0.2.62'))?.id).toBe(late.id);
-    expect(copy.find(ws1, at('192.0.2.61')), 'not committed yet').toBeNull();
-    release();
-    await early;
-    await copy.catchUp();
-    expect(copy.find(ws1, at('192.0.2.61'))?.reason).toBe('early');
-  });
+  it.runIf(usingPostgres)(
+    'reads a commit that lands after a later transaction was already read (its id is below what was seen)',
+    async () => {
+      const copy = new OverrideCache(t.prisma);
+      await copy.catchUp();
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let written!: () => void;
+      const wrote = new Promise<void>((resolve) => {
+        written = resolve;
+      });
+      // the first transaction takes its id with its write, then stays open
+      const early = t.prisma.$transaction(
+        async (tx) => {
+          const [row] = await tx.$queryRaw<Array<{ xid: bigint }>>`SELECT pg_current_xact_id()::text::bigint AS xid`;
+          await tx.overrideRule.create({
+            data: {
+              workspaceId: ws1,
+              targetKind: 'ip',
+              target: '192.0.2.61',
+              action: 'deny',
+              reason: 'early',
+              authorKind: 'api_key',
+              authorId: 1,
+              authorLabel: 'test',
+              writtenXid: BigInt(row!.xid),
+            },
+          });
+          written();
+          await held;
+        },
+        { timeout: 30_000 },
+      );
+      await wrote;
+      const late = await create(ws2, '192.0.2.62'); // a later id, committed first
+      await copy.catchUp();
+      expect(copy.find(ws2, at('192.0.2.62'))?.id).toBe(late.id);
+      expect(copy.find(ws1, at('192.0.2.61')), 'not committed yet').toBeNull();
+      release();
+      await early;
+      await copy.catchUp();
+      expect(copy.find(ws1, at('192.0.2.61'))?.reason).toBe('early');
+    },
+  );
 
   it('reads every row past its page size, and drops a rule once its expiry is read', async () => {
     const rules = [];
@@ -67,12 +88,26 @@ describe(`OverrideCache following the table (${backendName})`, () => {
     expect(copy.find(ws1, at(rules[1]!.target))?.id).toBe(rules[1]!.id);
   });
 
-  it('reads a rule\'s own expiry as a time, so it stops applying when it passes without any change', async () => {
+  it("reads a rule's own expiry as a time, so it stops applying when it passes without any change", async () => {
     const expiresAt = new Date(Date.now() + 3_600_000);
-    const rule = await createOverride(deps(), ws2, createOverrideSchema.parse({ target: 'AS64512', action: 'deny', reason: 'timed', expiresAt: expiresAt.toISOString() }), actor, 'rest');
+    const rule = await createOverride(
+      deps(),
+      ws2,
+      createOverrideSchema.parse({
+        target: 'AS64512',
+        action: 'deny',
+        reason: 'timed',
+        expiresAt: expiresAt.toISOString(),
+      }),
+      actor,
+      'rest',
+    );
     const copy = new OverrideCache(t.prisma);
     await copy.catchUp();
-    const h: Hierarchy = { ...at('203.0.113.1'), dimensions: [{ code: 'asn', reason: null, entity: { code: 'asn', key: 'AS64512', name: 'AS64512', size: 1 } }] };
+    const h: Hierarchy = {
+      ...at('203.0.113.1'),
+      dimensions: [{ code: 'asn', reason: null, entity: { code: 'asn', key: 'AS64512', name: 'AS64512', size: 1 } }],
+    };
     expect(copy.find(ws2, h, expiresAt.getTime() - 1)?.id).toBe(rule.id);
     expect(copy.find(ws2, h, expiresAt.getTime())).toBeNull();
   });

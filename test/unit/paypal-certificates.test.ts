@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { X509Certificate } from 'node:crypto';
-import { CERT_REFETCH_INTERVAL_MS, CertificateCache, certUrlTrusted } from '../../src/domain/billing/paypal-certificates.ts';
+import {
+  CERT_REFETCH_INTERVAL_MS,
+  CertificateCache,
+  certUrlTrusted,
+} from '../../src/domain/billing/paypal-certificates.ts';
 import { WebhookRejected } from '../../src/domain/billing/provider.ts';
 
 /** Where webhook certificates may come from, and how often each URL may be fetched (clock and fetches simulated). */
@@ -11,13 +15,26 @@ const URL_A = 'https://api.paypal.com/v1/notifications/certs/CERT-A';
 describe('PAYPAL-CERT-URL origins', () => {
   const trusted = (u: string) => certUrlTrusted(new URL(u), API, HOSTS);
   it('accepts https on port 443 (implied or explicit) of a configured host, and the configured API origin', () => {
-    for (const u of [URL_A, 'https://api.paypal.com:443/v1/notifications/certs/CERT-A', 'https://API.sandbox.paypal.com/x', `${API}/v1/notifications/certs/CERT-dev`]) {
+    for (const u of [
+      URL_A,
+      'https://api.paypal.com:443/v1/notifications/certs/CERT-A',
+      'https://API.sandbox.paypal.com/x',
+      `${API}/v1/notifications/certs/CERT-dev`,
+    ]) {
       expect(trusted(u), u).toBe(true);
     }
   });
   it('refuses any other port, scheme, host or a URL carrying credentials', () => {
-    for (const u of ['https://api.paypal.com:8443/v1/notifications/certs/CERT-A', 'https://api.paypal.com:80/x', 'http://api.paypal.com/x', 'https://api.paypal.com.evil.test/x',
-      'https://evil.test/x', 'https://user:pw@api.paypal.com/x', 'http://127.0.0.1:8090/x', 'https://127.0.0.1:8089/x']) {
+    for (const u of [
+      'https://api.paypal.com:8443/v1/notifications/certs/CERT-A',
+      'https://api.paypal.com:80/x',
+      'http://api.paypal.com/x',
+      'https://api.paypal.com.evil.test/x',
+      'https://evil.test/x',
+      'https://user:pw@api.paypal.com/x',
+      'http://127.0.0.1:8090/x',
+      'https://127.0.0.1:8089/x',
+    ]) {
       expect(trusted(u), u).toBe(false);
     }
   });
@@ -37,7 +54,16 @@ describe('certificate cache', () => {
         return [{ fetch: fetched.length } as unknown as X509Certificate];
       },
     });
-    return { cache, fetched, advance: (ms: number) => { now += ms; }, fail: (on: boolean) => { failing = on; } };
+    return {
+      cache,
+      fetched,
+      advance: (ms: number) => {
+        now += ms;
+      },
+      fail: (on: boolean) => {
+        failing = on;
+      },
+    };
   }
 
   it('fetches a URL once and reuses the chain', async () => {
@@ -94,7 +120,11 @@ describe('certificate cache', () => {
   });
 
   it('refuses an untrusted URL or a non-URL without fetching', async () => {
-    const cache = new CertificateCache((u) => u.hostname === 'api.paypal.com', { load: async () => { throw new Error('fetched'); } });
+    const cache = new CertificateCache((u) => u.hostname === 'api.paypal.com', {
+      load: async () => {
+        throw new Error('fetched');
+      },
+    });
     await expect(cache.get('https://evil.test/cert')).rejects.toThrow(/not a trusted certificate origin/);
     await expect(cache.get('not a url')).rejects.toThrow(/not a URL/);
   });

@@ -12,11 +12,15 @@ const inter = root.issue({ cn: 'Unit Intermediate CA', ca: true });
 const leaf = inter.issue({ cn: NAME, dns: [NAME] });
 const anchors = new TrustAnchors(root.cert);
 const check = (pem: string, a = anchors, now = Date.now()) => {
-  try { return verifyChain(parsePemChain(pem), a, now).subject; } catch (e) { return (e as Error).message; }
+  try {
+    return verifyChain(parsePemChain(pem), a, now).subject;
+  } catch (e) {
+    return (e as Error).message;
+  }
 };
 
 describe('webhook certificate chain', () => {
-  it('trusts Node\'s bundled roots plus only the configured extra anchors', () => {
+  it("trusts Node's bundled roots plus only the configured extra anchors", () => {
     expect(anchors.list().length).toBe(rootCertificates.length + 1);
     expect(check(leaf.cert + inter.cert)).toBe(`CN=${NAME}`);
     expect(check(leaf.cert + inter.cert, new TrustAnchors())).toMatch(/does not chain to a trusted root/);
@@ -40,7 +44,10 @@ describe('webhook certificate chain', () => {
 
   it('refuses a leaf outside its validity, and a chain to an anchor that has expired', () => {
     expect(check(leaf.cert + inter.cert, anchors, Date.now() + 400 * DAY)).toBe('signing certificate is not valid now');
-    const oldRoot = createRootCa('Old Root CA', { notBefore: new Date(Date.now() - 30 * DAY), notAfter: new Date(Date.now() - DAY) });
+    const oldRoot = createRootCa('Old Root CA', {
+      notBefore: new Date(Date.now() - 30 * DAY),
+      notAfter: new Date(Date.now() - DAY),
+    });
     const oldLeaf = oldRoot.issue({ cn: NAME, dns: [NAME] });
     expect(check(oldLeaf.cert, new TrustAnchors(oldRoot.cert))).toMatch(/trusted root Old Root CA is not valid now/);
   });

@@ -8,16 +8,50 @@ import { describe, expect, it } from 'vitest';
 import { decodeImage, hashKey, slotCountFor } from '../../src/domain/publishing/image-format.ts';
 import { SnapshotBuilder, type SummaryRowTuple } from '../../src/domain/publishing/snapshot-builder.ts';
 import { snapshotOf } from '../../src/domain/publishing/snapshot.ts';
+import { countsByOutcomeOf } from '../../src/domain/scoring/evidence.ts';
 
-const row = (workspaceId: number, code: string, key: string, i: number, name = key): SummaryRowTuple =>
-  [workspaceId, code, key, name, i % 101, ['none', 'low', 'medium', 'high', 'critical'][i % 5]!, i % 7, i % 3, 0, i % 2, i % 4, i % 9,
-    i % 11 === 0 ? null : 1_700_000_000_000 + i, i % 13 === 0 ? null : 1_700_000_500_123 + i];
+const row = (workspaceId: number, code: string, key: string, i: number, name = key): SummaryRowTuple => [
+  workspaceId,
+  code,
+  key,
+  name,
+  i % 101,
+  ['none', 'low', 'medium', 'high', 'critical'][i % 5]!,
+  i % 7,
+  i % 3,
+  0,
+  i % 2,
+  i % 4,
+  i % 9,
+  i % 11 === 0 ? null : 1_700_000_000_000 + i,
+  i % 13 === 0 ? null : 1_700_000_500_123 + i,
+  [i % 5, [i % 3, 0, 1], [i % 2, 0, 0], i % 4 === 0 ? [['drop', `10.${i % 250}.0.0/16`]] : []],
+];
+
+/** A row as a publication stored it before `reported` was kept. */
+const oldRow = (workspaceId: number, code: string, key: string, i: number): SummaryRowTuple =>
+  row(workspaceId, code, key, i).slice(0, 14) as SummaryRowTuple;
 
 function expectHeld(snapshotRow: unknown, r: SummaryRowTuple): void {
-  const [, , , name, score, level, reports, bad, neutral, good, feeds, reporters, first, last] = r;
+  const [, , , name, score, level, reports, bad, neutral, good, feeds, reporters, first, last, kept] = r;
+  const reported = kept
+    ? {
+        sources: kept[0],
+        byOutcome: countsByOutcomeOf(kept[1]),
+        outcomes: kept[1],
+        sharedOutcomes: kept[2],
+        listings: kept[3].map(([feed, block]) => ({ feed, block })),
+      }
+    : null;
   expect(snapshotRow).toEqual({
-    name, score, level, counts: { reports, badRatings: bad, neutralRatings: neutral, goodRatings: good, feedListings: feeds },
-    reporters, firstSeen: first === null ? null : new Date(first), lastSeen: last === null ? null : new Date(last),
+    reported,
+    name,
+    score,
+    level,
+    counts: { reports, badRatings: bad, neutralRatings: neutral, goodRatings: good, feedListings: feeds },
+    reporters,
+    firstSeen: first === null ? null : new Date(first),
+    lastSeen: last === null ? null : new Date(last),
   });
 }
 
@@ -42,7 +76,10 @@ describe('publication image', () => {
     expect(snap.global('org', 'Org Number 1')).toBeUndefined(); // names are not keys
     expect(snap.contextual(7)('ip', '10.0.1.1'), 'the global layer is not the workspace layer').toBeUndefined();
     expect(snap.contextual(8)('ip', '10.0.1.0')).toBeUndefined();
-    expect(snap.contextual(0)('ip', '10.0.1.0'), 'workspace 0 is the global layer, never a contextual one').toBeUndefined();
+    expect(
+      snap.contextual(0)('ip', '10.0.1.0'),
+      'workspace 0 is the global layer, never a contextual one',
+    ).toBeUndefined();
   });
 
   it('holds keys beyond Latin-1 in 16-bit units, and Latin-1 keys in bytes', () => {
@@ -52,7 +89,12 @@ describe('publication image', () => {
     expectHeld(latin.build(1, null).global('city', 'são paulo'), row(0, 'city', 'são paulo', 1));
 
     const wide = new SnapshotBuilder();
-    const rows = [row(0, 'city', 'são paulo', 1), row(0, 'city', '東京', 2), row(0, 'org', 'Ωmega 🚀', 3), row(0, 'city', 'tokyo', 4)];
+    const rows = [
+      row(0, 'city', 'são paulo', 1),
+      row(0, 'city', '東京', 2),
+      row(0, 'org', 'Ωmega 🚀', 3),
+      row(0, 'city', 'tokyo', 4),
+    ];
     for (const r of rows) wide.add(r);
     expect(decodeImage(wide.encode()).wide).toBe(true);
     const snap = wide.build(1, null);
@@ -63,7 +105,13 @@ describe('publication image', () => {
   it('stores each integer column as wide as its largest value needs', () => {
     const small = new SnapshotBuilder();
     small.add(row(0, 'ip', '1.1.1.1', 1));
-    expect(decodeImage(small.encode()).widths).toEqual({ countIds: 1, reporters: 1, score: 1, level: 1 });
+    expect(decodeImage(small.encode()).widths).toEqual({
+      countIds: 1,
+      reporters: 1,
+      score: 1,
+      level: 1,
+      reportedIds: 1,
+    });
     const wide = new SnapshotBuilder();
     const rows = [row(0, 'ip', '1.1.1.1', 1), row(0, 'ip', '2.2.2.2', 2), row(0, 'ip', '3.3.3.3', 3)];
     rows[1]![11] = 70_000; // reporters beyond 16 bits
@@ -83,10 +131,10 @@ describe('publication image', () => {
     const crowded: string[] = [];
     for (let i = 0; crowded.length < 450; i++) if ((hashKey(`k${i}`) & mask) < 4) crowded.push(`k${i}`); // 450 keys hashed into 4 slots
     const b = new SnapshotBuilder();
-    crowded.forEach((k, i) => b.add(row(0, 'asn', k, i)));
+    for (const [i, k] of crowded.entries()) b.add(row(0, 'asn', k, i));
     for (let i = 0; i < 150; i++) b.add(row(0, 'asn', `other-${i}`, i));
     const snap = b.build(1, null);
-    crowded.forEach((k, i) => expectHeld(snap.global('asn', k), row(0, 'asn', k, i)));
+    for (const [i, k] of crowded.entries()) expectHeld(snap.global('asn', k), row(0, 'asn', k, i));
     expect(snap.global('asn', 'k-missing')).toBeUndefined();
   });
 
@@ -108,6 +156,24 @@ describe('publication image', () => {
     img.slotTable.fill(-1);
     img.slotTable[0] = 7;
     expect(() => decodeImage(full)).toThrow(/names no row/);
+  });
+
+  it('reads a publication stored before `reported` was kept: its rows say reported null, and an image of them has no such column', () => {
+    const b = new SnapshotBuilder();
+    const rows = [oldRow(0, 'ip', '1.1.1.1', 1), oldRow(0, 'subnet', '1.1.1.0/24', 2), oldRow(4, 'ip', '1.1.1.1', 3)];
+    for (const r of rows) b.add(r);
+    const image = b.encode();
+    expect(decodeImage(image).reported).toBeNull();
+    expect(decodeImage(image).widths).not.toHaveProperty('reportedIds');
+    const snap = snapshotOf(image, 1, null);
+    for (const r of rows) expectHeld((r[0] === 0 ? snap.global : snap.contextual(r[0]))(r[1] as never, r[2]), r);
+    expect(snap.global('ip', '1.1.1.1')?.reported).toBeNull();
+  });
+
+  it('keeps equal reported tuples once', () => {
+    const b = new SnapshotBuilder();
+    for (let i = 0; i < 40; i++) b.add(row(0, 'ip', `1.1.1.${i}`, 0));
+    expect(decodeImage(b.encode()).reported).toHaveLength(2); // "nothing" and the one tuple all rows share
   });
 
   it('reads an image that starts at an unaligned offset (a copy is made)', () => {

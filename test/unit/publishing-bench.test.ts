@@ -6,13 +6,14 @@
  * time and heap growth; asserts only that everything published is what the cache holds.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadNetworkData, type NetworkIndex } from '../../src/domain/network/index.ts';
+import type { NetworkIndex } from '../../src/domain/network/index.ts';
 import { publish } from '../../src/domain/publishing/publish.ts';
 import { PublicationCache } from '../../src/domain/publishing/cache.ts';
 import { importFeed } from '../../src/domain/feeds/store.ts';
 import { parseFeedText } from '../../src/domain/feeds/parse.ts';
 import { backendName } from '../helpers/backend.ts';
 import { openTestDatabase, type TestDatabase } from './publishing-fixtures.ts';
+import { sharedNetwork } from '../helpers/network.ts';
 
 const IPS = Number(process.env.PUBLISH_BENCH_IPS ?? 5_000);
 const WORKSPACES = 20;
@@ -22,9 +23,10 @@ describe(`publishing ${IPS.toLocaleString('en-US')} IPs (${backendName})`, () =>
   let t: TestDatabase;
   let network: NetworkIndex;
   beforeAll(async () => {
-    [t, network] = await Promise.all([openTestDatabase(), loadNetworkData()]);
+    [t, network] = await Promise.all([openTestDatabase(), sharedNetwork()]);
     const started = performance.now();
-    await t.prisma.$executeRaw`INSERT INTO "Workspace" ("name") SELECT 'bench-' || g FROM generate_series(1, ${WORKSPACES}) g`;
+    await t.prisma
+      .$executeRaw`INSERT INTO "Workspace" ("name") SELECT 'bench-' || g FROM generate_series(1, ${WORKSPACES}) g`;
     // IPv4 addresses spread over the whole space (Knuth's multiplicative hash is a bijection on 32 bits)
     await t.prisma.$executeRaw`
       INSERT INTO "Subject" ("workspaceId", "kind", "key")
@@ -40,10 +42,20 @@ describe(`publishing ${IPS.toLocaleString('en-US')} IPs (${backendName})`, () =>
     await t.prisma.$executeRaw`
       INSERT INTO "Rating" ("workspaceId", "subjectId", "rating", "note")
       SELECT "workspaceId", "id", -1, '' FROM "Subject" WHERE "id" % 10 = 0`;
-    const feed = Array.from({ length: 20_000 }, (_, i) => `${(i % 200) + 1}.${(i >> 8) & 255}.${i & 255}.7`).join('\n')
-      + '\n' + Array.from({ length: 500 }, (_, i) => `${(i % 200) + 1}.${i % 256}.0.0/20`).join('\n');
-    await importFeed(t.prisma, { name: 'bench', format: 'plain', weight: 0.8, source: 'bench', parsed: parseFeedText(feed, 'plain') });
-    console.log(`[bench ${backendName}] seeded ${IPS} reports, ${IPS / 10} ratings, 20,500 feed entries in ${Math.round(performance.now() - started)} ms`);
+    const feed =
+      Array.from({ length: 20_000 }, (_, i) => `${(i % 200) + 1}.${(i >> 8) & 255}.${i & 255}.7`).join('\n') +
+      '\n' +
+      Array.from({ length: 500 }, (_, i) => `${(i % 200) + 1}.${i % 256}.0.0/20`).join('\n');
+    await importFeed(t.prisma, {
+      name: 'bench',
+      format: 'plain',
+      weight: 0.8,
+      source: 'bench',
+      parsed: parseFeedText(feed, 'plain'),
+    });
+    console.log(
+      `[bench ${backendName}] seeded ${IPS} reports, ${IPS / 10} ratings, 20,500 feed entries in ${Math.round(performance.now() - started)} ms`,
+    );
   }, 600_000);
   afterAll(() => t?.close());
 
@@ -51,13 +63,17 @@ describe(`publishing ${IPS.toLocaleString('en-US')} IPs (${backendName})`, () =>
     global.gc?.();
     const heap0 = process.memoryUsage().heapUsed;
     let peak = heap0;
-    const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage().heapUsed); }, 50);
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, process.memoryUsage().heapUsed);
+    }, 50);
     const r = await publish(t.prisma, network);
     clearInterval(sampler);
     const total = r.entities.global + r.entities.contextual;
-    console.log(`[bench ${backendName}] publish: ${total} rows (global ${r.entities.global}, contextual ${r.entities.contextual}) in ${r.ms} ms`
-      + ` (gather ${r.stats.gatherMs} ms, summarise+write ${r.stats.writeMs} ms), peak heap +${mb(peak - heap0)} MB`
-      + `${global.gc ? '' : ' (run with NODE_OPTIONS=--expose-gc for exact heap figures)'}`);
+    console.log(
+      `[bench ${backendName}] publish: ${total} rows (global ${r.entities.global}, contextual ${r.entities.contextual}) in ${r.ms} ms` +
+        ` (gather ${r.stats.gatherMs} ms, summarise+write ${r.stats.writeMs} ms), peak heap +${mb(peak - heap0)} MB` +
+        `${global.gc ? '' : ' (run with NODE_OPTIONS=--expose-gc for exact heap figures)'}`,
+    );
     expect(r.entities.global).toBeGreaterThan(IPS * 0.7);
 
     const cache = new PublicationCache(t.prisma);
@@ -67,7 +83,9 @@ describe(`publishing ${IPS.toLocaleString('en-US')} IPs (${backendName})`, () =>
     const snap = await cache.load();
     const loadMs = Math.round(performance.now() - loadStart);
     global.gc?.();
-    console.log(`[bench ${backendName}] cache.load: ${snap.size} rows in ${loadMs} ms, heap +${mb(process.memoryUsage().heapUsed - heap1)} MB`);
+    console.log(
+      `[bench ${backendName}] cache.load: ${snap.size} rows in ${loadMs} ms, heap +${mb(process.memoryUsage().heapUsed - heap1)} MB`,
+    );
     expect(snap.size).toBe(total);
 
     const second = await publish(t.prisma, network, { keep: 1 });

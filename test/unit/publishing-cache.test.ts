@@ -4,12 +4,14 @@
  * only ever see complete publications.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { loadNetworkData, type NetworkIndex } from '../../src/domain/network/index.ts';
+import type { NetworkIndex } from '../../src/domain/network/index.ts';
 import { publish } from '../../src/domain/publishing/publish.ts';
 import { PublicationCache } from '../../src/domain/publishing/cache.ts';
 import { publishedCounts } from '../../src/domain/scoring/evidence.ts';
+import { reportedSummaryOf, type ReportedTuple } from '../../src/domain/publishing/image-format.ts';
 import { backendName } from '../helpers/backend.ts';
 import { openTestDatabase, seedReport, seedWorkspace, type TestDatabase } from './publishing-fixtures.ts';
+import { sharedNetwork } from '../helpers/network.ts';
 
 const NOW = new Date('2026-03-01T00:00:00Z');
 
@@ -18,7 +20,7 @@ describe(`PublicationCache (${backendName})`, () => {
   let network: NetworkIndex;
   let ws: number;
   beforeAll(async () => {
-    [t, network] = await Promise.all([openTestDatabase(), loadNetworkData()]);
+    [t, network] = await Promise.all([openTestDatabase(), sharedNetwork()]);
     ws = await seedWorkspace(t.prisma, 'cache');
   });
   afterAll(() => t?.close());
@@ -26,7 +28,11 @@ describe(`PublicationCache (${backendName})`, () => {
   it('is an empty snapshot (version 0) before any publication, not an error', async () => {
     const cache = new PublicationCache(t.prisma);
     const snap = await cache.load();
-    expect({ version: snap.version, size: snap.size, publishedAt: snap.publishedAt }).toEqual({ version: 0, size: 0, publishedAt: null });
+    expect({ version: snap.version, size: snap.size, publishedAt: snap.publishedAt }).toEqual({
+      version: 0,
+      size: 0,
+      publishedAt: null,
+    });
     expect(snap.global('ip', '8.8.8.8')).toBeUndefined();
     expect(snap.contextual(ws)('ip', '8.8.8.8')).toBeUndefined();
     expect(await cache.refresh()).toBe(false);
@@ -34,7 +40,13 @@ describe(`PublicationCache (${backendName})`, () => {
 
   it('swaps in a new publication only when the version changed; a held snapshot never changes', async () => {
     const cache = new PublicationCache(t.prisma);
-    await seedReport(t.prisma, { workspaceId: ws, kind: 'ipaddress', key: '8.8.8.8', visibility: 'community', createdAt: NOW });
+    await seedReport(t.prisma, {
+      workspaceId: ws,
+      kind: 'ipaddress',
+      key: '8.8.8.8',
+      visibility: 'community',
+      createdAt: NOW,
+    });
     const v1 = await publish(t.prisma, network, { now: NOW });
     const held = await cache.load();
     expect(held.version).toBe(v1.version);
@@ -42,7 +54,13 @@ describe(`PublicationCache (${backendName})`, () => {
     expect(await cache.refresh(), 'same version: no reload').toBe(false);
     expect(cache.current()).toBe(held);
 
-    await seedReport(t.prisma, { workspaceId: ws, kind: 'ipaddress', key: '8.8.8.8', visibility: 'community', createdAt: NOW });
+    await seedReport(t.prisma, {
+      workspaceId: ws,
+      kind: 'ipaddress',
+      key: '8.8.8.8',
+      visibility: 'community',
+      createdAt: NOW,
+    });
     const v2 = await publish(t.prisma, network, { now: NOW });
     expect(await cache.refresh()).toBe(true);
     expect(cache.current().version).toBe(v2.version);
@@ -54,15 +72,28 @@ describe(`PublicationCache (${backendName})`, () => {
   it.each([
     ['from its image', 'image', undefined],
     ['from its rows when it has no image, in one chunk', 'rows', undefined],
-    ['from its rows when it has no image, two rows at a time (chunk boundaries inside every layer and code)', 'rows', 2],
+    [
+      'from its rows when it has no image, two rows at a time (chunk boundaries inside every layer and code)',
+      'rows',
+      2,
+    ],
   ] as const)('holds every stored row exactly as stored, %s', async (_, from, chunkRows) => {
-    const latest = await t.prisma.publication.findFirstOrThrow({ where: { status: 'complete' }, orderBy: { version: 'desc' } });
+    const latest = await t.prisma.publication.findFirstOrThrow({
+      where: { status: 'complete' },
+      orderBy: { version: 'desc' },
+    });
     expect(latest.imageBytes, 'the publisher stores an image').toBeGreaterThan(0);
     // A publication written before images existed: no image recorded (its parts are left, unread).
     if (from === 'rows') await t.prisma.publication.update({ where: { id: latest.id }, data: { imageBytes: null } });
-    const snap = await new PublicationCache(t.prisma, { chunkRows }).load().finally(() =>
-      t.prisma.publication.update({ where: { id: latest.id }, data: { imageBytes: latest.imageBytes } }));
-    expect(snap.imageBytes).toBe(latest.imageBytes); // built from the rows, the image is the one the publisher wrote
+    const snap = await new PublicationCache(t.prisma, { chunkRows })
+      .load()
+      .finally(() =>
+        t.prisma.publication.update({ where: { id: latest.id }, data: { imageBytes: latest.imageBytes } }),
+      );
+    // From its rows the image holds the same rows in primary-key order, not the publisher's: its header (row numbers of
+    // names, order of levels) can differ by a few characters, so only the image read as stored has the stored size.
+    if (from === 'image') expect(snap.imageBytes).toBe(latest.imageBytes);
+    else expect(snap.imageBytes).toBeGreaterThan(0);
     const rows = await t.prisma.publishedSummary.findMany({ where: { publication: { version: snap.version } } });
     expect(rows.length).toBeGreaterThan(6);
     expect(snap.size).toBe(rows.length);
@@ -70,18 +101,33 @@ describe(`PublicationCache (${backendName})`, () => {
       const lookup = r.workspaceId === 0 ? snap.global : snap.contextual(r.workspaceId);
       const held = lookup(r.code as never, r.key);
       expect(held && { ...held, counts: publishedCounts(held.counts) }, `${r.workspaceId}/${r.code}/${r.key}`).toEqual({
-        name: r.name, score: r.score, level: r.level, counts: r.counts, reporters: r.reporters, firstSeen: r.firstSeen, lastSeen: r.lastSeen,
+        name: r.name,
+        score: r.score,
+        level: r.level,
+        counts: r.counts,
+        reporters: r.reporters,
+        firstSeen: r.firstSeen,
+        lastSeen: r.lastSeen,
+        reported: r.reported && reportedSummaryOf(r.reported as ReportedTuple),
       });
     }
   });
 
   it('loads the rows of a publication whose image it cannot read, and says so', async () => {
-    const latest = await t.prisma.publication.findFirstOrThrow({ where: { status: 'complete' }, orderBy: { version: 'desc' } });
+    const latest = await t.prisma.publication.findFirstOrThrow({
+      where: { status: 'complete' },
+      orderBy: { version: 'desc' },
+    });
     const expected = await new PublicationCache(t.prisma).load();
-    const first = await t.prisma.publicationImagePart.findUniqueOrThrow({ where: { publicationId_part: { publicationId: latest.id, part: 0 } } });
+    const first = await t.prisma.publicationImagePart.findUniqueOrThrow({
+      where: { publicationId_part: { publicationId: latest.id, part: 0 } },
+    });
     const damaged = Uint8Array.from(first.bytes);
     damaged[0] = damaged[0]! ^ 0xff; // its magic number
-    await t.prisma.publicationImagePart.update({ where: { publicationId_part: { publicationId: latest.id, part: 0 } }, data: { bytes: damaged } });
+    await t.prisma.publicationImagePart.update({
+      where: { publicationId_part: { publicationId: latest.id, part: 0 } },
+      data: { bytes: damaged },
+    });
     const errors: unknown[] = [];
     try {
       const snap = await new PublicationCache(t.prisma, { onError: (e) => errors.push(e) }).load();
@@ -89,11 +135,15 @@ describe(`PublicationCache (${backendName})`, () => {
       expect(String(errors[0])).toMatch(/image is unreadable .*bad magic.*loading its rows instead/);
       const rows = await t.prisma.publishedSummary.findMany({ where: { publicationId: latest.id } });
       for (const r of rows) {
-        const lookup = (s: typeof snap) => (r.workspaceId === 0 ? s.global : s.contextual(r.workspaceId))(r.code as never, r.key);
+        const lookup = (s: typeof snap) =>
+          (r.workspaceId === 0 ? s.global : s.contextual(r.workspaceId))(r.code as never, r.key);
         expect(lookup(snap)).toEqual(lookup(expected));
       }
     } finally {
-      await t.prisma.publicationImagePart.update({ where: { publicationId_part: { publicationId: latest.id, part: 0 } }, data: { bytes: first.bytes } });
+      await t.prisma.publicationImagePart.update({
+        where: { publicationId_part: { publicationId: latest.id, part: 0 } },
+        data: { bytes: first.bytes },
+      });
     }
   });
 
@@ -131,7 +181,13 @@ describe(`PublicationCache (${backendName})`, () => {
     for (let i = 0; i < 4; i++) {
       // each round adds IPs so publications differ in size
       for (let k = 0; k < 25; k++) {
-        await seedReport(t.prisma, { workspaceId: ws, kind: 'ipaddress', key: `8.${i + 10}.${k}.1`, visibility: 'community', createdAt: NOW });
+        await seedReport(t.prisma, {
+          workspaceId: ws,
+          kind: 'ipaddress',
+          key: `8.${i + 10}.${k}.1`,
+          visibility: 'community',
+          createdAt: NOW,
+        });
       }
       const r = await publish(t.prisma, network, { now: NOW, keep: 1, batchSize: 7 });
       counts.set(r.version, r.entities.global + r.entities.contextual);

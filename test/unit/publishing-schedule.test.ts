@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { loadNetworkData, type NetworkIndex } from '../../src/domain/network/index.ts';
+import type { NetworkIndex } from '../../src/domain/network/index.ts';
 import type { PrismaClient } from '../../src/generated/prisma/client.ts';
 import { openDatabase } from '../../src/platform/db/database.ts';
 import { publish, type PublishResult } from '../../src/domain/publishing/publish.ts';
@@ -15,12 +15,15 @@ import { withPublishLock } from '../../src/domain/publishing/lock.ts';
 import { publishTick, startPublishSchedule } from '../../src/domain/publishing/schedule.ts';
 import { backendName, usingPostgres } from '../helpers/backend.ts';
 import { openTestDatabase, seedReport, seedWorkspace, type TestDatabase } from './publishing-fixtures.ts';
+import { sharedNetwork } from '../helpers/network.ts';
 
 const NOW = new Date('2026-03-01T00:00:00Z');
 
 function recordingLog() {
   const lines: Array<[string, string, Record<string, unknown> | undefined]> = [];
-  const at = (level: string) => (msg: string, fields?: Record<string, unknown>) => { lines.push([level, msg, fields]); };
+  const at = (level: string) => (msg: string, fields?: Record<string, unknown>) => {
+    lines.push([level, msg, fields]);
+  };
   return { lines, log: { info: at('info'), warn: at('warn'), error: at('error') } };
 }
 
@@ -28,9 +31,15 @@ describe(`publishing concurrency and schedule (${backendName})`, () => {
   let t: TestDatabase;
   let network: NetworkIndex;
   beforeAll(async () => {
-    [t, network] = await Promise.all([openTestDatabase(), loadNetworkData()]);
+    [t, network] = await Promise.all([openTestDatabase(), sharedNetwork()]);
     const ws = await seedWorkspace(t.prisma, 'sched');
-    await seedReport(t.prisma, { workspaceId: ws, kind: 'ipaddress', key: '8.8.8.8', visibility: 'community', createdAt: NOW });
+    await seedReport(t.prisma, {
+      workspaceId: ws,
+      kind: 'ipaddress',
+      key: '8.8.8.8',
+      visibility: 'community',
+      createdAt: NOW,
+    });
   });
   afterAll(() => t?.close());
 
@@ -38,15 +47,23 @@ describe(`publishing concurrency and schedule (${backendName})`, () => {
     await publish(t.prisma, network, { now: NOW });
     // A client whose "what is the latest version?" answer is stale, as a racing process's would be.
     const stale = t.prisma.$extends({ query: { publication: { aggregate: async () => ({ _max: { version: 0 } }) } } });
-    const err = await claimVersion(stale as unknown as PrismaClient, new Date()).then(() => null, (e: unknown) => e);
+    const err = await claimVersion(stale as unknown as PrismaClient, new Date()).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(isPublishConflict(err), String(err)).toBe(true);
     expect((err as Error).message).toContain('another publication is in progress');
     expect(await t.prisma.publication.count({ where: { status: 'building' } }), 'nothing left behind').toBe(0);
   });
 
   it('two publishes at once leave only whole, distinct publications', async () => {
-    const outcomes = await Promise.allSettled([publish(t.prisma, network, { now: NOW }), publish(t.prisma, network, { now: NOW })]);
-    const ok = outcomes.filter((o): o is PromiseFulfilledResult<PublishResult> => o.status === 'fulfilled').map((o) => o.value);
+    const outcomes = await Promise.allSettled([
+      publish(t.prisma, network, { now: NOW }),
+      publish(t.prisma, network, { now: NOW }),
+    ]);
+    const ok = outcomes
+      .filter((o): o is PromiseFulfilledResult<PublishResult> => o.status === 'fulfilled')
+      .map((o) => o.value);
     const failed = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
     for (const f of failed) expect(isPublishConflict(f.reason), String(f.reason)).toBe(true);
     expect(ok.length).toBeGreaterThan(0);
@@ -60,10 +77,18 @@ describe(`publishing concurrency and schedule (${backendName})`, () => {
 
   it('withPublishLock lets one run at a time in a process', async () => {
     let release!: () => void;
-    const gate = new Promise<void>((r) => { release = r; });
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
     let holding!: () => void;
-    const held = new Promise<void>((r) => { holding = r; });
-    const first = withPublishLock(t.prisma, async () => { holding(); await gate; return 'first'; });
+    const held = new Promise<void>((r) => {
+      holding = r;
+    });
+    const first = withPublishLock(t.prisma, async () => {
+      holding();
+      await gate;
+      return 'first';
+    });
     await held;
     expect(await withPublishLock(t.prisma, async () => 'second')).toEqual({ acquired: false });
     release();
@@ -72,13 +97,24 @@ describe(`publishing concurrency and schedule (${backendName})`, () => {
   });
 
   it.runIf(usingPostgres)('withPublishLock excludes another process (a second client) on PostgreSQL', async () => {
-    const other = await openDatabase({ databaseUrl: t.databaseUrl!, dataDir: mkdtempSync(path.join(tmpdir(), 'risk-api-other-')) });
+    const other = await openDatabase({
+      databaseUrl: t.databaseUrl!,
+      dataDir: mkdtempSync(path.join(tmpdir(), 'risk-api-other-')),
+    });
     let release!: () => void;
-    const gate = new Promise<void>((r) => { release = r; });
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
     try {
       let holding!: () => void;
-      const held = new Promise<void>((r) => { holding = r; });
-      const first = withPublishLock(t.prisma, async () => { holding(); await gate; return 1; });
+      const held = new Promise<void>((r) => {
+        holding = r;
+      });
+      const first = withPublishLock(t.prisma, async () => {
+        holding();
+        await gate;
+        return 1;
+      });
       await held;
       expect(await withPublishLock(other.prisma, async () => 2)).toEqual({ acquired: false });
       release();
@@ -93,15 +129,33 @@ describe(`publishing concurrency and schedule (${backendName})`, () => {
   it('a tick publishes and logs; a tick that fails logs and returns null, leaving no half publication', async () => {
     const { lines, log } = recordingLog();
     const published: number[] = [];
-    const r = await publishTick({ prisma: t.prisma, network, log, onPublished: (p) => { published.push(p.version); } });
+    const r = await publishTick({
+      prisma: t.prisma,
+      network,
+      log,
+      onPublished: (p) => {
+        published.push(p.version);
+      },
+    });
     expect(r?.version).toBeGreaterThan(0);
     expect(published).toEqual([r!.version]);
     expect(lines[0]).toEqual(['info', 'published', expect.objectContaining({ version: r!.version })]);
 
-    const broken: NetworkIndex = { resolve: () => { throw new Error('network data unavailable'); }, stats: () => network.stats() };
+    const broken: NetworkIndex = {
+      resolve: () => {
+        throw new Error('network data unavailable');
+      },
+      stats: () => network.stats(),
+    };
     const failing = recordingLog();
     expect(await publishTick({ prisma: t.prisma, network: broken, log: failing.log })).toBeNull();
-    expect(failing.lines).toEqual([['error', 'publish failed', expect.objectContaining({ err: expect.objectContaining({ message: 'network data unavailable' }) })]]);
+    expect(failing.lines).toEqual([
+      [
+        'error',
+        'publish failed',
+        expect.objectContaining({ err: expect.objectContaining({ message: 'network data unavailable' }) }),
+      ],
+    ]);
     expect(await t.prisma.publication.count({ where: { status: 'building' } })).toBe(0);
   });
 
@@ -110,7 +164,16 @@ describe(`publishing concurrency and schedule (${backendName})`, () => {
     try {
       const { log } = recordingLog();
       const published: number[] = [];
-      const stop = startPublishSchedule({ prisma: t.prisma, network, intervalMs: 60_000, keep: 2, log, onPublished: (p) => { published.push(p.version); } });
+      const stop = startPublishSchedule({
+        prisma: t.prisma,
+        network,
+        intervalMs: 60_000,
+        keep: 2,
+        log,
+        onPublished: (p) => {
+          published.push(p.version);
+        },
+      });
       expect(published, 'nothing at start').toEqual([]);
       vi.advanceTimersByTime(60_000);
       await vi.waitFor(() => expect(published.length).toBe(1), { timeout: 20_000, interval: 20 });

@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { STORES, closeStores } from '../helpers/counter-stores.ts';
-import { admitSignIn, SIGN_IN_PER_ACCOUNT, SIGN_IN_PER_ACCOUNT_AND_IP, SIGN_IN_PER_IP } from '../../src/domain/accounts/sign-in-limit.ts';
+import {
+  admitSignIn,
+  SIGN_IN_PER_ACCOUNT,
+  SIGN_IN_PER_ACCOUNT_AND_IP,
+  SIGN_IN_PER_IP,
+} from '../../src/domain/accounts/sign-in-limit.ts';
 
 afterEach(closeStores);
 
@@ -28,8 +33,12 @@ describe.each(STORES)('sign-in limits: %s', (_name, open) => {
   it(`keys IPv6 clients on their /64: addresses of one /64 share a budget`, async () => {
     const counters = await open();
     const email = `${randomUUID()}@example.com`;
-    for (let i = 0; i < SIGN_IN_PER_ACCOUNT_AND_IP; i++) expect((await admitSignIn(counters, email, `2001:db8:1:2::${i + 1}`)).allowed).toBe(true);
-    expect(await admitSignIn(counters, email, '2001:db8:1:2:ffff::1')).toMatchObject({ allowed: false, scope: 'account_ip' });
+    for (let i = 0; i < SIGN_IN_PER_ACCOUNT_AND_IP; i++)
+      expect((await admitSignIn(counters, email, `2001:db8:1:2::${i + 1}`)).allowed).toBe(true);
+    expect(await admitSignIn(counters, email, '2001:db8:1:2:ffff::1')).toMatchObject({
+      allowed: false,
+      scope: 'account_ip',
+    });
     expect(await admitSignIn(counters, email, '2001:db8:1:3::1')).toEqual({ allowed: true });
   });
 
@@ -47,7 +56,11 @@ describe.each(STORES)('sign-in limits: %s', (_name, open) => {
 
   it(`refuses a client after ${SIGN_IN_PER_IP} attempts across accounts`, async () => {
     const counters = await open();
-    for (let i = 0; i < SIGN_IN_PER_IP; i++) expect((await admitSignIn(counters, `${i}-${randomUUID()}@example.com`, '203.0.113.50')).allowed).toBe(true);
-    expect(await admitSignIn(counters, `${randomUUID()}@example.com`, '203.0.113.50')).toMatchObject({ allowed: false, scope: 'ip' });
+    for (let i = 0; i < SIGN_IN_PER_IP; i++)
+      expect((await admitSignIn(counters, `${i}-${randomUUID()}@example.com`, '203.0.113.50')).allowed).toBe(true);
+    expect(await admitSignIn(counters, `${randomUUID()}@example.com`, '203.0.113.50')).toMatchObject({
+      allowed: false,
+      scope: 'ip',
+    });
   });
 });

@@ -9,7 +9,10 @@ describe('prepared statement names', () => {
     expect(name).toMatch(/^risk_[0-9a-f]{24}$/);
     expect(nameOf({ sql })).toBe(name);
     expect(statementNames()({ sql }), 'another process or connection agrees').toBe(name);
-    expect(nameOf({ sql: '\n    -- prepared\n    SELECT 1 WHERE $1::int > 0' }), 'indentation before the mark is allowed').toMatch(/^risk_/);
+    expect(
+      nameOf({ sql: '\n    -- prepared\n    SELECT 1 WHERE $1::int > 0' }),
+      'indentation before the mark is allowed',
+    ).toMatch(/^risk_/);
   });
 
   it('gives two marked texts two names', () => {
@@ -19,7 +22,12 @@ describe('prepared statement names', () => {
 
   it('leaves every other text unnamed (node-postgres plans an unnamed statement for its call only)', () => {
     const nameOf = statementNames();
-    for (const sql of ['SELECT 1', 'SELECT 1 -- prepared\n', '-- prepared statements are not used here', '/* prepared */ SELECT 1']) {
+    for (const sql of [
+      'SELECT 1',
+      'SELECT 1 -- prepared\n',
+      '-- prepared statements are not used here',
+      '/* prepared */ SELECT 1',
+    ]) {
       expect(nameOf({ sql }), sql).toBe('');
     }
   });

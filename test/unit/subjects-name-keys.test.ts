@@ -15,7 +15,10 @@ describe('domain keys', () => {
     ['ｅｘａｍｐｌｅ．ｃｏｍ', 'example.com'],
     ['a-b.c0.example', 'a-b.c0.example'],
     [`${label63}.com`, `${label63}.com`],
-    [`${[label63, label63, label63, 'a'.repeat(57)].join('.')}.com`, `${[label63, label63, label63, 'a'.repeat(57)].join('.')}.com`],
+    [
+      `${[label63, label63, label63, 'a'.repeat(57)].join('.')}.com`,
+      `${[label63, label63, label63, 'a'.repeat(57)].join('.')}.com`,
+    ],
   ])('%j → %j', (input, key) => {
     expect(normalizeSubjectKey('domain', input)).toEqual(good(key));
   });
@@ -99,7 +102,9 @@ describe('email keys', () => {
     expect(at254).toHaveLength(254);
     expect(normalizeSubjectKey('email', at254)).toEqual(good(at254));
     const domain2 = `${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(63)}.coms`;
-    expect(normalizeSubjectKey('email', `${'a'.repeat(254 - domain.length - 1)}@${domain2}`)).toEqual(bad('at most 254'));
+    expect(normalizeSubjectKey('email', `${'a'.repeat(254 - domain.length - 1)}@${domain2}`)).toEqual(
+      bad('at most 254'),
+    );
   });
 
   it.each([

@@ -75,18 +75,28 @@ describe.each(['transaction', 'account'] as const)('%s keys (opaque ids)', (kind
 
 describe('text hygiene for every kind', () => {
   const sample: Record<SubjectKind, string> = {
-    ipaddress: '192.0.2.1', cidr: '192.0.2.0/24', asn: '13335', domain: 'example.com',
-    url: 'https://example.com/', email: 'a@example.com', phone: '+14155550123',
-    organization: 'acme', transaction: 'tx1', account: 'acct1',
+    ipaddress: '192.0.2.1',
+    cidr: '192.0.2.0/24',
+    asn: '13335',
+    domain: 'example.com',
+    url: 'https://example.com/',
+    email: 'a@example.com',
+    phone: '+14155550123',
+    organization: 'acme',
+    transaction: 'tx1',
+    account: 'acct1',
   };
 
-  it.each(SUBJECT_KIND_CODES)('%s: the sample key is valid, and NUL, ESC, DEL and a lone surrogate are refused', (kind) => {
-    expect(normalizeSubjectKey(kind, sample[kind])).toMatchObject({ ok: true });
-    expect(normalizeSubjectKey(kind, `${sample[kind]}\u0000`)).toEqual(bad('control characters (found U+0000)'));
-    expect(normalizeSubjectKey(kind, `\u001b${sample[kind]}`)).toEqual(bad('control characters (found U+001B)'));
-    expect(normalizeSubjectKey(kind, `${sample[kind]}\u007f`)).toEqual(bad('control characters (found U+007F)'));
-    expect(normalizeSubjectKey(kind, `${sample[kind]}\ud800`)).toEqual(bad('well-formed Unicode'));
-  });
+  it.each(SUBJECT_KIND_CODES)(
+    '%s: the sample key is valid, and NUL, ESC, DEL and a lone surrogate are refused',
+    (kind) => {
+      expect(normalizeSubjectKey(kind, sample[kind])).toMatchObject({ ok: true });
+      expect(normalizeSubjectKey(kind, `${sample[kind]}\u0000`)).toEqual(bad('control characters (found U+0000)'));
+      expect(normalizeSubjectKey(kind, `\u001b${sample[kind]}`)).toEqual(bad('control characters (found U+001B)'));
+      expect(normalizeSubjectKey(kind, `${sample[kind]}\u007f`)).toEqual(bad('control characters (found U+007F)'));
+      expect(normalizeSubjectKey(kind, `${sample[kind]}\ud800`)).toEqual(bad('well-formed Unicode'));
+    },
+  );
 
   it('refuses keys over 4096 characters before any kind-specific work', () => {
     expect(normalizeSubjectKey('organization', ' '.repeat(4097))).toEqual(bad('too long'));

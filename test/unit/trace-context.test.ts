@@ -2,12 +2,16 @@ import { describe, expect, it } from 'vitest';
 import type { IncomingMessage } from 'node:http';
 import { traceParentOf } from '../../src/transport/http/trace-context.ts';
 
-const req = (...values: string[]) => ({ headersDistinct: values.length ? { traceparent: values } : {} }) as unknown as IncomingMessage;
+const req = (...values: string[]) =>
+  ({ headersDistinct: values.length ? { traceparent: values } : {} }) as unknown as IncomingMessage;
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 
 describe('W3C traceparent', () => {
   it('takes a valid header, version 00 exactly and later versions with fields appended', () => {
-    expect(traceParentOf(req(`00-${TRACE}-00f067aa0ba902b7-01`))).toEqual({ header: `00-${TRACE}-00f067aa0ba902b7-01`, traceId: TRACE });
+    expect(traceParentOf(req(`00-${TRACE}-00f067aa0ba902b7-01`))).toEqual({
+      header: `00-${TRACE}-00f067aa0ba902b7-01`,
+      traceId: TRACE,
+    });
     expect(traceParentOf(req(`00-${TRACE}-00f067aa0ba902b7-00`))?.traceId).toBe(TRACE);
     expect(traceParentOf(req(`cc-${TRACE}-00f067aa0ba902b7-01-what-the-future-adds`))?.traceId).toBe(TRACE);
   });

@@ -3,7 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { createEmbeddedCounterStore } from '../../src/platform/counters/embedded.ts';
 import { burstKey, keyQuotaKey, nextUtcMidnightMs, quotaKey, utcDay } from '../../src/platform/counters/keys.ts';
 import { MAX_KEYS_IN_BREAKDOWN, readUsage, USAGE_DAYS } from '../../src/transport/web/usage.ts';
-import { compactCount, seriesOf, shortDate, usageChart, yScale, KEYS_IN_COLOUR } from '../../src/transport/web/usage-chart.ts';
+import {
+  compactCount,
+  seriesOf,
+  shortDate,
+  usageChart,
+  yScale,
+  KEYS_IN_COLOUR,
+} from '../../src/transport/web/usage-chart.ts';
 import type { KeyListing } from '../../src/domain/access/keys.ts';
 import type { Tier } from '../../src/domain/metering/tiers.ts';
 
@@ -11,28 +18,52 @@ const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 5, 17, 12);
 const TIER = { dailyLimit: 1000, directReportLimit: 100, agentDailyLimit: 500 } as Tier;
 const key = (prefix: string, o: Partial<KeyListing> = {}): KeyListing => ({
-  workspace: 'w', name: `key ${prefix}`, prefix, created_at: new Date(NOW - 40 * DAY).toISOString(), last_used_at: null, revoked_at: null, status: 'active', ...o,
+  workspace: 'w',
+  name: `key ${prefix}`,
+  prefix,
+  created_at: new Date(NOW - 40 * DAY).toISOString(),
+  last_used_at: null,
+  revoked_at: null,
+  status: 'active',
+  ...o,
 });
 
 describe('usage per key', () => {
-  it('reads each key\'s days with the totals, and calls no listed key made as not attributed', async () => {
+  it("reads each key's days with the totals, and calls no listed key made as not attributed", async () => {
     const counters = await createEmbeddedCounterStore({ now: () => NOW });
-    const call = async (prefix: string, nowMs: number) => counters.meterCall({
-      quotaKey: quotaKey('7', 'api_score', utcDay(nowMs)), dailyLimit: 1000, quotaExpireAtMs: nextUtcMidnightMs(NOW) + 35 * DAY,
-      keyCountKey: keyQuotaKey('7', 'api_score', utcDay(nowMs), prefix), burstKey: burstKey('7', prefix), burstLimit: 100, burstWindowMs: 1000, nowMs,
-    });
+    const call = async (prefix: string, nowMs: number) =>
+      counters.meterCall({
+        quotaKey: quotaKey('7', 'api_score', utcDay(nowMs)),
+        dailyLimit: 1000,
+        quotaExpireAtMs: nextUtcMidnightMs(NOW) + 35 * DAY,
+        keyCountKey: keyQuotaKey('7', 'api_score', utcDay(nowMs), prefix),
+        burstKey: burstKey('7', prefix),
+        burstLimit: 100,
+        burstWindowMs: 1000,
+        nowMs,
+      });
     for (let i = 0; i < 3; i++) await call('rk_a', NOW);
     await call('rk_b', NOW - 2 * DAY);
     await call('rk_gone', NOW - DAY); // a revoked key used yesterday
     await call('rk_old', NOW - DAY); // a revoked key the listing no longer brings (not used in the window by its record)
     await counters.consumeIfBelow(quotaKey('7', 'api_score', utcDay(NOW - 5 * DAY)), 1000, NOW + DAY); // counted before per-key counts
-    const keys = [key('rk_a'), key('rk_b'), key('rk_idle'), key('rk_gone', { status: 'revoked', last_used_at: new Date(NOW - DAY).toISOString() }),
-      key('rk_old', { status: 'revoked', last_used_at: new Date(NOW - 90 * DAY).toISOString() })];
+    const keys = [
+      key('rk_a'),
+      key('rk_b'),
+      key('rk_idle'),
+      key('rk_gone', { status: 'revoked', last_used_at: new Date(NOW - DAY).toISOString() }),
+      key('rk_old', { status: 'revoked', last_used_at: new Date(NOW - 90 * DAY).toISOString() }),
+    ];
     const u = await readUsage(counters, 7, TIER, keys, NOW);
     expect(u.days).toHaveLength(USAGE_DAYS);
     expect(u.days.at(-1)).toEqual({ day: '20260617', used: 3 });
     // most calls first; between equals, the most recently used first (rk_b's last use is not recorded here)
-    expect(u.by_key.map((k) => [k.prefix, k.total, k.status])).toEqual([['rk_a', 3, 'active'], ['rk_gone', 1, 'revoked'], ['rk_b', 1, 'active'], ['rk_idle', 0, 'active']]);
+    expect(u.by_key.map((k) => [k.prefix, k.total, k.status])).toEqual([
+      ['rk_a', 3, 'active'],
+      ['rk_gone', 1, 'revoked'],
+      ['rk_b', 1, 'active'],
+      ['rk_idle', 0, 'active'],
+    ]);
     expect(u.by_key[2]!.used.at(-3)).toBe(1);
     const notAttributed = Array(USAGE_DAYS).fill(0);
     notAttributed[USAGE_DAYS - 6] = 1; // the call counted before per-key counts
@@ -44,7 +75,9 @@ describe('usage per key', () => {
 
   it(`reads at most ${MAX_KEYS_IN_BREAKDOWN} keys, the most recently used, and says how many it left out`, async () => {
     const counters = await createEmbeddedCounterStore({ now: () => NOW });
-    const keys = Array.from({ length: MAX_KEYS_IN_BREAKDOWN + 7 }, (_, i) => key(`rk_${String(i).padStart(8, '0')}`, { last_used_at: new Date(NOW - i * 60_000).toISOString() }));
+    const keys = Array.from({ length: MAX_KEYS_IN_BREAKDOWN + 7 }, (_, i) =>
+      key(`rk_${String(i).padStart(8, '0')}`, { last_used_at: new Date(NOW - i * 60_000).toISOString() }),
+    );
     const u = await readUsage(counters, 7, TIER, keys, NOW);
     expect(u.by_key).toHaveLength(MAX_KEYS_IN_BREAKDOWN);
     expect(u.by_key[0]!.prefix).toBe('rk_00000000');
@@ -70,19 +103,59 @@ describe('usage chart', () => {
   });
 
   it('labels counts compactly and dates as "Jun 17"', () => {
-    expect([0, 5, 950, 1000, 1500, 25_000, 2_000_000, 1_250_000].map(compactCount)).toEqual(['0', '5', '950', '1k', '1.5k', '25k', '2M', '1.3M']);
-    expect([shortDate('20260617'), shortDate('20260101'), shortDate('20261231')]).toEqual(['Jun 17', 'Jan 1', 'Dec 31']);
+    expect([0, 5, 950, 1000, 1500, 25_000, 2_000_000, 1_250_000].map(compactCount)).toEqual([
+      '0',
+      '5',
+      '950',
+      '1k',
+      '1.5k',
+      '25k',
+      '2M',
+      '1.3M',
+    ]);
+    expect([shortDate('20260617'), shortDate('20260101'), shortDate('20261231')]).toEqual([
+      'Jun 17',
+      'Jan 1',
+      'Dec 31',
+    ]);
   });
 
   it(`draws the ${KEYS_IN_COLOUR} busiest keys in colour and everything else in one grey segment`, () => {
-    const days = [{ day: '20260616', used: 10 }, { day: '20260617', used: 30 }];
-    const byKey = Array.from({ length: 7 }, (_, i) => ({ prefix: `rk_${i}`, name: `k${i}`, status: 'active' as const, used: [1, 3], total: 4 }));
+    const days = [
+      { day: '20260616', used: 10 },
+      { day: '20260617', used: 30 },
+    ];
+    const byKey = Array.from({ length: 7 }, (_, i) => ({
+      prefix: `rk_${i}`,
+      name: `k${i}`,
+      status: 'active' as const,
+      used: [1, 3],
+      total: 4,
+    }));
     const series = seriesOf({ days, by_key: byKey, not_attributed: [3, 9] });
-    expect(series.map((s) => s.cls)).toEqual(['series-0', 'series-1', 'series-2', 'series-3', 'series-4', 'series-rest']);
-    expect(series.at(-1)).toEqual({ label: 'other keys and calls not attributed to a key', used: [5, 15], cls: 'series-rest' });
-    expect(seriesOf({ days, by_key: byKey.slice(0, 2), not_attributed: [0, 0] }).map((s) => s.cls)).toEqual(['series-0', 'series-1']);
+    expect(series.map((s) => s.cls)).toEqual([
+      'series-0',
+      'series-1',
+      'series-2',
+      'series-3',
+      'series-4',
+      'series-rest',
+    ]);
+    expect(series.at(-1)).toEqual({
+      label: 'other keys and calls not attributed to a key',
+      used: [5, 15],
+      cls: 'series-rest',
+    });
+    expect(seriesOf({ days, by_key: byKey.slice(0, 2), not_attributed: [0, 0] }).map((s) => s.cls)).toEqual([
+      'series-0',
+      'series-1',
+    ]);
     // The limit line is drawn only when it falls within the scale.
-    expect(String(usageChart({ days, by_key: byKey, not_attributed: [3, 9] }, 30))).toContain('class="limit"><title>daily limit 30</title>');
-    expect(String(usageChart({ days, by_key: byKey, not_attributed: [3, 9] }, 1000))).toContain('daily limit 1,000 (above this scale)');
+    expect(String(usageChart({ days, by_key: byKey, not_attributed: [3, 9] }, 30))).toContain(
+      'class="limit"><title>daily limit 30</title>',
+    );
+    expect(String(usageChart({ days, by_key: byKey, not_attributed: [3, 9] }, 1000))).toContain(
+      'daily limit 1,000 (above this scale)',
+    );
   });
 });

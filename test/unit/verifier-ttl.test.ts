@@ -5,7 +5,10 @@ import { createApiKey, revokeApiKey } from '../../src/domain/access/keys.ts';
 
 describe('KeyVerifier cache bound', () => {
   let db: Database;
-  beforeAll(async () => { db = await openDatabase({ dataDir: '', inMemory: true }); await db.migrate(); });
+  beforeAll(async () => {
+    db = await openDatabase({ dataDir: '', inMemory: true });
+    await db.migrate();
+  });
   afterAll(() => db?.close());
 
   it('keeps accepting a revoked key only until the TTL has passed, in a process that did not revoke it', async () => {
@@ -24,7 +27,14 @@ describe('KeyVerifier cache bound', () => {
     let now = 2_000_000;
     let reads = 0;
     // Count the verifier's statements only (the same client also serves the test's own writes).
-    const counting = db.prisma.$extends({ query: { $queryRaw: ({ args, query }) => { reads++; return query(args); } } }) as unknown as typeof db.prisma;
+    const counting = db.prisma.$extends({
+      query: {
+        $queryRaw: ({ args, query }) => {
+          reads++;
+          return query(args);
+        },
+      },
+    }) as unknown as typeof db.prisma;
     const verifier = new KeyVerifier(counting, 'p'.repeat(32), 5_000, () => now);
     const key = await createApiKey(db.prisma, 'p'.repeat(32), { workspace: 'herd', name: 'k' });
     const answers = await Promise.all(Array.from({ length: 32 }, () => verifier.verify(key.secret)));
@@ -48,7 +58,15 @@ describe('KeyVerifier cache bound', () => {
     let reads = 0;
     let hold: Promise<void> | null = null;
     // Each of the verifier's statements is counted, and waits while `hold` is set.
-    const counting = db.prisma.$extends({ query: { $queryRaw: async ({ args, query }) => { reads++; await hold; return query(args); } } }) as unknown as typeof db.prisma;
+    const counting = db.prisma.$extends({
+      query: {
+        $queryRaw: async ({ args, query }) => {
+          reads++;
+          await hold;
+          return query(args);
+        },
+      },
+    }) as unknown as typeof db.prisma;
     const verifier = new KeyVerifier(counting, 'p'.repeat(32), 5_000, () => now);
     const key = await createApiKey(db.prisma, 'p'.repeat(32), { workspace: 'ahead', name: 'k' });
     await verifier.verify(key.secret);
@@ -57,7 +75,9 @@ describe('KeyVerifier cache bound', () => {
     expect(reads).toBe(1);
 
     let release!: () => void;
-    hold = new Promise((r) => { release = r; });
+    hold = new Promise((r) => {
+      release = r;
+    });
     await revokeApiKey(db.prisma, key.prefix); // as another process would
     now += 1_000; // past half the TTL: answered from the entry while the row is read again
     await expect(verifier.verify(key.secret)).resolves.toMatchObject({ keyPrefix: key.prefix });

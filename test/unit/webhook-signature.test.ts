@@ -19,7 +19,10 @@ describe('webhook signatures', () => {
     const header = signatureHeader(body, t, [secret]);
     expect(verifySignature(body, header, secret, { nowSeconds: t + 299 })).toEqual({ ok: true, timestamp: t });
     expect(verifySignature(body, header, secret, { nowSeconds: t - 299 })).toEqual({ ok: true, timestamp: t });
-    expect(verifySignature(body, header, secret, { nowSeconds: t + 301 })).toMatchObject({ ok: false, reason: expect.stringMatching(/tolerance/) });
+    expect(verifySignature(body, header, secret, { nowSeconds: t + 301 })).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/tolerance/),
+    });
   });
 
   it('refuses another secret, a changed body, a changed timestamp and malformed headers', () => {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
+import { launchChromium } from './chromium.ts';
 import { confirmationLink, startControlPlane, type ControlPlaneHarness } from './harness.ts';
 import { backendName } from '../helpers/backend.ts';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';
@@ -13,30 +13,26 @@ const ARTIFACTS = path.resolve('test-artifacts/control-plane');
 describe(`control plane in Chromium (${backendName})`, () => {
   let h: ControlPlaneHarness;
   let browser: BrowserContext;
-  let profile: string;
   let p: Page;
   let rx: Receiver;
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     rx = await startReceiver();
     h = await startControlPlane({ env: { WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' } });
-    profile = mkdtempSync(path.join(tmpdir(), 'chromium-profile-'));
-    // A fresh --user-data-dir: playwright passes it for a persistent context.
-    browser = await chromium.launchPersistentContext(profile, {
-      executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
+    browser = await launchChromium();
     p = await browser.newPage();
   });
   afterAll(async () => {
     await browser?.close();
     await h?.close();
     await rx?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
   });
-  const shot = (name: string) => p.screenshot({ path: path.join(ARTIFACTS, `${backendName}-${name}.png`), fullPage: true });
+  const shot = (name: string) =>
+    p.screenshot({ path: path.join(ARTIFACTS, `${backendName}-${name}.png`), fullPage: true });
 
-  it('registers, confirms the e-mailed link, creates a key shown once, buys a tier through the e-mailed approval URL, sets and expires an override rule, makes and deletes a watch, creates a webhook endpoint and sends it a test event, and revokes the key', { timeout: 300_000 }, async () => {
+  it('registers, confirms the e-mailed link, creates a key shown once, buys a tier through the e-mailed approval URL, sets and expires an override rule, makes and deletes a watch, creates a webhook endpoint and sends it a test event, and revokes the key', {
+    timeout: 300_000,
+  }, async () => {
     p.setDefaultTimeout(60_000); // a loaded CI machine, not a performance assertion
     await p.goto(`${h.url}/workspace/register`);
     await p.fill('input[name=email]', 'chromium@example.com');
@@ -60,7 +56,12 @@ describe(`control plane in Chromium (${backendName})`, () => {
     await p.goto(`${h.url}/workspace/keys`);
     expect(await p.content()).not.toContain(secret);
 
-    const score = () => fetch(`${h.url}/risk_api/score/`, { method: 'POST', headers: { 'x-api-key': secret, 'content-type': 'application/json' }, body: '{"ip":"8.8.8.8"}' });
+    const score = () =>
+      fetch(`${h.url}/risk_api/score/`, {
+        method: 'POST',
+        headers: { 'x-api-key': secret, 'content-type': 'application/json' },
+        body: '{"ip":"8.8.8.8"}',
+      });
     const refused = await score();
     expect(refused.status, await refused.text()).toBe(403);
 
@@ -90,11 +91,21 @@ describe(`control plane in Chromium (${backendName})`, () => {
     await p.selectOption('select[name=action]', 'deny');
     await p.fill('input[name=reason]', 'seen in our chargebacks');
     await p.selectOption('select[name=expires_in]', '1d');
-    await Promise.all([p.waitForURL(/\/workspace\/overrides\?created=\d+$/), p.click('#create-rule button[type=submit]')]);
+    await Promise.all([
+      p.waitForURL(/\/workspace\/overrides\?created=\d+$/),
+      p.click('#create-rule button[type=submit]'),
+    ]);
     expect(await p.textContent('#rules tbody tr')).toContain('seen in our chargebacks');
     await shot('override-created');
-    const overridden = await (await score()).json() as { score: { overall_risk_level: string }; override: { action: string; reason: string } | null };
-    expect([overridden.score.overall_risk_level, overridden.override?.action, overridden.override?.reason]).toEqual(['critical', 'deny', 'seen in our chargebacks']);
+    const overridden = (await (await score()).json()) as {
+      score: { overall_risk_level: string };
+      override: { action: string; reason: string } | null;
+    };
+    expect([overridden.score.overall_risk_level, overridden.override?.action, overridden.override?.reason]).toEqual([
+      'critical',
+      'deny',
+      'seen in our chargebacks',
+    ]);
     await Promise.all([p.waitForURL(/expired=\d+$/), p.click('#rules button:has-text("Expire")')]);
     expect(await p.locator('#no-rules').isVisible()).toBe(true);
     expect(await p.locator('#audit tbody tr').count()).toBe(2);
@@ -108,14 +119,17 @@ describe(`control plane in Chromium (${backendName})`, () => {
     expect(hookSecret).toMatch(/^whsec_/);
     rx.secrets.add(hookSecret);
     await shot('webhook-created');
-    await Promise.all([p.waitForURL(/\/workspace\/webhooks\/deliveries\?endpoint=\d+&tested=\d+$/), p.click('#endpoints button:has-text("Send test event")')]);
+    await Promise.all([
+      p.waitForURL(/\/workspace\/webhooks\/deliveries\?endpoint=\d+&tested=\d+$/),
+      p.click('#endpoints button:has-text("Send test event")'),
+    ]);
     expect(await p.textContent('#deliveries tbody tr td[data-status]')).toContain('delivered');
     expect(rx.received.at(-1)!.verifiedWith).toEqual([hookSecret]);
     await Promise.all([p.waitForURL(/resent=\d+$/), p.click('#deliveries button:has-text("Re-send")')]);
     expect(await p.locator('#deliveries tr[data-attempt]').count()).toBe(2);
     await shot('webhook-deliveries');
 
-    const body = await (await score()).json() as { links?: { ip?: string }; override: unknown };
+    const body = (await (await score()).json()) as { links?: { ip?: string }; override: unknown };
     expect(body.override).toBeNull();
 
     // A watch made on the Watches page, a bad one refused with its field named, then the watch deleted there.
@@ -126,7 +140,10 @@ describe(`control plane in Chromium (${backendName})`, () => {
     await p.fill('input[name=target]', '8.8.8.0/24');
     await p.fill('input[name=score_threshold]', '60');
     await p.fill('input[name=note]', 'card testing ring');
-    await Promise.all([p.waitForURL(/\/workspace\/watches\?created=\d+$/), p.click('#create-watch button[type=submit]')]);
+    await Promise.all([
+      p.waitForURL(/\/workspace\/watches\?created=\d+$/),
+      p.click('#create-watch button[type=submit]'),
+    ]);
     expect(await p.textContent('#watches tbody tr')).toContain('8.8.8.0/24');
     await shot('watch-created');
     await Promise.all([p.waitForURL(/deleted=\d+$/), p.click('#watches button:has-text("Delete")')]);
@@ -144,7 +161,10 @@ describe(`control plane in Chromium (${backendName})`, () => {
       expect(await p.textContent('#report-quota')).toContain('1 / 100');
       await shot('report');
       await p.goto(`${h.url}/workspace/usage`);
-      expect([await p.textContent('#score-usage'), await p.textContent('#report-usage')]).toEqual(['3 / 1000', '1 / 100']) // the report view counted on its own quota only;
+      expect([await p.textContent('#score-usage'), await p.textContent('#report-usage')]).toEqual([
+        '3 / 1000',
+        '1 / 100',
+      ]); // the report view counted on its own quota only;
     }
 
     await p.goto(`${h.url}/workspace/keys`);

@@ -14,12 +14,18 @@ export const KEY_STATUSES = [
 
 export type CreatedKey = { workspace: string; name: string; prefix: string; secret: string };
 export type KeyListing = {
-  workspace: string; name: string; prefix: string; created_at: string;
-  last_used_at: string | null; revoked_at: string | null; status: (typeof KEY_STATUSES)[number]['code'];
+  workspace: string;
+  name: string;
+  prefix: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+  status: (typeof KEY_STATUSES)[number]['code'];
 };
 
 export async function createApiKey(
-  prisma: PrismaClient, pepper: string,
+  prisma: PrismaClient,
+  pepper: string,
   input: { workspace: string; name: string; tier?: string | undefined; accountId?: number },
 ): Promise<CreatedKey> {
   if (!WORKSPACE_NAME.test(input.workspace)) {
@@ -38,21 +44,32 @@ export async function createApiKey(
   const key = generateApiKey();
   await prisma.apiKey.create({
     data: {
-      workspaceId: workspace.id, name, prefix: key.prefix, secretHash: hashApiKey(pepper, key.secret),
+      workspaceId: workspace.id,
+      name,
+      prefix: key.prefix,
+      secretHash: hashApiKey(pepper, key.secret),
       ...(input.accountId !== undefined ? { accountId: input.accountId } : {}),
     },
   });
   return { workspace: workspace.name, name, prefix: key.prefix, secret: key.secret };
 }
 
-export async function listApiKeys(prisma: PrismaClient, filter: { workspace?: string | undefined; prefix?: string } = {}): Promise<KeyListing[]> {
+export async function listApiKeys(
+  prisma: PrismaClient,
+  filter: { workspace?: string | undefined; prefix?: string } = {},
+): Promise<KeyListing[]> {
   const keys = await prisma.apiKey.findMany({
-    where: { ...(filter.workspace ? { workspace: { name: filter.workspace } } : {}), ...(filter.prefix ? { prefix: filter.prefix } : {}) },
+    where: {
+      ...(filter.workspace ? { workspace: { name: filter.workspace } } : {}),
+      ...(filter.prefix ? { prefix: filter.prefix } : {}),
+    },
     include: { workspace: { select: { name: true } } },
     orderBy: { id: 'asc' },
   });
   return keys.map((k) => ({
-    workspace: k.workspace.name, name: k.name, prefix: k.prefix,
+    workspace: k.workspace.name,
+    name: k.name,
+    prefix: k.prefix,
     created_at: k.createdAt.toISOString(),
     last_used_at: k.lastUsedAt?.toISOString() ?? null,
     revoked_at: k.revokedAt?.toISOString() ?? null,

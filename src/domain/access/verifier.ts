@@ -12,7 +12,15 @@ export type Viewer = {
   keyPrefix: string;
 };
 
-type KeyRow = { id: number; secretHash: string; name: string; revoked: boolean; workspaceId: number; workspaceName: string; tier: string };
+type KeyRow = {
+  id: number;
+  secretHash: string;
+  name: string;
+  revoked: boolean;
+  workspaceId: number;
+  workspaceName: string;
+  tier: string;
+};
 type CacheEntry = { at: number; row: KeyRow | null };
 
 // Compared against when the prefix is unknown, so a miss costs the same as a wrong secret.
@@ -32,7 +40,12 @@ export class KeyVerifier {
   private used = new Map<number, Date>();
   private flushing: Promise<void> | null = null;
 
-  constructor(private prisma: PrismaClient, private pepper: string, private ttlMs: number, private now = () => Date.now()) {}
+  constructor(
+    private prisma: PrismaClient,
+    private pepper: string,
+    private ttlMs: number,
+    private now = () => Date.now(),
+  ) {}
 
   async verify(rawKey: string): Promise<Viewer> {
     const prefix = keyPrefix(rawKey);
@@ -42,8 +55,12 @@ export class KeyVerifier {
     if (!ok || !entry.row || entry.row.revoked) throw invalidKey();
     this.used.set(entry.row.id, new Date(this.now()));
     return {
-      workspaceId: entry.row.workspaceId, workspaceName: entry.row.workspaceName, tier: entry.row.tier,
-      apiKeyId: entry.row.id, keyName: entry.row.name, keyPrefix: prefix,
+      workspaceId: entry.row.workspaceId,
+      workspaceName: entry.row.workspaceName,
+      tier: entry.row.tier,
+      apiKeyId: entry.row.id,
+      keyName: entry.row.name,
+      keyPrefix: prefix,
     };
   }
 
@@ -62,7 +79,9 @@ export class KeyVerifier {
   private shared(prefix: string): Promise<CacheEntry> {
     let pending = this.inFlight.get(prefix);
     if (!pending) {
-      const read = this.read(prefix).finally(() => { if (this.inFlight.get(prefix) === read) this.inFlight.delete(prefix); });
+      const read = this.read(prefix).finally(() => {
+        if (this.inFlight.get(prefix) === read) this.inFlight.delete(prefix);
+      });
       this.inFlight.set(prefix, (pending = read));
     }
     return pending;
@@ -78,7 +97,7 @@ export class KeyVerifier {
              k."workspaceId", w."name" AS "workspaceName", w."tier"
         FROM (VALUES (1)) AS one (x)
         LEFT JOIN ("ApiKey" k JOIN "Workspace" w ON w."id" = k."workspaceId") ON k."prefix" = ${prefix}`;
-    const entry: CacheEntry = { at: this.now(), row: key?.id != null ? key as KeyRow : null };
+    const entry: CacheEntry = { at: this.now(), row: key?.id != null ? (key as KeyRow) : null };
     if (generation !== this.generation) return entry; // invalidated while reading: answer, but never cache a row read before it
     if (this.cache.size > 50_000) this.cache.clear(); // bounded: garbage prefixes cannot grow it forever
     this.cache.set(prefix, entry);
@@ -88,7 +107,13 @@ export class KeyVerifier {
   /** Forget cached rows now (this process); other processes follow within ttlMs. */
   invalidate(prefix?: string) {
     this.generation++;
-    if (prefix) { this.cache.delete(prefix); this.inFlight.delete(prefix); } else { this.cache.clear(); this.inFlight.clear(); }
+    if (prefix) {
+      this.cache.delete(prefix);
+      this.inFlight.delete(prefix);
+    } else {
+      this.cache.clear();
+      this.inFlight.clear();
+    }
   }
 
   /** Persist last-used times collected since the previous flush. */
@@ -98,9 +123,14 @@ export class KeyVerifier {
     this.used.clear();
     this.flushing = (async () => {
       for (const [id, at] of batch) {
-        await this.prisma.apiKey.updateMany({ where: { id, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: at } }] }, data: { lastUsedAt: at } });
+        await this.prisma.apiKey.updateMany({
+          where: { id, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: at } }] },
+          data: { lastUsedAt: at },
+        });
       }
-    })().finally(() => { this.flushing = null; });
+    })().finally(() => {
+      this.flushing = null;
+    });
     return this.flushing;
   }
 }

@@ -22,7 +22,12 @@ export function registrationMail(to: string, baseUrl: string, token: string, ttl
 }
 
 /** To an address that already has an account: nothing changed; when the address is unconfirmed, its link. */
-export function alreadyRegisteredMail(to: string, baseUrl: string, confirmToken: string | null, ttlMs: number): MailMessage {
+export function alreadyRegisteredMail(
+  to: string,
+  baseUrl: string,
+  confirmToken: string | null,
+  ttlMs: number,
+): MailMessage {
   return {
     to,
     subject: 'Someone tried to register with your e-mail address',
@@ -31,7 +36,13 @@ export function alreadyRegisteredMail(to: string, baseUrl: string, confirmToken:
       'Nothing was changed: your account, password and keys are as they were.',
       '',
       `To use your account, sign in at ${baseUrl}/workspace/sign-in`,
-      ...(confirmToken ? ['', `Your address is not confirmed yet. To confirm it, open this link within ${HOURS(ttlMs)} hours and enter your account's password:`, confirmUrl(baseUrl, confirmToken)] : []),
+      ...(confirmToken
+        ? [
+            '',
+            `Your address is not confirmed yet. To confirm it, open this link within ${HOURS(ttlMs)} hours and enter your account's password:`,
+            confirmUrl(baseUrl, confirmToken),
+          ]
+        : []),
       '',
       'If this was not you, you can ignore this message.',
     ].join('\n'),

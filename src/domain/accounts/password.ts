@@ -17,14 +17,21 @@ const HASH_QUEUE = 64;
 /** Parameters read from storage are believed up to here (1 GiB); a row beyond it is treated as no password. */
 const MAX_N = 2 ** 20;
 
-const slots = new WorkSlots(HASH_SLOTS, HASH_QUEUE, 'Too many sign-ins are being checked at this moment; try again in a few seconds.');
+const slots = new WorkSlots(
+  HASH_SLOTS,
+  HASH_QUEUE,
+  'Too many sign-ins are being checked at this moment; try again in a few seconds.',
+);
 
 function derive(password: string, salt: Buffer, c: Required<Pick<ScryptOptions, 'N' | 'r' | 'p'>>): Promise<Buffer> {
   // OpenSSL needs 128·r·(N + 2) bytes for its work area plus 128·r·p for its input blocks.
   const maxmem = 128 * c.r * (c.N + 2 + c.p);
-  return slots.run(() => new Promise((resolve, reject) => {
-    scrypt(password.normalize('NFC'), salt, KEY_LEN, { ...c, maxmem }, (e, key) => (e ? reject(e) : resolve(key)));
-  }));
+  return slots.run(
+    () =>
+      new Promise((resolve, reject) => {
+        scrypt(password.normalize('NFC'), salt, KEY_LEN, { ...c, maxmem }, (e, key) => (e ? reject(e) : resolve(key)));
+      }),
+  );
 }
 
 export async function hashPassword(password: string): Promise<string> {
@@ -40,7 +47,8 @@ function parse(stored: string | null): Stored | null {
   if (parts.length !== 6 || parts[0] !== 'scrypt') return null;
   const [N, r, p] = parts.slice(1, 4).map(Number) as [number, number, number];
   const powerOfTwo = Number.isSafeInteger(N) && N >= 2 && N <= MAX_N && (N & (N - 1)) === 0;
-  if (!powerOfTwo || !Number.isSafeInteger(r) || r < 1 || r > 32 || !Number.isSafeInteger(p) || p < 1 || p > 16) return null;
+  if (!powerOfTwo || !Number.isSafeInteger(r) || r < 1 || r > 32 || !Number.isSafeInteger(p) || p < 1 || p > 16)
+    return null;
   return { N, r, p, salt: Buffer.from(parts[4]!, 'base64url'), hash: Buffer.from(parts[5]!, 'base64url') };
 }
 

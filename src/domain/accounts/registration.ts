@@ -28,13 +28,25 @@ const HOUR_MS = 3_600_000;
 
 export type RegisterResult = { ok: true; email: string } | { ok: false; field: 'email' | 'password'; message: string };
 
-export async function register(deps: RegistrationDeps, emailInput: string, password: string, ip: string, nowMs = Date.now()): Promise<RegisterResult> {
+export async function register(
+  deps: RegistrationDeps,
+  emailInput: string,
+  password: string,
+  ip: string,
+  nowMs = Date.now(),
+): Promise<RegisterResult> {
   const email = normalizeEmail(emailInput);
   if (!isAccountEmail(email)) return { ok: false, field: 'email', message: 'Enter a valid e-mail address.' };
   const weak = checkPassword(password);
   if (weak) return { ok: false, field: 'password', message: weak };
-  await throttle(deps.counters, `rl:{register:ip:${clientKey(ip)}}`, REGISTRATIONS_PER_CLIENT, HOUR_MS,
-    (s) => `Too many registrations from your network address; try again in ${inWords(s)}.`, nowMs);
+  await throttle(
+    deps.counters,
+    `rl:{register:ip:${clientKey(ip)}}`,
+    REGISTRATIONS_PER_CLIENT,
+    HOUR_MS,
+    (s) => `Too many registrations from your network address; try again in ${inWords(s)}.`,
+    nowMs,
+  );
   await admitMail(deps.counters, email, 'confirmation', '', nowMs);
   // Hashed whether or not the address has an account, so both answers take the same time.
   const passwordHash = await hashPassword(password);
@@ -50,7 +62,11 @@ export async function register(deps: RegistrationDeps, emailInput: string, passw
 }
 
 /** A signed-in account with an unconfirmed address (made before confirmation existed) asks for its link. */
-export async function sendAddressConfirmation(deps: RegistrationDeps, account: AccountView, nowMs = Date.now()): Promise<void> {
+export async function sendAddressConfirmation(
+  deps: RegistrationDeps,
+  account: AccountView,
+  nowMs = Date.now(),
+): Promise<void> {
   if (account.emailVerified) throw new AppError('invalid_request', 'This e-mail address is confirmed already.');
   await admitMail(deps.counters, account.email, 'confirmation', '', nowMs);
   const token = await issueConfirmation(deps.prisma, account.email, null, nowMs);
@@ -69,25 +85,41 @@ export type Confirmation =
   | { outcome: 'created' | 'confirmed'; accountId: number }
   | { outcome: 'exists' | 'wrong_password' | 'invalid' };
 
-export async function confirmAddress(deps: Pick<RegistrationDeps, 'prisma' | 'counters'>, token: string, password: string, ip: string, nowMs = Date.now()): Promise<Confirmation> {
+export async function confirmAddress(
+  deps: Pick<RegistrationDeps, 'prisma' | 'counters'>,
+  token: string,
+  password: string,
+  ip: string,
+  nowMs = Date.now(),
+): Promise<Confirmation> {
   const { prisma } = deps;
   const link = await findConfirmation(prisma, token, nowMs);
   if (!link) return { outcome: 'invalid' };
   const verdict = await admitSignIn(deps.counters, link.email, ip, nowMs);
-  if (!verdict.allowed) throw rateLimited(`Too many attempts for this address. Try again in ${inWords(verdict.retryAfterS)}.`, verdict.retryAfterS);
+  if (!verdict.allowed)
+    throw rateLimited(
+      `Too many attempts for this address. Try again in ${inWords(verdict.retryAfterS)}.`,
+      verdict.retryAfterS,
+    );
   const account = await prisma.account.findUnique({ where: { email: link.email } });
   if (account && link.passwordHash !== null) return { outcome: 'exists' }; // a registration link never touches an existing account
   if (!account && link.passwordHash === null) return { outcome: 'invalid' }; // the account it was for is gone
-  if (!(await verifyPassword(password, link.passwordHash ?? account!.passwordHash)).ok) return { outcome: 'wrong_password' };
+  if (!(await verifyPassword(password, link.passwordHash ?? account!.passwordHash)).ok)
+    return { outcome: 'wrong_password' };
   const now = new Date(nowMs);
   try {
     const done = await consumeConfirmation(prisma, link, async (tx): Promise<Confirmation> => {
       if (account) {
-        await tx.account.update({ where: { id: account.id }, data: { emailVerifiedAt: account.emailVerifiedAt ?? now } });
+        await tx.account.update({
+          where: { id: account.id },
+          data: { emailVerifiedAt: account.emailVerifiedAt ?? now },
+        });
         return { outcome: 'confirmed', accountId: account.id };
       }
       const workspace = await tx.workspace.create({ data: { name: workspaceName(link.email) } });
-      const created = await tx.account.create({ data: { email: link.email, passwordHash: link.passwordHash, workspaceId: workspace.id, emailVerifiedAt: now } });
+      const created = await tx.account.create({
+        data: { email: link.email, passwordHash: link.passwordHash, workspaceId: workspace.id, emailVerifiedAt: now },
+      });
       return { outcome: 'created', accountId: created.id };
     });
     return done ?? { outcome: 'invalid' };
@@ -100,6 +132,10 @@ export async function confirmAddress(deps: Pick<RegistrationDeps, 'prisma' | 'co
 
 /** Workspace names are public-ish labels; a random suffix keeps them unique without revealing other accounts. */
 function workspaceName(email: string): string {
-  const label = email.split('@')[0]!.replace(/[^A-Za-z0-9_.-]/g, '').slice(0, 40) || 'workspace';
+  const label =
+    email
+      .split('@')[0]!
+      .replace(/[^A-Za-z0-9_.-]/g, '')
+      .slice(0, 40) || 'workspace';
   return `${label}-${randomBytes(4).toString('hex')}`;
 }

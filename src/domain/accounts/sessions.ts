@@ -11,10 +11,16 @@ export type Session = { id: string; csrfToken: string; expiresAt: Date; account:
 
 const digest = (token: string) => createHash('sha256').update(token).digest('hex');
 
-export async function createSession(prisma: PrismaClient, accountId: number, ttlMs: number): Promise<{ token: string; expiresAt: Date }> {
+export async function createSession(
+  prisma: PrismaClient,
+  accountId: number,
+  ttlMs: number,
+): Promise<{ token: string; expiresAt: Date }> {
   const token = randomBytes(32).toString('base64url');
   const expiresAt = new Date(Date.now() + ttlMs);
-  await prisma.webSession.create({ data: { id: digest(token), accountId, csrfToken: randomBytes(24).toString('base64url'), expiresAt } });
+  await prisma.webSession.create({
+    data: { id: digest(token), accountId, csrfToken: randomBytes(24).toString('base64url'), expiresAt },
+  });
   // Opportunistic cleanup keeps the table small without a scheduler.
   await prisma.webSession.deleteMany({ where: { expiresAt: { lt: new Date() } } });
   return { token, expiresAt };
@@ -34,6 +40,7 @@ export async function destroySession(prisma: PrismaClient, token: string | undef
 
 export function sameToken(a: string | undefined | null, b: string): boolean {
   if (!a) return false;
-  const x = Buffer.from(a), y = Buffer.from(b);
+  const x = Buffer.from(a),
+    y = Buffer.from(b);
   return x.length === y.length && timingSafeEqual(x, y);
 }

@@ -23,7 +23,12 @@ export const SIGN_IN_PER_ACCOUNT = 100;
 export type SignInScope = 'ip' | 'account_ip' | 'account';
 export type SignInVerdict = { allowed: true } | { allowed: false; scope: SignInScope; retryAfterS: number };
 
-export async function admitSignIn(counters: CounterStore, email: string, ip: string, nowMs = Date.now()): Promise<SignInVerdict> {
+export async function admitSignIn(
+  counters: CounterStore,
+  email: string,
+  ip: string,
+  nowMs = Date.now(),
+): Promise<SignInVerdict> {
   const who = addressKey(email);
   const from = clientKey(ip);
   const budgets: Array<[SignInScope, string, number]> = [

@@ -9,7 +9,11 @@ export class WorkSlots {
   private running = 0;
   private readonly waiting: Array<() => void> = [];
 
-  constructor(private readonly size: number, private readonly queue: number, private readonly busyMessage: string) {}
+  constructor(
+    private readonly size: number,
+    private readonly queue: number,
+    private readonly busyMessage: string,
+  ) {}
 
   async run<T>(job: () => Promise<T>): Promise<T> {
     if (this.running < this.size) this.running++;
@@ -19,7 +23,8 @@ export class WorkSlots {
       return await job();
     } finally {
       const next = this.waiting.shift();
-      if (next) next(); // the slot passes straight to the next waiter
+      if (next)
+        next(); // the slot passes straight to the next waiter
       else this.running--;
     }
   }

@@ -8,10 +8,22 @@ export type SubjectRowCount = 'reports' | 'mentions' | 'ratings';
  * rows (through the subjectId indexes). `db` must be the workspace-scoped client, so only the
  * caller's rows are counted. Subjects without rows are absent from the map.
  */
-export async function subjectRowCounts(db: PrismaClient, what: SubjectRowCount, subjectIds: readonly number[]): Promise<Map<number, number>> {
+export async function subjectRowCounts(
+  db: PrismaClient,
+  what: SubjectRowCount,
+  subjectIds: readonly number[],
+): Promise<Map<number, number>> {
   const where = { subjectId: { in: [...new Set(subjectIds)] } };
-  const rows = what === 'reports' ? await db.report.groupBy({ by: ['subjectId'], where, _count: { _all: true }, orderBy: { subjectId: 'asc' } })
-    : what === 'mentions' ? await db.reportLink.groupBy({ by: ['subjectId'], where, _count: { _all: true }, orderBy: { subjectId: 'asc' } })
-    : await db.rating.groupBy({ by: ['subjectId'], where, _count: { _all: true }, orderBy: { subjectId: 'asc' } });
+  const rows =
+    what === 'reports'
+      ? await db.report.groupBy({ by: ['subjectId'], where, _count: { _all: true }, orderBy: { subjectId: 'asc' } })
+      : what === 'mentions'
+        ? await db.reportLink.groupBy({
+            by: ['subjectId'],
+            where,
+            _count: { _all: true },
+            orderBy: { subjectId: 'asc' },
+          })
+        : await db.rating.groupBy({ by: ['subjectId'], where, _count: { _all: true }, orderBy: { subjectId: 'asc' } });
   return new Map(rows.map((r) => [r.subjectId, r._count._all]));
 }

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { Prisma } from '../../generated/prisma/client.ts';
-import { invalidRequest } from '../../errors.ts';
-import { DATE_RANGE, toDetails } from '../validation.ts';
+import { checkInput, DATE_RANGE, given } from '../validation.ts';
 import { textProblem } from '../subjects/text.ts';
 import { OUTCOME_CODES, SEVERITY_CODES, SHARE_POLICY_CODES, SUBJECT_KIND_CODES } from '../memory/vocabulary.ts';
 
@@ -12,23 +11,44 @@ import { OUTCOME_CODES, SEVERITY_CODES, SHARE_POLICY_CODES, SUBJECT_KIND_CODES }
  */
 const codes = <T extends readonly [string, ...string[]]>(values: T) => z.array(z.enum(values)).min(1).max(50);
 /** Free text compared in SQL: well-formed, without control characters (PostgreSQL refuses NUL in text: an error, not "no rows"). */
-const plain = (min: number, max: number) => z.string().min(min).max(max).check((ctx) => {
-  const problem = textProblem(ctx.value);
-  if (problem) ctx.issues.push({ code: 'custom', message: problem, input: ctx.value });
-});
-const instant = z.date().min(DATE_RANGE.min, { error: 'must be in the years 1-9999' }).max(DATE_RANGE.max, { error: 'must be in the years 1-9999' });
+const plain = (min: number, max: number) =>
+  z
+    .string()
+    .min(min)
+    .max(max)
+    .check((ctx) => {
+      const problem = textProblem(ctx.value);
+      if (problem) ctx.issues.push({ code: 'custom', message: problem, input: ctx.value });
+    });
+const instant = z
+  .date()
+  .min(DATE_RANGE.min, { error: 'must be in the years 1-9999' })
+  .max(DATE_RANGE.max, { error: 'must be in the years 1-9999' });
 
-export const reportFilterSchema = z.object({
-  kind: codes(SUBJECT_KIND_CODES).optional().meta({ description: 'Kinds of the report\'s main subject (any of).' }),
-  outcomeCode: codes(OUTCOME_CODES).optional().meta({ description: 'Outcome codes (any of).' }),
-  severity: codes(SEVERITY_CODES).optional().meta({ description: 'Severities (any of).' }),
-  sharePolicy: codes(SHARE_POLICY_CODES).optional().meta({ description: 'Share policies (any of).' }),
-  namespace: z.array(plain(0, 100)).min(1).max(50).optional().meta({ description: 'Namespaces (any of; "" is the default namespace).' }),
-  tags: z.array(plain(1, 64)).min(1).max(20).optional().meta({ description: 'Tags the report carries, all of them.' }),
-  from: instant.optional().meta({ description: 'Stored at or after this instant.' }),
-  to: instant.optional().meta({ description: 'Stored before this instant.' }),
-  text: plain(1, 200).optional().meta({ description: 'Case-insensitive substring of the title or the summary.' }),
-}).strict().refine((f) => !f.from || !f.to || f.from < f.to, { message: 'from must be before to', path: ['to'] });
+export const reportFilterSchema = z
+  .object({
+    kind: codes(SUBJECT_KIND_CODES).optional().meta({ description: "Kinds of the report's main subject (any of)." }),
+    outcomeCode: codes(OUTCOME_CODES).optional().meta({ description: 'Outcome codes (any of).' }),
+    severity: codes(SEVERITY_CODES).optional().meta({ description: 'Severities (any of).' }),
+    sharePolicy: codes(SHARE_POLICY_CODES).optional().meta({ description: 'Share policies (any of).' }),
+    namespace: z
+      .array(plain(0, 100))
+      .min(1)
+      .max(50)
+      .optional()
+      .meta({ description: 'Namespaces (any of; "" is the default namespace).' }),
+    tags: z
+      .array(plain(1, 64))
+      .min(1)
+      .max(20)
+      .optional()
+      .meta({ description: 'Tags the report carries, all of them.' }),
+    from: instant.optional().meta({ description: 'Stored at or after this instant.' }),
+    to: instant.optional().meta({ description: 'Stored before this instant.' }),
+    text: plain(1, 200).optional().meta({ description: 'Case-insensitive substring of the title or the summary.' }),
+  })
+  .strict()
+  .refine((f) => !f.from || !f.to || f.from < f.to, { message: 'from must be before to', path: ['to'] });
 
 export type ReportFilter = z.output<typeof reportFilterSchema>;
 
@@ -41,9 +61,15 @@ export function reportWhere(filter: ReportFilter): Prisma.ReportWhereInput {
   if (filter.sharePolicy) and.push({ sharePolicy: { in: filter.sharePolicy } });
   if (filter.namespace) and.push({ namespace: { in: filter.namespace } });
   if (filter.tags) and.push({ tags: { hasEvery: filter.tags.map((t) => t.toLowerCase()) } });
-  if (filter.from || filter.to) and.push({ createdAt: { ...(filter.from ? { gte: filter.from } : {}), ...(filter.to ? { lt: filter.to } : {}) } });
+  if (filter.from || filter.to)
+    and.push({ createdAt: { ...(filter.from ? { gte: filter.from } : {}), ...(filter.to ? { lt: filter.to } : {}) } });
   if (filter.text) {
-    and.push({ OR: [{ title: { contains: filter.text, mode: 'insensitive' } }, { summary: { contains: filter.text, mode: 'insensitive' } }] });
+    and.push({
+      OR: [
+        { title: { contains: filter.text, mode: 'insensitive' } },
+        { summary: { contains: filter.text, mode: 'insensitive' } },
+      ],
+    });
   }
   return and.length ? { AND: and } : {};
 }
@@ -62,10 +88,9 @@ export function afterPosition(createdAt: Date, id: number): Prisma.ReportWhereIn
  * message's opening there (invalidRequest's).
  */
 export function parseReportFilter(
-  input: Record<string, unknown> | null | undefined, field: (name: string) => string = (n) => n, problem?: string,
+  input: Record<string, unknown> | null | undefined,
+  field: (name: string) => string = (n) => n,
+  problem?: string,
 ): ReportFilter {
-  const present = Object.fromEntries(Object.entries(input ?? {}).filter(([, v]) => v !== null && v !== undefined));
-  const result = reportFilterSchema.safeParse(present);
-  if (!result.success) throw invalidRequest(toDetails(result.error).map((d) => ({ ...d, field: field(d.field) })), problem);
-  return result.data;
+  return checkInput(reportFilterSchema, given(input ?? {}), { field, ...(problem ? { problem } : {}) });
 }

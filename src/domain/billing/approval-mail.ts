@@ -1,7 +1,10 @@
 import type { MailMessage } from '../mail/outbox.ts';
 
 /** The e-mail carrying the provider's approval URL (plain text: it must survive every mail client). */
-export function approvalMail(to: string, p: { orderCode: string; tierName: string; dailyLimit: number; approvalUrl: string; provider: string }): MailMessage {
+export function approvalMail(
+  to: string,
+  p: { orderCode: string; tierName: string; dailyLimit: number; approvalUrl: string; provider: string },
+): MailMessage {
   return {
     to,
     subject: `Approve your ${p.tierName} API subscription (order ${p.orderCode})`,

@@ -2,6 +2,7 @@ import type { PrismaClient } from '../../generated/prisma/client.ts';
 import type { Logger } from '../../platform/log.ts';
 import type { PaymentProvider } from './provider.ts';
 import { backoffMs } from '../mail/outbox.ts';
+import { detachedFromWork } from '../../platform/work-budget.ts';
 
 /**
  * Cancellations at the provider, as an outbox (the mail outbox's pattern): when a request of a
@@ -19,24 +20,40 @@ export class ProviderCancellations {
   private again = false;
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(private prisma: PrismaClient, private provider: PaymentProvider, private log: Logger) {}
+  constructor(
+    private prisma: PrismaClient,
+    private provider: PaymentProvider,
+    private log: Logger,
+  ) {}
 
   /** Starts a round in the background (callers never wait for the provider). */
   kick(): void {
-    this.runDue().catch((e) => this.log.warn('provider cancellation round failed', { err: e }));
+    detachedFromWork(() => this.runDue()).catch((e) => this.log.warn('provider cancellation round failed', { err: e }));
   }
 
   /** Sends every due cancellation once. A call during a round runs one more round after it. */
   runDue(): Promise<void> {
-    if (this.running) { this.again = true; return this.running; }
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
     this.running = (async () => {
-      do { this.again = false; await this.round(); } while (this.again);
-    })().finally(() => { this.running = null; });
+      do {
+        this.again = false;
+        await this.round();
+      } while (this.again);
+    })().finally(() => {
+      this.running = null;
+    });
     return this.running;
   }
 
   private async round() {
-    const due = await this.prisma.providerCancellation.findMany({ where: { status: 'pending', nextAttemptAt: { lte: new Date() } }, orderBy: { id: 'asc' }, take: 50 });
+    const due = await this.prisma.providerCancellation.findMany({
+      where: { status: 'pending', nextAttemptAt: { lte: new Date() } },
+      orderBy: { id: 'asc' },
+      take: 50,
+    });
     for (const c of due) {
       const leased = await this.prisma.providerCancellation.updateMany({
         where: { id: c.id, status: 'pending', nextAttemptAt: c.nextAttemptAt },
@@ -46,11 +63,31 @@ export class ProviderCancellations {
       const attempts = c.attempts + 1;
       try {
         const result = await this.provider.cancelSubscription(c.providerId, c.reason);
-        await this.prisma.providerCancellation.update({ where: { id: c.id }, data: { status: result, attempts, doneAt: new Date(), lastError: null } });
-        this.log.info('superseded subscription cancelled at the provider', { requestId: c.requestId, providerId: c.providerId, result, attempts });
+        await this.prisma.providerCancellation.update({
+          where: { id: c.id },
+          data: { status: result, attempts, doneAt: new Date(), lastError: null },
+        });
+        this.log.info('superseded subscription cancelled at the provider', {
+          requestId: c.requestId,
+          providerId: c.providerId,
+          result,
+          attempts,
+        });
       } catch (e) {
-        await this.prisma.providerCancellation.update({ where: { id: c.id }, data: { attempts, lastError: String(e).slice(0, 500), nextAttemptAt: new Date(Date.now() + backoffMs(attempts)) } });
-        this.log.warn('provider cancellation failed; will retry', { requestId: c.requestId, providerId: c.providerId, attempts, err: e });
+        await this.prisma.providerCancellation.update({
+          where: { id: c.id },
+          data: {
+            attempts,
+            lastError: String(e).slice(0, 500),
+            nextAttemptAt: new Date(Date.now() + backoffMs(attempts)),
+          },
+        });
+        this.log.warn('provider cancellation failed; will retry', {
+          requestId: c.requestId,
+          providerId: c.providerId,
+          attempts,
+          err: e,
+        });
       }
     }
   }

@@ -52,7 +52,10 @@ export class CertificateCache {
   private now: () => number;
   private load: (url: URL) => Promise<X509Certificate[]>;
 
-  constructor(private trusted: (url: URL) => boolean, o: { now?: () => number; load?: (url: URL) => Promise<X509Certificate[]> } = {}) {
+  constructor(
+    private trusted: (url: URL) => boolean,
+    o: { now?: () => number; load?: (url: URL) => Promise<X509Certificate[]> } = {},
+  ) {
     this.now = o.now ?? Date.now;
     this.load = o.load ?? fetchChain;
   }
@@ -60,7 +63,11 @@ export class CertificateCache {
   /** The chain at `certUrl`: the cached one, or fetched now. */
   get(certUrl: string): Promise<X509Certificate[]> {
     let url: URL;
-    try { url = this.check(certUrl); } catch (e) { return Promise.reject(e); }
+    try {
+      url = this.check(certUrl);
+    } catch (e) {
+      return Promise.reject(e);
+    }
     const e = this.entries.get(url.href);
     if (!e) return this.start(url, this.now()).chain; // the first fetch of a URL: the next one may follow at once
     if (e.failed && this.now() >= e.nextFetchAt) return this.start(url, this.now() + CERT_REFETCH_INTERVAL_MS).chain;
@@ -78,21 +85,31 @@ export class CertificateCache {
     if (had && this.now() < had.nextFetchAt) return null;
     const next = this.start(url, this.now() + CERT_REFETCH_INTERVAL_MS);
     next.chain.catch(() => {
-      if (had && !had.failed && this.entries.get(url.href) === next) this.entries.set(url.href, { ...had, nextFetchAt: next.nextFetchAt });
+      if (had && !had.failed && this.entries.get(url.href) === next)
+        this.entries.set(url.href, { ...had, nextFetchAt: next.nextFetchAt });
     });
     return next.chain;
   }
 
   private check(certUrl: string): URL {
     let url: URL;
-    try { url = new URL(certUrl); } catch { throw new WebhookRejected('PAYPAL-CERT-URL is not a URL'); }
-    if (!this.trusted(url)) throw new WebhookRejected(`PAYPAL-CERT-URL ${url.origin} is not a trusted certificate origin (https on port 443 of a PayPal host)`);
+    try {
+      url = new URL(certUrl);
+    } catch {
+      throw new WebhookRejected('PAYPAL-CERT-URL is not a URL');
+    }
+    if (!this.trusted(url))
+      throw new WebhookRejected(
+        `PAYPAL-CERT-URL ${url.origin} is not a trusted certificate origin (https on port 443 of a PayPal host)`,
+      );
     return url;
   }
 
   private start(url: URL, nextFetchAt: number): Entry {
     const entry: Entry = { chain: this.load(url), failed: false, nextFetchAt };
-    entry.chain.catch(() => { entry.failed = true; });
+    entry.chain.catch(() => {
+      entry.failed = true;
+    });
     this.entries.set(url.href, entry);
     return entry;
   }

@@ -15,21 +15,42 @@ import { WebhookRejected } from './provider.ts';
 export const TOLERANCE_MS = 5 * 60_000;
 
 /** The subject PayPal's webhook signing certificates carry (live, sandbox), as PayPal's own SDKs check it. */
-export const SIGNING_CERT_NAMES = ['messageverificationcerts.paypal.com', 'messageverificationcerts.sandbox.paypal.com'] as const;
+export const SIGNING_CERT_NAMES = [
+  'messageverificationcerts.paypal.com',
+  'messageverificationcerts.sandbox.paypal.com',
+] as const;
 
 const MAX_CHAIN = 10;
 
-export function signedString(transmissionId: string, transmissionTime: string, webhookId: string, rawBody: Buffer): string {
+export function signedString(
+  transmissionId: string,
+  transmissionTime: string,
+  webhookId: string,
+  rawBody: Buffer,
+): string {
   return `${transmissionId}|${transmissionTime}|${webhookId}|${crc32(rawBody) >>> 0}`;
 }
 
-export type SignatureHeaders = { transmissionId: string; transmissionTime: string; signature: string; certUrl: string; authAlgo: string };
+export type SignatureHeaders = {
+  transmissionId: string;
+  transmissionTime: string;
+  signature: string;
+  certUrl: string;
+  authAlgo: string;
+};
 
 export function readSignatureHeaders(h: Record<string, string | string[] | undefined>): SignatureHeaders {
-  const one = (name: string) => { const v = h[name]; return typeof v === 'string' && v.length > 0 && v.length < 4096 ? v : null; };
-  const transmissionId = one('paypal-transmission-id'), transmissionTime = one('paypal-transmission-time');
-  const signature = one('paypal-transmission-sig'), certUrl = one('paypal-cert-url'), authAlgo = one('paypal-auth-algo');
-  if (!transmissionId || !transmissionTime || !signature || !certUrl || !authAlgo) throw new WebhookRejected('unsigned: PAYPAL-* signature headers missing');
+  const one = (name: string) => {
+    const v = h[name];
+    return typeof v === 'string' && v.length > 0 && v.length < 4096 ? v : null;
+  };
+  const transmissionId = one('paypal-transmission-id'),
+    transmissionTime = one('paypal-transmission-time');
+  const signature = one('paypal-transmission-sig'),
+    certUrl = one('paypal-cert-url'),
+    authAlgo = one('paypal-auth-algo');
+  if (!transmissionId || !transmissionTime || !signature || !certUrl || !authAlgo)
+    throw new WebhookRejected('unsigned: PAYPAL-* signature headers missing');
   return { transmissionId, transmissionTime, signature, certUrl, authAlgo };
 }
 
@@ -37,15 +58,21 @@ export function readSignatureHeaders(h: Record<string, string | string[] | undef
 export function checkFreshness(transmissionTime: string, nowMs: number): void {
   const at = Date.parse(transmissionTime);
   if (Number.isNaN(at)) throw new WebhookRejected('PAYPAL-TRANSMISSION-TIME is not a timestamp');
-  if (Math.abs(nowMs - at) > TOLERANCE_MS) throw new WebhookRejected('stale: PAYPAL-TRANSMISSION-TIME outside the 5-minute tolerance');
+  if (Math.abs(nowMs - at) > TOLERANCE_MS)
+    throw new WebhookRejected('stale: PAYPAL-TRANSMISSION-TIME outside the 5-minute tolerance');
 }
 
 /** Every certificate of a PEM text, in order (the leaf first, as PayPal serves it). */
 export function parsePemChain(pem: string): X509Certificate[] {
   const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
   if (blocks.length === 0) throw new WebhookRejected('the certificate document holds no PEM certificate');
-  if (blocks.length > MAX_CHAIN) throw new WebhookRejected(`the certificate document holds more than ${MAX_CHAIN} certificates`);
-  try { return blocks.map((b) => new X509Certificate(b)); } catch (e) { throw new WebhookRejected(`unreadable certificate: ${String(e)}`); }
+  if (blocks.length > MAX_CHAIN)
+    throw new WebhookRejected(`the certificate document holds more than ${MAX_CHAIN} certificates`);
+  try {
+    return blocks.map((b) => new X509Certificate(b));
+  } catch (e) {
+    throw new WebhookRejected(`unreadable certificate: ${String(e)}`);
+  }
 }
 
 /** The trust anchors: Node's bundled Mozilla roots plus the operator's own (PAYPAL_CERT_CA_FILE). */
@@ -60,7 +87,9 @@ export class TrustAnchors {
     this.extra = blocks.map((b) => new X509Certificate(b));
   }
 
-  get extraCount(): number { return this.extra.length; }
+  get extraCount(): number {
+    return this.extra.length;
+  }
 
   /** Every anchor (Node's bundle, ~150 certificates, parsed once on first use). */
   list(): X509Certificate[] {
@@ -69,7 +98,8 @@ export class TrustAnchors {
   }
 }
 
-const validAt = (c: X509Certificate, nowMs: number) => Date.parse(c.validFrom) <= nowMs && nowMs <= Date.parse(c.validTo);
+const validAt = (c: X509Certificate, nowMs: number) =>
+  Date.parse(c.validFrom) <= nowMs && nowMs <= Date.parse(c.validTo);
 const commonName = (c: X509Certificate) => /(?:^|\n)CN=([^\n]*)/.exec(c.subject)?.[1] ?? c.subject.replace(/\n/g, ', ');
 const signedBy = (c: X509Certificate, issuer: X509Certificate) => c.checkIssued(issuer) && c.verify(issuer.publicKey);
 
@@ -79,7 +109,12 @@ const signedBy = (c: X509Certificate, issuer: X509Certificate) => c.checkIssued(
  * no wildcards); a path leads from it through served CA certificates, each valid now and signed by
  * the next, to a trust anchor valid now. Anything else throws WebhookRejected.
  */
-export function verifyChain(chain: X509Certificate[], anchors: TrustAnchors, nowMs: number, names: readonly string[] = SIGNING_CERT_NAMES): X509Certificate {
+export function verifyChain(
+  chain: X509Certificate[],
+  anchors: TrustAnchors,
+  nowMs: number,
+  names: readonly string[] = SIGNING_CERT_NAMES,
+): X509Certificate {
   const leaf = chain[0];
   if (!leaf) throw new WebhookRejected('no signing certificate');
   if (!validAt(leaf, nowMs)) throw new WebhookRejected('signing certificate is not valid now');
@@ -97,8 +132,14 @@ export function verifyChain(chain: X509Certificate[], anchors: TrustAnchors, now
     }
     for (const next of intermediates) {
       if (used.has(next) || !signedBy(c, next)) continue;
-      if (!next.ca) { why = `issuer ${commonName(next)} is not a CA certificate`; continue; }
-      if (!validAt(next, nowMs)) { why = `intermediate certificate ${commonName(next)} is not valid now (${next.validFrom} – ${next.validTo})`; continue; }
+      if (!next.ca) {
+        why = `issuer ${commonName(next)} is not a CA certificate`;
+        continue;
+      }
+      if (!validAt(next, nowMs)) {
+        why = `intermediate certificate ${commonName(next)} is not valid now (${next.validFrom} – ${next.validTo})`;
+        continue;
+      }
       if (reaches(next, new Set(used).add(next))) return true;
     }
     return false;

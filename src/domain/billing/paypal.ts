@@ -2,7 +2,14 @@ import { readFileSync } from 'node:fs';
 import type { X509Certificate } from 'node:crypto';
 import type { PaymentProvider, VerifiedEvent, SubscriptionEventKind } from './provider.ts';
 import { ProviderUnavailable, WebhookRejected } from './provider.ts';
-import { checkFreshness, readSignatureHeaders, signedString, TrustAnchors, verifyChain, verifySignature } from './paypal-signature.ts';
+import {
+  checkFreshness,
+  readSignatureHeaders,
+  signedString,
+  TrustAnchors,
+  verifyChain,
+  verifySignature,
+} from './paypal-signature.ts';
 import { CertificateCache, certUrlTrusted } from './paypal-certificates.ts';
 
 /**
@@ -12,14 +19,24 @@ import { CertificateCache, certUrlTrusted } from './paypal-certificates.ts';
  * subscription is cancelled with POST /v1/billing/subscriptions/{id}/cancel (cancellations.ts retries it).
  */
 export type PayPalSettings = {
-  apiBase: string; clientId: string; clientSecret: string; webhookId: string; plans: Record<string, string>; certHosts: string[];
+  apiBase: string;
+  clientId: string;
+  clientSecret: string;
+  webhookId: string;
+  plans: Record<string, string>;
+  certHosts: string[];
   /** PEM file of CA certificates trusted, besides Node's roots, as anchors of the webhook certificate chain. */
   certCaFile?: string | undefined;
 };
 
 /** A PayPal answer other than 2xx: retried by callers, except where the status says retrying is useless. */
 class PayPalHttpError extends ProviderUnavailable {
-  constructor(message: string, readonly status: number, readonly issues: string[], retryAfterS: number | undefined) {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly issues: string[],
+    retryAfterS: number | undefined,
+  ) {
     // Only a timeout, throttling or a server-side failure passes by itself; any other refusal needs the operator.
     super(message, status === 408 || status === 429 || status >= 500, retryAfterS);
   }
@@ -47,28 +64,47 @@ export class PayPalProvider implements PaymentProvider {
   private certs: CertificateCache;
   private anchors: TrustAnchors;
 
-  constructor(private s: PayPalSettings, private now = () => Date.now()) {
+  constructor(
+    private s: PayPalSettings,
+    private now = () => Date.now(),
+  ) {
     const apiOrigin = new URL(s.apiBase).origin;
     let extra = '';
     if (s.certCaFile) {
-      try { extra = readFileSync(s.certCaFile, 'utf8'); } catch (e) { throw new Error(`PAYPAL_CERT_CA_FILE: cannot read ${s.certCaFile}: ${(e as Error).message}`); }
+      try {
+        extra = readFileSync(s.certCaFile, 'utf8');
+      } catch (e) {
+        throw new Error(`PAYPAL_CERT_CA_FILE: cannot read ${s.certCaFile}: ${(e as Error).message}`);
+      }
     }
-    try { this.anchors = new TrustAnchors(extra); } catch (e) { throw new Error(`PAYPAL_CERT_CA_FILE: ${s.certCaFile} ${(e as Error).message}`); }
+    try {
+      this.anchors = new TrustAnchors(extra);
+    } catch (e) {
+      throw new Error(`PAYPAL_CERT_CA_FILE: ${s.certCaFile} ${(e as Error).message}`);
+    }
     this.certs = new CertificateCache((u) => certUrlTrusted(u, apiOrigin, s.certHosts), { now });
   }
 
-  planFor(tier: string) { return this.s.plans[tier]; }
+  planFor(tier: string) {
+    return this.s.plans[tier];
+  }
 
   private accessToken(): Promise<string> {
     if (this.token && this.token.until > this.now()) return Promise.resolve(this.token.value);
-    this.tokenRequest ??= this.requestToken().finally(() => { this.tokenRequest = null; });
+    this.tokenRequest ??= this.requestToken().finally(() => {
+      this.tokenRequest = null;
+    });
     return this.tokenRequest;
   }
 
   private async requestToken(): Promise<string> {
     const res = await this.call('/v1/oauth2/token', {
-      method: 'POST', body: 'grant_type=client_credentials',
-      headers: { authorization: `Basic ${Buffer.from(`${this.s.clientId}:${this.s.clientSecret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+      method: 'POST',
+      body: 'grant_type=client_credentials',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${this.s.clientId}:${this.s.clientSecret}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
     });
     const body = res as { access_token?: string; expires_in?: number };
     if (!body.access_token) throw new ProviderUnavailable('PayPal token response without access_token');
@@ -82,7 +118,8 @@ export class PayPalProvider implements PaymentProvider {
    * A 401 from the token request itself (wrong client credentials) is not retried.
    */
   private async authorized(path: string, init: RequestInit & { headers: Record<string, string> }): Promise<unknown> {
-    const send = (token: string) => this.call(path, { ...init, headers: { ...init.headers, authorization: `Bearer ${token}` } });
+    const send = (token: string) =>
+      this.call(path, { ...init, headers: { ...init.headers, authorization: `Bearer ${token}` } });
     const token = await this.accessToken();
     try {
       return await send(token);
@@ -93,16 +130,28 @@ export class PayPalProvider implements PaymentProvider {
     }
   }
 
-  async createSubscription(input: { planId: string; orderCode: string; email: string; returnUrl: string; cancelUrl: string }) {
+  async createSubscription(input: {
+    planId: string;
+    orderCode: string;
+    email: string;
+    returnUrl: string;
+    cancelUrl: string;
+  }) {
     // PayPal-Request-Id makes the retry after a 401 safe: PayPal creates one subscription per order code.
-    const body = await this.authorized('/v1/billing/subscriptions', {
+    const body = (await this.authorized('/v1/billing/subscriptions', {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'paypal-request-id': input.orderCode, prefer: 'return=representation' },
+      headers: {
+        'content-type': 'application/json',
+        'paypal-request-id': input.orderCode,
+        prefer: 'return=representation',
+      },
       body: JSON.stringify({
-        plan_id: input.planId, custom_id: input.orderCode, subscriber: { email_address: input.email },
+        plan_id: input.planId,
+        custom_id: input.orderCode,
+        subscriber: { email_address: input.email },
         application_context: { user_action: 'SUBSCRIBE_NOW', return_url: input.returnUrl, cancel_url: input.cancelUrl },
       }),
-    }) as { id?: string; links?: Array<{ rel?: string; href?: string }> };
+    })) as { id?: string; links?: Array<{ rel?: string; href?: string }> };
     const approve = body.links?.find((l) => l.rel === 'approve')?.href;
     if (!body.id || !approve) throw new ProviderUnavailable('PayPal subscription response without id or approve link');
     return { providerId: body.id, approvalUrl: approve };
@@ -113,7 +162,8 @@ export class PayPalProvider implements PaymentProvider {
     checkFreshness(h.transmissionTime, this.now());
     if (h.authAlgo !== 'SHA256withRSA') throw new WebhookRejected(`unsupported PAYPAL-AUTH-ALGO ${h.authAlgo}`);
     const signed = signedString(h.transmissionId, h.transmissionTime, this.s.webhookId, rawBody);
-    const verifyWith = async (chain: Promise<X509Certificate[]>) => verifySignature(verifyChain(await chain, this.anchors, this.now()), signed, h.signature, h.authAlgo);
+    const verifyWith = async (chain: Promise<X509Certificate[]>) =>
+      verifySignature(verifyChain(await chain, this.anchors, this.now()), signed, h.signature, h.authAlgo);
     const cached = this.certs.get(h.certUrl);
     await cached; // a certificate that cannot be fetched (or is not trusted) refuses the delivery as it is
     try {
@@ -125,14 +175,30 @@ export class PayPalProvider implements PaymentProvider {
       if (!fresh) throw e;
       await verifyWith(fresh);
     }
-    let event: { id?: unknown; event_type?: unknown; create_time?: unknown; resource?: { id?: unknown; plan_id?: unknown; custom_id?: unknown } };
-    try { event = JSON.parse(rawBody.toString('utf8')); } catch { throw new WebhookRejected('body is not JSON'); }
+    let event: {
+      id?: unknown;
+      event_type?: unknown;
+      create_time?: unknown;
+      resource?: { id?: unknown; plan_id?: unknown; custom_id?: unknown };
+    };
+    try {
+      event = JSON.parse(rawBody.toString('utf8'));
+    } catch {
+      throw new WebhookRejected('body is not JSON');
+    }
     const str = (v: unknown) => (typeof v === 'string' && v.length > 0 ? v : null);
-    const id = str(event.id), type = str(event.event_type), created = Date.parse(String(event.create_time));
+    const id = str(event.id),
+      type = str(event.event_type),
+      created = Date.parse(String(event.create_time));
     if (!id || !type || Number.isNaN(created)) throw new WebhookRejected('event without id, event_type or create_time');
     return {
-      id, rawType: type, kind: KINDS[type] ?? 'other', createdAt: new Date(created),
-      subscriptionId: str(event.resource?.id), planId: str(event.resource?.plan_id), orderCode: str(event.resource?.custom_id),
+      id,
+      rawType: type,
+      kind: KINDS[type] ?? 'other',
+      createdAt: new Date(created),
+      subscriptionId: str(event.resource?.id),
+      planId: str(event.resource?.plan_id),
+      orderCode: str(event.resource?.custom_id),
     };
   }
 
@@ -147,7 +213,12 @@ export class PayPalProvider implements PaymentProvider {
     } catch (e) {
       // 422 SUBSCRIPTION_STATUS_INVALID: "status should be active or suspended": it bills no more already.
       // USER_ACCOUNT_CLOSED: the buyer's account is closed: nothing can be charged to it.
-      if (e instanceof PayPalHttpError && e.status === 422 && e.issues.some((i) => i === 'SUBSCRIPTION_STATUS_INVALID' || i === 'USER_ACCOUNT_CLOSED')) return 'inactive';
+      if (
+        e instanceof PayPalHttpError &&
+        e.status === 422 &&
+        e.issues.some((i) => i === 'SUBSCRIPTION_STATUS_INVALID' || i === 'USER_ACCOUNT_CLOSED')
+      )
+        return 'inactive';
       throw e;
     }
   }
@@ -164,10 +235,25 @@ export class PayPalProvider implements PaymentProvider {
     }
     if (!res.ok) {
       let issues: string[] = [];
-      try { issues = ((JSON.parse(text) as { details?: Array<{ issue?: unknown }> }).details ?? []).map((d) => String(d.issue)); } catch { /* not JSON */ }
-      throw new PayPalHttpError(`PayPal ${path} answered ${res.status}: ${text.slice(0, 300)}`, res.status, issues, retryAfterOf(res));
+      try {
+        issues = ((JSON.parse(text) as { details?: Array<{ issue?: unknown }> }).details ?? []).map((d) =>
+          String(d.issue),
+        );
+      } catch {
+        /* not JSON */
+      }
+      throw new PayPalHttpError(
+        `PayPal ${path} answered ${res.status}: ${text.slice(0, 300)}`,
+        res.status,
+        issues,
+        retryAfterOf(res),
+      );
     }
     if (res.status === 204 || text === '') return null;
-    try { return JSON.parse(text); } catch { throw new ProviderUnavailable(`PayPal ${path} answered non-JSON`); }
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new ProviderUnavailable(`PayPal ${path} answered non-JSON`);
+    }
   }
 }

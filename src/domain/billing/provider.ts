@@ -24,7 +24,13 @@ export interface PaymentProvider {
   readonly name: string;
   /** The provider's plan id for a tier, or undefined when the tier cannot be bought. */
   planFor(tier: string): string | undefined;
-  createSubscription(input: { planId: string; orderCode: string; email: string; returnUrl: string; cancelUrl: string }): Promise<CreatedSubscription>;
+  createSubscription(input: {
+    planId: string;
+    orderCode: string;
+    email: string;
+    returnUrl: string;
+    cancelUrl: string;
+  }): Promise<CreatedSubscription>;
   /** Verifies the signature and freshness of a webhook delivery; throws WebhookRejected otherwise. */
   verifyWebhook(headers: Record<string, string | string[] | undefined>, rawBody: Buffer): Promise<VerifiedEvent>;
   /**
@@ -48,5 +54,7 @@ export class ProviderUnavailable extends Error {
     readonly transient = true,
     /** The provider's own Retry-After, in seconds, when it gave one. */
     readonly retryAfterS?: number,
-  ) { super(message); }
+  ) {
+    super(message);
+  }
 }

@@ -17,31 +17,60 @@ const NEXT: Record<string, Record<string, string>> = {
   activated: { pending: 'active', payment_failed: 'active', suspended: 'active', active: 'active' },
   payment_failed: { active: 'payment_failed', payment_failed: 'payment_failed' },
   suspended: { active: 'suspended', payment_failed: 'suspended', pending: 'suspended' },
-  cancelled: { pending: 'cancelled', active: 'cancelled', payment_failed: 'cancelled', suspended: 'cancelled', superseded: 'cancelled' },
+  cancelled: {
+    pending: 'cancelled',
+    active: 'cancelled',
+    payment_failed: 'cancelled',
+    suspended: 'cancelled',
+    superseded: 'cancelled',
+  },
 };
 
 export async function applyEvent(deps: BillingDeps, e: VerifiedEvent): Promise<EventOutcome> {
-  let tierChange = null as { workspaceId: number; tier: string } | null, toCancel = 0; // set inside the transaction below
+  let tierChange = null as { workspaceId: number; tier: string } | null,
+    toCancel = 0; // set inside the transaction below
   const outcome = await deps.prisma.$transaction(async (tx): Promise<EventOutcome> => {
     const seen = await tx.providerEvent.findUnique({ where: { id: e.id } });
     if (seen) return 'replayed';
-    const record = (o: EventOutcome) => tx.providerEvent.create({ data: { id: e.id, type: e.rawType, outcome: o } }).then(() => o);
-    const r = e.subscriptionId ? await tx.subscriptionRequest.findUnique({ where: { providerId: e.subscriptionId } }) : null;
+    const record = (o: EventOutcome) =>
+      tx.providerEvent.create({ data: { id: e.id, type: e.rawType, outcome: o } }).then(() => o);
+    const r = e.subscriptionId
+      ? await tx.subscriptionRequest.findUnique({ where: { providerId: e.subscriptionId } })
+      : null;
     if (!r) return record('unknown_subscription');
     if (r.planId !== e.planId || r.orderCode !== e.orderCode) {
-      deps.log.warn('provider event does not match its subscription request; ignored', { eventId: e.id, orderCode: r.orderCode, gotOrder: e.orderCode, plan: r.planId, gotPlan: e.planId });
+      deps.log.warn('provider event does not match its subscription request; ignored', {
+        eventId: e.id,
+        orderCode: r.orderCode,
+        gotOrder: e.orderCode,
+        plan: r.planId,
+        gotPlan: e.planId,
+      });
       return record('mismatch');
     }
     if (r.lastEventAt && e.createdAt <= r.lastEventAt) return record('out_of_order');
     const next = NEXT[e.kind]?.[r.status];
     if (!next) return record('ignored');
-    await tx.subscriptionRequest.update({ where: { id: r.id }, data: { status: next, lastEventAt: e.createdAt, updatedAt: new Date() } });
+    await tx.subscriptionRequest.update({
+      where: { id: r.id },
+      data: { status: next, lastEventAt: e.createdAt, updatedAt: new Date() },
+    });
     if (next === 'active') {
-      const superseded = await tx.subscriptionRequest.findMany({ where: { workspaceId: r.workspaceId, status: { in: ['active', 'payment_failed'] }, id: { not: r.id } } });
+      const superseded = await tx.subscriptionRequest.findMany({
+        where: { workspaceId: r.workspaceId, status: { in: ['active', 'payment_failed'] }, id: { not: r.id } },
+      });
       if (superseded.length) {
-        await tx.subscriptionRequest.updateMany({ where: { id: { in: superseded.map((o) => o.id) } }, data: { status: 'superseded', updatedAt: new Date() } });
+        await tx.subscriptionRequest.updateMany({
+          where: { id: { in: superseded.map((o) => o.id) } },
+          data: { status: 'superseded', updatedAt: new Date() },
+        });
         const made = await tx.providerCancellation.createMany({
-          data: superseded.map((o) => ({ requestId: o.id, providerId: o.providerId, status: 'pending', reason: `Replaced by order ${r.orderCode} (${r.tier} tier)` })),
+          data: superseded.map((o) => ({
+            requestId: o.id,
+            providerId: o.providerId,
+            status: 'pending',
+            reason: `Replaced by order ${r.orderCode} (${r.tier} tier)`,
+          })),
           skipDuplicates: true,
         });
         toCancel = made.count;
@@ -50,8 +79,14 @@ export async function applyEvent(deps: BillingDeps, e: VerifiedEvent): Promise<E
       tierChange = { workspaceId: r.workspaceId, tier: r.tier };
     } else if (next === 'cancelled' || next === 'suspended') {
       // Cancelled or expired at the provider: a cancellation still waiting to be sent has nothing left to do.
-      if (next === 'cancelled') await tx.providerCancellation.updateMany({ where: { requestId: r.id, status: 'pending' }, data: { status: 'inactive', doneAt: new Date() } });
-      const stillActive = await tx.subscriptionRequest.findFirst({ where: { workspaceId: r.workspaceId, status: { in: ['active', 'payment_failed'] } } });
+      if (next === 'cancelled')
+        await tx.providerCancellation.updateMany({
+          where: { requestId: r.id, status: 'pending' },
+          data: { status: 'inactive', doneAt: new Date() },
+        });
+      const stillActive = await tx.subscriptionRequest.findFirst({
+        where: { workspaceId: r.workspaceId, status: { in: ['active', 'payment_failed'] } },
+      });
       if (!stillActive && r.status !== 'pending' && r.status !== 'superseded') {
         await tx.workspace.update({ where: { id: r.workspaceId }, data: { tier: 'free' } });
         tierChange = { workspaceId: r.workspaceId, tier: 'free' };

@@ -1,9 +1,8 @@
 /**
  * Lookups waiting to be sent to the counter store, tallied per (entity, window): hits and distinct requesters.
  *
- * Why: a score call used to send its lookups on its own (one Redis round trip, or one journal write, per
- * call). Tallied here and sent once per `flushMs`, they cost one pipelined write for all calls of that
- * interval, and a busy entity (an AS, a subnet) is one counter update instead of one per call.
+ * Sent once per `flushMs`, they cost one pipelined write for all calls of that interval, and a busy entity (an
+ * AS, a subnet) is one counter update instead of one per call (decision 0010, docs/decisions/).
  *
  * What it costs: a lookup reaches the store up to `flushMs` later (readers account for it: see
  * CommunitySignals' settle delay), and a process killed with SIGKILL loses the lookups of its last interval.
@@ -11,26 +10,37 @@
  * never go through here. A graceful shutdown sends the last tally (flush()).
  */
 import type { CounterStore, LookupTally } from '../../platform/counters/types.ts';
+import { detachedFromWork } from '../../platform/work-budget.ts';
 
 /** One entity's lookups in one window. Most entities have one requester per batch: a Set only from the second. */
 type Tally = { hits: number; first: string; more: Set<string> | null };
 /** Tallies by window start, then entity key (no key string built per lookup; usually one window per batch).
  *  nowMs: the clock of the latest lookup added, sent with the batch (retention is counted from it). */
-type Batch = { windows: Map<number, Map<string, Tally>>; nowMs: number; resolve: () => void; reject: (e: unknown) => void; done: Promise<void> };
+type Batch = {
+  windows: Map<number, Map<string, Tally>>;
+  nowMs: number;
+  resolve: () => void;
+  reject: (e: unknown) => void;
+  done: Promise<void>;
+};
 
 export class LookupBuffer {
   private batch: Batch | null = null;
   private timer: NodeJS.Timeout | null = null;
 
   /** flushMs 0: every add is sent at once (no tally), as a single call. */
-  constructor(private readonly counters: CounterStore, private readonly flushMs: number, private readonly onError: (e: unknown) => void) {}
+  constructor(
+    private readonly counters: CounterStore,
+    private readonly flushMs: number,
+    private readonly onError: (e: unknown) => void,
+  ) {}
 
   /**
    * Adds one lookup of each entity; the promise settles when the batch holding it has been sent (rejecting with
    * the store's error). Callers need not wait: a failed batch is reported once through onError.
    */
   add(entities: readonly string[], requester: string, windowStartMs: number, nowMs: number): Promise<void> {
-    const batch = this.batch ??= newBatch();
+    const batch = (this.batch ??= newBatch());
     batch.nowMs = Math.max(batch.nowMs, nowMs);
     let tallies = batch.windows.get(windowStartMs);
     if (!tallies) batch.windows.set(windowStartMs, (tallies = new Map()));
@@ -42,14 +52,20 @@ export class LookupBuffer {
         if (requester !== t.first) (t.more ??= new Set()).add(requester);
       }
     }
-    if (this.flushMs === 0) void this.flush();
-    else this.timer ??= setTimeout(() => { void this.flush(); }, this.flushMs).unref();
+    if (this.flushMs === 0) void detachedFromWork(() => this.flush());
+    else
+      this.timer ??= setTimeout(() => {
+        void detachedFromWork(() => this.flush());
+      }, this.flushMs).unref();
     return batch.done;
   }
 
   /** Sends what is pending now (also on shutdown); resolves when it is stored or failed. */
   async flush(): Promise<void> {
-    if (this.timer) { clearTimeout(this.timer); this.timer = null; }
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
     const batch = this.batch;
     if (!batch) return;
     this.batch = null;
@@ -72,7 +88,10 @@ export class LookupBuffer {
 function newBatch(): Batch {
   let resolve!: () => void;
   let reject!: (e: unknown) => void;
-  const done = new Promise<void>((res, rej) => { resolve = res; reject = rej; });
+  const done = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
   done.catch(() => {}); // reported through onError; a caller that does not wait must not see an unhandled rejection
   return { windows: new Map(), nowMs: -Infinity, resolve, reject, done };
 }

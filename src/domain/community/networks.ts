@@ -7,7 +7,7 @@
  * when another call read them this window.
  */
 import type { Hierarchy } from '../network/types.ts';
-import { NETWORK_CODES, type CommunitySignal, type CommunitySignals } from './signal.ts';
+import type { NETWORK_CODES, CommunitySignal, CommunitySignals } from './signal.ts';
 
 /** A network's snapshot without its window list (the IP's answer keeps that): the entity key it is about. */
 export type NetworkSignal = Omit<CommunitySignal, 'recentQueryWindows'> & { key: string };
@@ -19,17 +19,32 @@ export type ScoreCommunitySignal = CommunitySignal & { networks: NetworkSignals 
  * Reads the IP's and its networks' snapshots; every read is issued before this returns its promise (one tick).
  * Never fails: an unreadable snapshot answers ok: false (readOrUnavailable), each on its own.
  */
-export function readScoreSignal(community: CommunitySignals, h: Hierarchy, nowMs: number): Promise<ScoreCommunitySignal> {
+export function readScoreSignal(
+  community: CommunitySignals,
+  h: Hierarchy,
+  nowMs: number,
+): Promise<ScoreCommunitySignal> {
   const ip = community.readOrUnavailable(`ip:${h.ip}`, nowMs);
   const subnet = readNetwork(community, h, 'subnet', nowMs);
   const asn = readNetwork(community, h, 'asn', nowMs);
   return Promise.all([ip, subnet, asn]).then(([own, s, a]) => ({ ...own, networks: { subnet: s, asn: a } }));
 }
 
-function readNetwork(community: CommunitySignals, h: Hierarchy, code: (typeof NETWORK_CODES)[number], nowMs: number): Promise<NetworkSignal | null> | null {
+function readNetwork(
+  community: CommunitySignals,
+  h: Hierarchy,
+  code: (typeof NETWORK_CODES)[number],
+  nowMs: number,
+): Promise<NetworkSignal | null> | null {
   const key = h.dimensions.find((d) => d.code === code)?.entity?.key;
   if (!key) return null;
   return community.readOrUnavailable(`${code}:${key}`, nowMs).then((s) => ({
-    key, ok: s.ok, label: s.label, hasSpike: s.hasSpike, lookups10m: s.lookups10m, requesters60m: s.requesters60m, spikeWindows7d: s.spikeWindows7d,
+    key,
+    ok: s.ok,
+    label: s.label,
+    hasSpike: s.hasSpike,
+    lookups10m: s.lookups10m,
+    requesters60m: s.requesters60m,
+    spikeWindows7d: s.spikeWindows7d,
   }));
 }

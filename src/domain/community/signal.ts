@@ -17,7 +17,9 @@
  *   windows together (one requester seen in several windows counts once).
  * - Spike: a complete window is a spike when its hits are >= 20 AND >= 4 × the entity's baseline, the
  *   baseline being the mean hits per window over the other 1,007 windows of the last 7 days (an entity not
- *   looked up before has baseline 0, so 20 lookups in one window make a spike).
+ *   looked up before has baseline 0, so 20 lookups in one window make a spike), AND they came from at least
+ *   SPIKE_MIN_REQUESTERS (default 3) distinct requesters. Distinct requesters are read for the six recent
+ *   windows only, so an older window counts in spike_windows_7d by its hits alone.
  * - spike_windows_7d: spikes among the last 1,008 complete windows (7 days). has_spike: one of the six
  *   recent windows is a spike.
  * - state.label, the first that holds: `spiking` (has_spike), `converging` (3 or more distinct requesters in
@@ -35,7 +37,7 @@ import { windowStart, WINDOW_MS } from '../../platform/counters/keys.ts';
 import type { Hierarchy } from '../network/types.ts';
 import { LruMap } from '../../platform/lru-map.ts';
 import { LookupBuffer } from './lookup-buffer.ts';
-import { classify, spikeFlags, type CommunityLabel } from './rules.ts';
+import { classify, DEFAULT_SPIKE_MIN_REQUESTERS, spikeByRequesters, spikeFlags, type CommunityLabel } from './rules.ts';
 import { completeWindowStarts, RECENT_WINDOWS, WEEK_WINDOWS, windowLabel } from './windows.ts';
 
 export { COMMUNITY_LABELS, type CommunityLabel } from './rules.ts';
@@ -72,7 +74,12 @@ export const DEFAULT_QUIET_CAPACITY = 250_000;
 export const UNAVAILABLE_LABEL = 'unavailable';
 const UNAVAILABLE: CommunitySignal = deepFreeze({
   ok: false,
-  label: UNAVAILABLE_LABEL, hasSpike: false, lookups10m: 0, requesters60m: 0, spikeWindows7d: 0, recentQueryWindows: [],
+  label: UNAVAILABLE_LABEL,
+  hasSpike: false,
+  lookups10m: 0,
+  requesters60m: 0,
+  spikeWindows7d: 0,
+  recentQueryWindows: [],
 });
 
 type Entry = { start: number; signal: Promise<CommunitySignal> };
@@ -90,6 +97,8 @@ export type CommunityOptions = {
   onReadError?: (e: unknown) => void;
   /** Quiet entities remembered per window (see `quiet`). Default 250,000 (~15 MB at most). */
   quietCapacity?: number;
+  /** Distinct requesters a window needs to be a spike (SPIKE_MIN_REQUESTERS; default 3). */
+  spikeMinRequesters?: number;
 };
 
 export class CommunitySignals {
@@ -102,17 +111,24 @@ export class CommunitySignals {
    * cannot change before the next boundary, so a set of their keys (~60 bytes each, at most quietCapacity)
    * answers them without a counter read or a cache entry. Most looked-up entities are quiet.
    */
-  private quiet: { start: number; value: CommunitySignal; signal: Promise<CommunitySignal>; keys: Set<string> } | null = null;
+  private quiet: { start: number; value: CommunitySignal; signal: Promise<CommunitySignal>; keys: Set<string> } | null =
+    null;
   private readonly quietCapacity: number;
+  private readonly spikeMinRequesters: number;
 
-  constructor(private readonly counters: CounterStore, opts: CommunityOptions = {}) {
+  constructor(
+    private readonly counters: CounterStore,
+    opts: CommunityOptions = {},
+  ) {
     this.cache = new LruMap(opts.cacheSize ?? DEFAULT_CACHE_SIZE);
     this.settleMs = opts.settleMs ?? 0;
     const flushMs = opts.flushMs ?? 0;
-    if (flushMs > 0 && this.settleMs <= flushMs) throw new RangeError(`settleMs (${this.settleMs}) must exceed flushMs (${flushMs})`);
+    if (flushMs > 0 && this.settleMs <= flushMs)
+      throw new RangeError(`settleMs (${this.settleMs}) must exceed flushMs (${flushMs})`);
     this.pending = new LookupBuffer(counters, flushMs, opts.onRecordError ?? (() => {}));
     this.onReadError = opts.onReadError ?? (() => {});
     this.quietCapacity = opts.quietCapacity ?? DEFAULT_QUIET_CAPACITY;
+    this.spikeMinRequesters = opts.spikeMinRequesters ?? DEFAULT_SPIKE_MIN_REQUESTERS;
   }
 
   /** One lookup of the IP, its subnet and its AS by `requester`; settles when it has been sent (callers need not wait). */
@@ -151,26 +167,40 @@ export class CommunitySignals {
     const untilMs = windowStart(nowMs); // the window in progress is not read
     const recentStartsMs = completeWindowStarts(nowMs, RECENT_WINDOWS);
     const activity = await this.counters.readActivity(entityKey, {
-      sinceMs: untilMs - WEEK_WINDOWS * WINDOW_MS, untilMs, recentStartsMs,
+      sinceMs: untilMs - WEEK_WINDOWS * WINDOW_MS,
+      untilMs,
+      recentStartsMs,
     });
     // Most entities had no lookup all week, and all of those get the same answer within a window: one shared
     // object per window instead of ~20 new ones per entity (which outlived the young generation in the cache),
     // and their keys are remembered so the next read of the window needs no counter read.
-    if (activity.active.length === 0 && activity.distinctRequesters === 0 && activity.recent.every((w) => w.requesters === 0)) {
+    if (
+      activity.active.length === 0 &&
+      activity.distinctRequesters === 0 &&
+      activity.recent.every((w) => w.requesters === 0)
+    ) {
       if (this.quiet?.start !== untilMs) {
-        const value = snapshotOf(activity, recentStartsMs);
+        const value = snapshotOf(activity, recentStartsMs, this.spikeMinRequesters);
         this.quiet = { start: untilMs, value, signal: Promise.resolve(value), keys: new Set() };
       }
       if (this.quiet.keys.size < this.quietCapacity) this.quiet.keys.add(entityKey);
       return this.quiet.value;
     }
-    return snapshotOf(activity, recentStartsMs);
+    return snapshotOf(activity, recentStartsMs, this.spikeMinRequesters);
   }
 }
 
 /** The signal of one entity's activity over the recent windows (their starts, oldest first) and the week. */
-function snapshotOf({ active, recent, distinctRequesters }: Activity, recentStartsMs: number[]): CommunitySignal {
-  const spikes = spikeFlags(active.map((w) => w.hits), WEEK_WINDOWS);
+function snapshotOf(
+  { active, recent, distinctRequesters }: Activity,
+  recentStartsMs: number[],
+  minRequesters: number,
+): CommunitySignal {
+  const requestersAt = new Map(recentStartsMs.map((start, i) => [start, recent[i]?.requesters ?? 0]));
+  const spikes = spikeFlags(
+    active.map((w) => w.hits),
+    WEEK_WINDOWS,
+  ).map((hitSpike, i) => spikeByRequesters(hitSpike, requestersAt.get(active[i]!.startMs), minRequesters));
   const recentFrom = recentStartsMs[0]!;
   const hasSpike = active.some((w, i) => spikes[i] && w.startMs >= recentFrom);
   const recentHits = recent.reduce((sum, w) => sum + w.hits, 0);

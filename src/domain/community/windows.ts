@@ -8,7 +8,7 @@ import { windowStart, WINDOW_MS } from '../../platform/counters/keys.ts';
 /** Windows shown in recent_query_windows and summed into requesters_60m: one hour. */
 export const RECENT_WINDOWS = 6;
 /** Windows examined for spike_windows_7d: 7 days × 144 windows a day. */
-export const WEEK_WINDOWS = 7 * 24 * (60 * 60 * 1000 / WINDOW_MS);
+export const WEEK_WINDOWS = 7 * 24 * ((60 * 60 * 1000) / WINDOW_MS);
 
 /** Starts of the last `count` complete windows before the one containing nowMs, oldest first. */
 export function completeWindowStarts(nowMs: number, count: number): number[] {

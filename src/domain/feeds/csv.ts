@@ -18,7 +18,11 @@ export function splitCsvLine(line: string): string[] | null {
         if (i >= line.length) return null;
         const c = line[i]!;
         if (c === '"') {
-          if (line[i + 1] === '"') { field += '"'; i += 2; continue; }
+          if (line[i + 1] === '"') {
+            field += '"';
+            i += 2;
+            continue;
+          }
           i++;
           break;
         }

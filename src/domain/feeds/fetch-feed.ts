@@ -20,11 +20,18 @@ export type FetchResult = LastFetch & {
 };
 
 export async function fetchFeed(
-  prisma: PrismaClient, feedName: string, limits: DownloadLimits, opts: { stop?: AbortSignal; now?: () => Date } = {},
+  prisma: PrismaClient,
+  feedName: string,
+  limits: DownloadLimits,
+  opts: { stop?: AbortSignal; now?: () => Date } = {},
 ): Promise<FetchResult> {
   const name = normalizeFeedName(feedName);
   const schedule = await prisma.feedSchedule.findUnique({ where: { name } });
-  if (!schedule) throw new AppError('not_found', `No feed named "${name}" is fetched from a URL (add one with "feeds add ${name} --url URL --every 1h").`);
+  if (!schedule)
+    throw new AppError(
+      'not_found',
+      `No feed named "${name}" is fetched from a URL (add one with "feeds add ${name} --url URL --every 1h").`,
+    );
   const clock = opts.now ?? (() => new Date());
   const at = clock();
   let outcome: FetchOutcomeName = 'failed';
@@ -35,7 +42,12 @@ export async function fetchFeed(
   let badLines: FeedError[] = [];
   let held: { etag: string | null; lastModified: string | null; contentHash: string } | undefined;
   try {
-    const got = await download(schedule.url, { etag: schedule.etag, lastModified: schedule.lastModified }, limits, opts.stop);
+    const got = await download(
+      schedule.url,
+      { etag: schedule.etag, lastModified: schedule.lastModified },
+      limits,
+      opts.stop,
+    );
     httpStatus = got.status;
     if (got.notModified) {
       outcome = 'not_modified';
@@ -43,9 +55,17 @@ export async function fetchFeed(
     } else {
       const hash = createHash('sha256');
       let count = 0;
-      const parsed = await parseFeed((async function* () {
-        for await (const chunk of got.body) { hash.update(chunk); count += chunk.length; yield chunk; }
-      })(), schedule.format as FeedFormat, schedule.column ? { column: schedule.column } : {});
+      const parsed = await parseFeed(
+        (async function* () {
+          for await (const chunk of got.body) {
+            hash.update(chunk);
+            count += chunk.length;
+            yield chunk;
+          }
+        })(),
+        schedule.format as FeedFormat,
+        schedule.column ? { column: schedule.column } : {},
+      );
       bytes = count;
       badLines = parsed.errors.slice(0, 20);
       const contentHash = hash.digest('hex');
@@ -56,19 +76,40 @@ export async function fetchFeed(
         entries = current.entryCount;
       } else {
         const imported = await importFeed(prisma, {
-          name, format: schedule.format as FeedFormat, source: got.url, parsed, fromSchedule: true,
-          allowPartial: schedule.allowPartial, now: at, ...(schedule.weight !== null ? { weight: schedule.weight } : {}),
+          name,
+          format: schedule.format as FeedFormat,
+          source: got.url,
+          parsed,
+          fromSchedule: true,
+          allowPartial: schedule.allowPartial,
+          now: at,
+          ...(schedule.weight !== null ? { weight: schedule.weight } : {}),
         });
         outcome = 'imported';
         entries = imported.entries;
       }
     }
   } catch (e) {
-    if (e instanceof DownloadError) { httpStatus = e.httpStatus ?? httpStatus; error = e.message; outcome = 'failed'; held = undefined; }
-    else if (isAppError(e) && e.code === 'invalid_request') { error = e.message; outcome = 'refused'; held = undefined; }
-    else throw e;
+    if (e instanceof DownloadError) {
+      httpStatus = e.httpStatus ?? httpStatus;
+      error = e.message;
+      outcome = 'failed';
+      held = undefined;
+    } else if (isAppError(e) && e.code === 'invalid_request') {
+      error = e.message;
+      outcome = 'refused';
+      held = undefined;
+    } else throw e;
   }
-  const last: LastFetch = { at, outcome, httpStatus, entries, error, durationMs: clock().getTime() - at.getTime(), bytes };
+  const last: LastFetch = {
+    at,
+    outcome,
+    httpStatus,
+    entries,
+    error,
+    durationMs: clock().getTime() - at.getTime(),
+    bytes,
+  };
   const saved = await recordFetch(prisma, schedule, last, held);
   return { name, ...last, badLines, schedule: scheduleInfo(saved) };
 }

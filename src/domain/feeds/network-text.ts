@@ -58,7 +58,8 @@ function parseCidr(text: string): NetworkParse {
   const prefixPart = text.slice(slash + 1);
   const address = parseAddress(addressPart);
   if (!address.ok) return address;
-  if (!PREFIX_TEXT.test(prefixPart)) return { ok: false, reason: `prefix length "${prefixPart.slice(0, 20)}" is not a number` };
+  if (!PREFIX_TEXT.test(prefixPart))
+    return { ok: false, reason: `prefix length "${prefixPart.slice(0, 20)}" is not a number` };
   let prefix = Number(prefixPart);
   const { version, value } = address.address;
   if (address.mapped) {
@@ -67,7 +68,8 @@ function parseCidr(text: string): NetworkParse {
     prefix -= 96;
   }
   const bits = bitsOf(version);
-  if (prefix > bits) return { ok: false, reason: `prefix length /${prefix} is out of range for IPv${version} (0-${bits})` };
+  if (prefix > bits)
+    return { ok: false, reason: `prefix length /${prefix} is out of range for IPv${version} (0-${bits})` };
   return { ok: true, cidrs: [blockText(version, value, prefix)] };
 }
 

@@ -49,7 +49,10 @@ export class FeedParser {
   private column: number | null = null;
   private readonly maxErrors: number;
 
-  constructor(private readonly format: FeedFormat, private readonly opts: FeedParseOptions = {}) {
+  constructor(
+    private readonly format: FeedFormat,
+    private readonly opts: FeedParseOptions = {},
+  ) {
     this.maxErrors = opts.maxErrors ?? 1000;
   }
 
@@ -94,7 +97,8 @@ export class FeedParser {
     if (this.column === null) {
       const column = findIpColumn(fields, this.opts.column);
       if (column === -1) {
-        const expected = this.opts.column !== undefined ? `"${this.opts.column}"` : `one of ${IP_COLUMN_NAMES.join(', ')}`;
+        const expected =
+          this.opts.column !== undefined ? `"${this.opts.column}"` : `one of ${IP_COLUMN_NAMES.join(', ')}`;
         this.failFatally(lineNo, line, `the CSV header has no address column (expected ${expected})`);
         return;
       }
@@ -144,7 +148,7 @@ export function parseFeedText(text: string, format: FeedFormat, opts?: FeedParse
   const parser = new FeedParser(format, opts);
   const lines = text.split('\n');
   if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
-  lines.forEach((line, i) => parser.pushLine(line, i + 1));
+  for (const [i, line] of lines.entries()) parser.pushLine(line, i + 1);
   return parser.result();
 }
 
@@ -153,7 +157,9 @@ export function parseFeedText(text: string, format: FeedFormat, opts?: FeedParse
  * across chunks, e.g. `fs.createReadStream(path, 'utf8')`). Bytes are decoded as UTF-8.
  */
 export async function parseFeed(
-  source: string | AsyncIterable<string | Uint8Array>, format: FeedFormat, opts?: FeedParseOptions,
+  source: string | AsyncIterable<string | Uint8Array>,
+  format: FeedFormat,
+  opts?: FeedParseOptions,
 ): Promise<FeedParseResult> {
   if (typeof source === 'string') return parseFeedText(source, format, opts);
   const parser = new FeedParser(format, opts);

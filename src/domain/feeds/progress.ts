@@ -44,7 +44,8 @@ export type ProgressWriter = {
 };
 
 export function createProgressWriter(
-  stream: ProgressStream, opts: { label?: string; minLines?: number; minIntervalMs?: number; clock?: () => number } = {},
+  stream: ProgressStream,
+  opts: { label?: string; minLines?: number; minIntervalMs?: number; clock?: () => number } = {},
 ): ProgressWriter {
   const label = opts.label ?? 'reading';
   const minLines = opts.minLines ?? 5000;
@@ -75,7 +76,10 @@ export function createProgressWriter(
     update(linesRead, bytesRead, totalBytes) {
       last = { linesRead, bytesRead, totalBytes };
       if (linesRead < minLines) return;
-      if (!stream.isTTY) { if (step(last) > lastStep) line(); return; }
+      if (!stream.isTTY) {
+        if (step(last) > lastStep) line();
+        return;
+      }
       if (clock() - lastDraw >= minInterval) draw();
     },
     done() {

@@ -15,7 +15,11 @@ export type ReadFeedOptions = {
   progressEvery?: number;
 };
 
-export async function readFeedFile(path: string, format: FeedFormat, opts: ReadFeedOptions = {}): Promise<FeedParseResult> {
+export async function readFeedFile(
+  path: string,
+  format: FeedFormat,
+  opts: ReadFeedOptions = {},
+): Promise<FeedParseResult> {
   const info = await stat(path); // a missing file fails here, with its path in the error
   if (info.isDirectory()) throw new AppError('invalid_request', `${path} is a directory, not a feed file`);
   const totalBytes = info.size;

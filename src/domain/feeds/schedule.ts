@@ -19,11 +19,25 @@ const MAX_ERROR = 500;
 
 export type FetchOutcomeName = 'imported' | 'not_modified' | 'unchanged' | 'refused' | 'failed';
 export type LastFetch = {
-  at: Date; outcome: FetchOutcomeName; httpStatus: number | null; entries: number | null; error: string | null; durationMs: number | null; bytes: number | null;
+  at: Date;
+  outcome: FetchOutcomeName;
+  httpStatus: number | null;
+  entries: number | null;
+  error: string | null;
+  durationMs: number | null;
+  bytes: number | null;
 };
 export type ScheduleInfo = {
-  url: string; every: string; everySeconds: number; format: FeedFormat; column: string | null; allowPartial: boolean; weight: number | null;
-  nextFetchAt: Date; lastSuccessAt: Date | null; lastFetch: LastFetch | null;
+  url: string;
+  every: string;
+  everySeconds: number;
+  format: FeedFormat;
+  column: string | null;
+  allowPartial: boolean;
+  weight: number | null;
+  nextFetchAt: Date;
+  lastSuccessAt: Date | null;
+  lastFetch: LastFetch | null;
 };
 export type FeedListing = Omit<FeedInfo, 'importedAt'> & { importedAt: Date | null; schedule: ScheduleInfo | null };
 
@@ -32,30 +46,53 @@ export function parseEvery(text: string): number {
   const match = /^\s*(\d{1,7})\s*([smhd])\s*$/.exec(String(text));
   const seconds = match ? Number(match[1]) * UNITS[match[2] as keyof typeof UNITS] : NaN;
   if (!(seconds >= MIN_EVERY_SECONDS && seconds <= MAX_EVERY_SECONDS)) {
-    throw new AppError('invalid_request', '--every is an interval such as 30m, 1h or 1d, from 1m to 30d.', [{ field: 'every', message: 'must be 1m..30d' }]);
+    throw new AppError('invalid_request', '--every is an interval such as 30m, 1h or 1d, from 1m to 30d.', [
+      { field: 'every', message: 'must be 1m..30d' },
+    ]);
   }
   return seconds;
 }
 
 /** The shortest text for an interval ("1h", "90m", "45s"). */
 export function everyText(seconds: number): string {
-  for (const [unit, size] of [['d', 86_400], ['h', 3600], ['m', 60]] as const) if (seconds % size === 0) return `${seconds / size}${unit}`;
+  for (const [unit, size] of [
+    ['d', 86_400],
+    ['h', 3600],
+    ['m', 60],
+  ] as const)
+    if (seconds % size === 0) return `${seconds / size}${unit}`;
   return `${seconds}s`;
 }
 
 export type ScheduleInput = {
-  name: string; url: string; every: string; format?: string | undefined; column?: string | undefined; weight?: number | undefined; allowPartial?: boolean;
+  name: string;
+  url: string;
+  every: string;
+  format?: string | undefined;
+  column?: string | undefined;
+  weight?: number | undefined;
+  allowPartial?: boolean;
 };
 
 /**
  * Adds a feed fetched from a URL, or changes one (same name). A new URL, format or column forgets the version
  * held, so the next fetch is a full one. Nothing is fetched here; the caller fetches at once (fetch-feed.ts).
  */
-export async function saveFeedSchedule(prisma: PrismaClient, input: ScheduleInput, now = new Date()): Promise<FeedSchedule> {
+export async function saveFeedSchedule(
+  prisma: PrismaClient,
+  input: ScheduleInput,
+  now = new Date(),
+): Promise<FeedSchedule> {
   const name = normalizeFeedName(input.name);
-  if (typeof input.url !== 'string' || input.url.length > MAX_URL) throw new AppError('invalid_request', `--url is required: an http or https URL of at most ${MAX_URL} characters.`, [{ field: 'url', message: 'required' }]);
-  try { checkFeedUrl(input.url); } catch (e) {
-    if (e instanceof DownloadError) throw new AppError('invalid_request', `--url: ${e.message}.`, [{ field: 'url', message: e.message }]);
+  if (typeof input.url !== 'string' || input.url.length > MAX_URL)
+    throw new AppError('invalid_request', `--url is required: an http or https URL of at most ${MAX_URL} characters.`, [
+      { field: 'url', message: 'required' },
+    ]);
+  try {
+    checkFeedUrl(input.url);
+  } catch (e) {
+    if (e instanceof DownloadError)
+      throw new AppError('invalid_request', `--url: ${e.message}.`, [{ field: 'url', message: e.message }]);
     throw e;
   }
   const everySeconds = parseEvery(input.every);
@@ -63,9 +100,21 @@ export async function saveFeedSchedule(prisma: PrismaClient, input: ScheduleInpu
   checkFeedWeight(input.weight);
   const column = input.column ?? null;
   if (column !== null && (format !== 'csv' || column.length === 0 || column.length > 64)) {
-    throw new AppError('invalid_request', '--column names the address column of a CSV feed (1-64 characters, with --format csv).', [{ field: 'column', message: 'csv only' }]);
+    throw new AppError(
+      'invalid_request',
+      '--column names the address column of a CSV feed (1-64 characters, with --format csv).',
+      [{ field: 'column', message: 'csv only' }],
+    );
   }
-  const settings = { url: input.url, everySeconds, format, column, allowPartial: input.allowPartial ?? false, weight: input.weight ?? null, nextFetchAt: new Date(now.getTime() + everySeconds * 1000) };
+  const settings = {
+    url: input.url,
+    everySeconds,
+    format,
+    column,
+    allowPartial: input.allowPartial ?? false,
+    weight: input.weight ?? null,
+    nextFetchAt: new Date(now.getTime() + everySeconds * 1000),
+  };
   return prisma.$transaction(async (tx) => {
     const before = await tx.feedSchedule.findUnique({ where: { name } });
     const sameSource = before && before.url === settings.url && before.format === format && before.column === column;
@@ -85,12 +134,27 @@ export async function removeFeedSchedule(prisma: PrismaClient, name: string): Pr
 
 export function scheduleInfo(s: FeedSchedule): ScheduleInfo {
   return {
-    url: s.url, every: everyText(s.everySeconds), everySeconds: s.everySeconds, format: s.format as FeedFormat, column: s.column,
-    allowPartial: s.allowPartial, weight: s.weight, nextFetchAt: s.nextFetchAt, lastSuccessAt: s.lastSuccessAt,
-    lastFetch: s.lastFetchAt && s.lastOutcome ? {
-      at: s.lastFetchAt, outcome: s.lastOutcome as FetchOutcomeName, httpStatus: s.lastHttpStatus, entries: s.lastEntries,
-      error: s.lastError, durationMs: s.lastDurationMs, bytes: s.lastBytes,
-    } : null,
+    url: s.url,
+    every: everyText(s.everySeconds),
+    everySeconds: s.everySeconds,
+    format: s.format as FeedFormat,
+    column: s.column,
+    allowPartial: s.allowPartial,
+    weight: s.weight,
+    nextFetchAt: s.nextFetchAt,
+    lastSuccessAt: s.lastSuccessAt,
+    lastFetch:
+      s.lastFetchAt && s.lastOutcome
+        ? {
+            at: s.lastFetchAt,
+            outcome: s.lastOutcome as FetchOutcomeName,
+            httpStatus: s.lastHttpStatus,
+            entries: s.lastEntries,
+            error: s.lastError,
+            durationMs: s.lastDurationMs,
+            bytes: s.lastBytes,
+          }
+        : null,
   };
 }
 
@@ -98,23 +162,45 @@ export function scheduleInfo(s: FeedSchedule): ScheduleInfo {
 export async function listFeedsWithSchedules(prisma: PrismaClient): Promise<FeedListing[]> {
   const [feeds, schedules] = await Promise.all([listFeeds(prisma), prisma.feedSchedule.findMany()]);
   const byName = new Map(schedules.map((s) => [s.name, s]));
-  const listed: FeedListing[] = feeds.map((f) => ({ ...f, schedule: byName.has(f.name) ? scheduleInfo(byName.get(f.name)!) : null }));
+  const listed: FeedListing[] = feeds.map((f) => ({
+    ...f,
+    schedule: byName.has(f.name) ? scheduleInfo(byName.get(f.name)!) : null,
+  }));
   for (const s of schedules) {
     if (feeds.some((f) => f.name === s.name)) continue;
-    listed.push({ name: s.name, format: s.format, weight: s.weight ?? 1, source: s.url, entries: 0, errors: 0, importedAt: null, schedule: scheduleInfo(s) });
+    listed.push({
+      name: s.name,
+      format: s.format,
+      weight: s.weight ?? 1,
+      source: s.url,
+      entries: 0,
+      errors: 0,
+      importedAt: null,
+      schedule: scheduleInfo(s),
+    });
   }
   return listed.sort((a, b) => a.name.localeCompare(b.name));
 }
 
 /** Stores how a fetch went, and when the next one is due (sooner after a failure). */
-export async function recordFetch(prisma: PrismaClient, s: FeedSchedule, last: LastFetch, held?: { etag: string | null; lastModified: string | null; contentHash: string }): Promise<FeedSchedule> {
+export async function recordFetch(
+  prisma: PrismaClient,
+  s: FeedSchedule,
+  last: LastFetch,
+  held?: { etag: string | null; lastModified: string | null; contentHash: string },
+): Promise<FeedSchedule> {
   const retry = last.outcome === 'failed' ? Math.min(s.everySeconds, RETRY_AFTER_FAILURE_SECONDS) : s.everySeconds;
   const ok = last.outcome !== 'failed' && last.outcome !== 'refused';
   const rows = await prisma.feedSchedule.updateManyAndReturn({
     where: { name: s.name, url: s.url }, // the schedule removed or pointed elsewhere meanwhile: this fetch is not its status
     data: {
-      lastFetchAt: last.at, lastOutcome: last.outcome, lastHttpStatus: last.httpStatus, lastEntries: last.entries,
-      lastError: last.error?.slice(0, MAX_ERROR) ?? null, lastDurationMs: last.durationMs, lastBytes: last.bytes,
+      lastFetchAt: last.at,
+      lastOutcome: last.outcome,
+      lastHttpStatus: last.httpStatus,
+      lastEntries: last.entries,
+      lastError: last.error?.slice(0, MAX_ERROR) ?? null,
+      lastDurationMs: last.durationMs,
+      lastBytes: last.bytes,
       nextFetchAt: new Date(last.at.getTime() + retry * 1000),
       ...(ok ? { lastSuccessAt: last.at } : {}),
       ...(held ?? {}),
@@ -129,7 +215,10 @@ export async function recordFetch(prisma: PrismaClient, s: FeedSchedule, last: L
  */
 export async function claimDueFeed(prisma: PrismaClient, now = new Date()): Promise<FeedSchedule | null> {
   for (;;) {
-    const due = await prisma.feedSchedule.findFirst({ where: { nextFetchAt: { lte: now } }, orderBy: { nextFetchAt: 'asc' } });
+    const due = await prisma.feedSchedule.findFirst({
+      where: { nextFetchAt: { lte: now } },
+      orderBy: { nextFetchAt: 'asc' },
+    });
     if (!due) return null;
     const claimed = await prisma.feedSchedule.updateMany({
       where: { name: due.name, nextFetchAt: due.nextFetchAt },

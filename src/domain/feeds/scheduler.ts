@@ -20,8 +20,14 @@ export type FeedScheduleOptions = {
 
 export function logFetch(log: FeedScheduleOptions['log'], r: FetchResult): void {
   const fields = {
-    feed: r.name, url: urlForLog(r.schedule.url), outcome: r.outcome, httpStatus: r.httpStatus, entries: r.entries,
-    bytes: r.bytes, durationMs: r.durationMs, ...(r.error ? { error: r.error } : {}),
+    feed: r.name,
+    url: urlForLog(r.schedule.url),
+    outcome: r.outcome,
+    httpStatus: r.httpStatus,
+    entries: r.entries,
+    bytes: r.bytes,
+    durationMs: r.durationMs,
+    ...(r.error ? { error: r.error } : {}),
   };
   if (r.outcome === 'imported') log.info('feed fetched', fields);
   else if (r.outcome === 'failed' || r.outcome === 'refused') log.warn('feed fetch kept the previous version', fields);
@@ -50,7 +56,9 @@ export function startFeedSchedule(opts: FeedScheduleOptions): () => Promise<void
     timer = setTimeout(() => {
       round = fetchDueFeeds(opts, stop.signal)
         .catch((e) => opts.log.error('feed fetch round failed', { err: e }))
-        .finally(() => { if (!stop.signal.aborted) next(); });
+        .finally(() => {
+          if (!stop.signal.aborted) next();
+        });
     }, opts.checkIntervalMs);
     timer.unref();
   };

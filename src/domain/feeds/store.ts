@@ -29,7 +29,11 @@ export type ImportFeedInput = {
 };
 
 export type ImportFeedResult = {
-  name: string; entries: number; errors: number; lines: number; replaced: boolean;
+  name: string;
+  entries: number;
+  errors: number;
+  lines: number;
+  replaced: boolean;
   /** Entries the feed held before (null: a new feed). */
   previousEntries: number | null;
   /** The weight the feed has after the import. */
@@ -38,7 +42,13 @@ export type ImportFeedResult = {
 };
 
 export type FeedInfo = {
-  name: string; format: string; weight: number; source: string; entries: number; errors: number; importedAt: Date;
+  name: string;
+  format: string;
+  weight: number;
+  source: string;
+  entries: number;
+  errors: number;
+  importedAt: Date;
 };
 
 const NAME_PATTERN = /^[a-z0-9_.-]{1,64}$/;
@@ -56,8 +66,9 @@ const IMPORT_TIMEOUT_MS = 15 * 60_000;
 export function normalizeFeedName(name: string): string {
   const lower = String(name).trim().toLowerCase();
   if (!NAME_PATTERN.test(lower)) {
-    throw new AppError('invalid_request', 'A feed name is 1-64 characters of a-z, 0-9, "_", "." and "-".',
-      [{ field: 'name', message: 'must match [a-z0-9_.-]{1,64}' }]);
+    throw new AppError('invalid_request', 'A feed name is 1-64 characters of a-z, 0-9, "_", "." and "-".', [
+      { field: 'name', message: 'must match [a-z0-9_.-]{1,64}' },
+    ]);
   }
   return lower;
 }
@@ -65,13 +76,17 @@ export function normalizeFeedName(name: string): string {
 /** A weight given by the operator: a number from 0 to 1 (undefined: none given). */
 export function checkFeedWeight(weight: unknown): void {
   if (weight !== undefined && (typeof weight !== 'number' || !Number.isFinite(weight) || weight < 0 || weight > 1)) {
-    throw new AppError('invalid_request', 'A feed weight is a number from 0 to 1.', [{ field: 'weight', message: 'must be 0..1' }]);
+    throw new AppError('invalid_request', 'A feed weight is a number from 0 to 1.', [
+      { field: 'weight', message: 'must be 0..1' },
+    ]);
   }
 }
 
 export function checkFeedFormat(format: unknown): FeedFormat {
   if (typeof format !== 'string' || !FORMATS.includes(format)) {
-    throw new AppError('invalid_request', 'A feed format is "plain" or "csv".', [{ field: 'format', message: 'must be plain or csv' }]);
+    throw new AppError('invalid_request', 'A feed format is "plain" or "csv".', [
+      { field: 'format', message: 'must be plain or csv' },
+    ]);
   }
   return format as FeedFormat;
 }
@@ -82,8 +97,9 @@ function validate(input: ImportFeedInput): string {
   checkFeedFormat(input.format);
   if (input.parsed.fatal) {
     const first = input.parsed.errors[0];
-    throw new AppError('invalid_request', `The feed cannot be read: ${first?.reason ?? 'unreadable file'}.`,
-      [{ field: 'file', message: first?.reason ?? 'unreadable' }]);
+    throw new AppError('invalid_request', `The feed cannot be read: ${first?.reason ?? 'unreadable file'}.`, [
+      { field: 'file', message: first?.reason ?? 'unreadable' },
+    ]);
   }
   refuseSuspectList(input.parsed, input.allowPartial ?? false);
   return name;
@@ -94,15 +110,19 @@ function refuseSuspectList(parsed: FeedParseResult, allowPartial: boolean): void
   const first = parsed.errors[0];
   const example = first ? ` (first bad line ${first.line}: ${JSON.stringify(first.text.slice(0, 60))})` : '';
   if (parsed.entries.length === 0) {
-    throw new AppError('invalid_request',
+    throw new AppError(
+      'invalid_request',
       `The file has no valid entry: ${bad} bad lines${example}. Nothing was changed; to empty a feed, remove it with "feeds remove".`,
-      [{ field: 'file', message: 'no valid entry' }]);
+      [{ field: 'file', message: 'no valid entry' }],
+    );
   }
   const dataLines = parsed.validLines + bad;
   if (!allowPartial && bad > MAX_BAD_LINE_SHARE * dataLines) {
-    throw new AppError('invalid_request',
+    throw new AppError(
+      'invalid_request',
       `${bad} of ${dataLines} lines holding data are bad, more than ${MAX_BAD_LINE_SHARE * 100}%${example}: the file looks like a broken download. Nothing was changed; import only its valid entries with --allow-partial.`,
-      [{ field: 'file', message: `more than ${MAX_BAD_LINE_SHARE * 100}% bad lines` }]);
+      [{ field: 'file', message: `more than ${MAX_BAD_LINE_SHARE * 100}% bad lines` }],
+    );
   }
 }
 
@@ -111,44 +131,73 @@ export async function importFeed(prisma: PrismaClient, input: ImportFeedInput): 
   if (!input.fromSchedule) {
     const scheduled = await prisma.feedSchedule.findUnique({ where: { name }, select: { url: true } });
     if (scheduled) {
-      throw new AppError('invalid_request', `Feed "${name}" is fetched from ${scheduled.url}: its next fetch would replace this import. Import under another name, or remove the feed first.`,
-        [{ field: 'name', message: 'fetched from a URL' }]);
+      throw new AppError(
+        'invalid_request',
+        `Feed "${name}" is fetched from ${scheduled.url}: its next fetch would replace this import. Import under another name, or remove the feed first.`,
+        [{ field: 'name', message: 'fetched from a URL' }],
+      );
     }
   }
   const { entries, errors, errorsOmitted, lines } = input.parsed;
   const errorCount = errors.length + errorsOmitted;
   const outcome = (previous: { entryCount: number; weight: number } | null, dryRun: boolean): ImportFeedResult => ({
-    name, entries: entries.length, errors: errorCount, lines, replaced: previous !== null,
-    previousEntries: previous?.entryCount ?? null, weight: input.weight ?? previous?.weight ?? DEFAULT_WEIGHT, dryRun,
+    name,
+    entries: entries.length,
+    errors: errorCount,
+    lines,
+    replaced: previous !== null,
+    previousEntries: previous?.entryCount ?? null,
+    weight: input.weight ?? previous?.weight ?? DEFAULT_WEIGHT,
+    dryRun,
   });
-  if (input.dryRun) return outcome(await prisma.feed.findUnique({ where: { name }, select: { entryCount: true, weight: true } }), true);
+  if (input.dryRun)
+    return outcome(await prisma.feed.findUnique({ where: { name }, select: { entryCount: true, weight: true } }), true);
   const data = {
-    format: input.format, source: String(input.source).slice(0, MAX_SOURCE),
-    entryCount: entries.length, errorCount, importedAt: input.now ?? new Date(),
+    format: input.format,
+    source: String(input.source).slice(0, MAX_SOURCE),
+    entryCount: entries.length,
+    errorCount,
+    importedAt: input.now ?? new Date(),
     ...(input.weight !== undefined ? { weight: input.weight } : {}),
   };
-  const previous = await prisma.$transaction(async (tx) => {
-    const existing = await tx.feed.findUnique({ where: { name }, select: { id: true, entryCount: true, weight: true } });
-    const feed = await tx.feed.upsert({ where: { name }, create: { name, weight: DEFAULT_WEIGHT, ...data }, update: data, select: { id: true } });
-    if (existing) await tx.feedEntry.deleteMany({ where: { feedId: feed.id } });
-    for (let at = 0; at < entries.length; at += INSERT_BATCH) {
-      const batch = entries.slice(at, at + INSERT_BATCH);
-      const cidrs = batch.map((e) => e.cidr);
-      const lineNos = batch.map((e) => e.line);
-      await tx.$executeRaw`
+  const previous = await prisma.$transaction(
+    async (tx) => {
+      const existing = await tx.feed.findUnique({
+        where: { name },
+        select: { id: true, entryCount: true, weight: true },
+      });
+      const feed = await tx.feed.upsert({
+        where: { name },
+        create: { name, weight: DEFAULT_WEIGHT, ...data },
+        update: data,
+        select: { id: true },
+      });
+      if (existing) await tx.feedEntry.deleteMany({ where: { feedId: feed.id } });
+      for (let at = 0; at < entries.length; at += INSERT_BATCH) {
+        const batch = entries.slice(at, at + INSERT_BATCH);
+        const cidrs = batch.map((e) => e.cidr);
+        const lineNos = batch.map((e) => e.line);
+        await tx.$executeRaw`
         INSERT INTO "FeedEntry" ("feedId", "cidr", "line")
         SELECT ${feed.id}, c, l FROM unnest(${cidrs}::text[], ${lineNos}::int[]) AS t(c, l)`;
-    }
-    return existing;
-  }, { timeout: IMPORT_TIMEOUT_MS, maxWait: 60_000 });
+      }
+      return existing;
+    },
+    { timeout: IMPORT_TIMEOUT_MS, maxWait: 60_000 },
+  );
   return outcome(previous, false);
 }
 
 export async function listFeeds(prisma: PrismaClient): Promise<FeedInfo[]> {
   const rows = await prisma.feed.findMany({ orderBy: { name: 'asc' } });
   return rows.map((f) => ({
-    name: f.name, format: f.format, weight: f.weight, source: f.source,
-    entries: f.entryCount, errors: f.errorCount, importedAt: f.importedAt,
+    name: f.name,
+    format: f.format,
+    weight: f.weight,
+    source: f.source,
+    entries: f.entryCount,
+    errors: f.errorCount,
+    importedAt: f.importedAt,
   }));
 }
 

@@ -20,7 +20,15 @@ export type BlockTotals = {
   firstSeen: Date | null;
   lastSeen: Date | null;
 };
-export type IpEvidence = { ip: string; reports: number; good: number; neutral: number; bad: number; firstSeen: Date | null; lastSeen: Date | null };
+export type IpEvidence = {
+  ip: string;
+  reports: number;
+  good: number;
+  neutral: number;
+  bad: number;
+  firstSeen: Date | null;
+  lastSeen: Date | null;
+};
 
 /** Reports the caller may see, as (id, subject id, outcome, time) rows, naming a subject of `subjects` (a CTE). */
 const visibleReports = (workspaceId: number) => Prisma.sql`
@@ -31,7 +39,8 @@ const visibleReports = (workspaceId: number) => Prisma.sql`
     JOIN "Report" r ON r.id = l."reportId"
    WHERE r."workspaceId" = ${workspaceId} OR r."effectiveVisibility" = 'community'`;
 
-const inBlock = (block: CidrBlock) => Prisma.sql`kind = 'ipaddress' AND key::inet BETWEEN ${block.first}::inet AND ${block.last}::inet`;
+const inBlock = (block: CidrBlock) =>
+  Prisma.sql`kind = 'ipaddress' AND key::inet BETWEEN ${block.first}::inet AND ${block.last}::inet`;
 
 /** The block's counts by outcome, its ratings by the workspace, and the first and last evidence, over every IP subject in it. */
 /** The statements of one block check, each a range of the index; exported so a test can read their plans. */
@@ -54,7 +63,8 @@ export const blockStatements = {
    * into one hashed scan of EVERY community report in the database (which it chose for the linked one).
    */
   page: (workspaceId: number, block: CidrBlock, after: string | null, take: number) => {
-    const from = after === null ? Prisma.sql`s.key::inet >= ${block.first}::inet` : Prisma.sql`s.key::inet > ${after}::inet`;
+    const from =
+      after === null ? Prisma.sql`s.key::inet >= ${block.first}::inet` : Prisma.sql`s.key::inet > ${after}::inet`;
     return Prisma.sql`
     SELECT DISTINCT ON (s.key::inet) s.key FROM "Subject" s
      WHERE s.kind = 'ipaddress' AND ${from} AND s.key::inet <= ${block.last}::inet
@@ -69,28 +79,49 @@ export const blockStatements = {
 /** The block's counts by outcome, its ratings by the workspace, and the first and last evidence, over every IP subject in it. */
 export async function blockTotals(prisma: PrismaClient, workspaceId: number, block: CidrBlock): Promise<BlockTotals> {
   const [outcomes, ratings] = await Promise.all([
-    prisma.$queryRaw<Array<{ outcomeCode: string; reports: number; first: Date | null; last: Date | null }>>(blockStatements.outcomes(workspaceId, block)),
-    prisma.$queryRaw<Array<{ rating: number; n: number; first: Date | null; last: Date | null }>>(blockStatements.ratings(workspaceId, block)),
+    prisma.$queryRaw<Array<{ outcomeCode: string; reports: number; first: Date | null; last: Date | null }>>(
+      blockStatements.outcomes(workspaceId, block),
+    ),
+    prisma.$queryRaw<Array<{ rating: number; n: number; first: Date | null; last: Date | null }>>(
+      blockStatements.ratings(workspaceId, block),
+    ),
   ]);
   const byOutcome = outcomes.map((o) => ({ outcomeCode: o.outcomeCode, reports: Number(o.reports) }));
   const count = (v: number) => Number(ratings.find((r) => Number(r.rating) === v)?.n ?? 0);
-  const times = [...outcomes, ...ratings].flatMap((r) => [r.first, r.last]).filter((d): d is Date => d !== null).map((d) => new Date(d).getTime());
+  const times = [...outcomes, ...ratings]
+    .flatMap((r) => [r.first, r.last])
+    .filter((d): d is Date => d !== null)
+    .map((d) => new Date(d).getTime());
   return {
-    byOutcome, reports: byOutcome.reduce((n, o) => n + o.reports, 0),
+    byOutcome,
+    reports: byOutcome.reduce((n, o) => n + o.reports, 0),
     ratings: { good: count(1), neutral: count(0), bad: count(-1) },
-    firstSeen: times.length ? new Date(Math.min(...times)) : null, lastSeen: times.length ? new Date(Math.max(...times)) : null,
+    firstSeen: times.length ? new Date(Math.min(...times)) : null,
+    lastSeen: times.length ? new Date(Math.max(...times)) : null,
   };
 }
 
 /** One page of the block's IPs the caller may see, in address order (blockStatements.page). */
-export async function blockIpPage(prisma: PrismaClient, workspaceId: number, block: CidrBlock, after: string | null, take: number): Promise<string[]> {
+export async function blockIpPage(
+  prisma: PrismaClient,
+  workspaceId: number,
+  block: CidrBlock,
+  after: string | null,
+  take: number,
+): Promise<string[]> {
   const rows = await prisma.$queryRaw<Array<{ key: string }>>(blockStatements.page(workspaceId, block, after, take));
   return rows.map((r) => r.key);
 }
 
 /** The visible reports and the workspace's ratings of each of a page's IPs (at most one page: read by key). */
-export async function ipEvidence(prisma: PrismaClient, workspaceId: number, ips: readonly string[]): Promise<Map<string, IpEvidence>> {
-  const out = new Map<string, IpEvidence>(ips.map((ip) => [ip, { ip, reports: 0, good: 0, neutral: 0, bad: 0, firstSeen: null, lastSeen: null }]));
+export async function ipEvidence(
+  prisma: PrismaClient,
+  workspaceId: number,
+  ips: readonly string[],
+): Promise<Map<string, IpEvidence>> {
+  const out = new Map<string, IpEvidence>(
+    ips.map((ip) => [ip, { ip, reports: 0, good: 0, neutral: 0, bad: 0, firstSeen: null, lastSeen: null }]),
+  );
   if (ips.length === 0) return out;
   const [reports, ratings] = await Promise.all([
     prisma.$queryRaw<Array<{ key: string; reports: number; first: Date; last: Date }>>`

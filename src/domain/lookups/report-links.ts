@@ -10,6 +10,7 @@ export function reportPath(code: string, key: string): string {
 
 export function reportLinks(baseUrl: string, ip: string, score: IpScore): ReportLinks {
   const dimensionLinks: ReportLinks['dimensionLinks'] = [];
-  for (const d of score.dimensions) if (d.matched && d.entity) dimensionLinks.push({ code: d.code, url: baseUrl + reportPath(d.code, d.entity.key) });
+  for (const d of score.dimensions)
+    if (d.matched && d.entity) dimensionLinks.push({ code: d.code, url: baseUrl + reportPath(d.code, d.entity.key) });
   return { reportLink: baseUrl + reportPath('ip', ip), dimensionLinks };
 }

@@ -9,7 +9,8 @@ import { readScoreSignal, type ScoreCommunitySignal } from '../community/network
 import type { IpMemoryCache, IpMemory } from '../memory/ip-memory.ts';
 import type { OverrideCache } from '../overrides/rule-cache.ts';
 import { applyOverride, type AppliedOverride } from '../overrides/apply.ts';
-import { scoreIp, type IpScore } from '../scoring/score.ts';
+import type { IpScore } from '../scoring/score.ts';
+import { callerScore } from './caller-score.ts';
 import { reportLinks, type ReportLinks } from './report-links.ts';
 import { isAppError, type ErrorCode } from '../../errors.ts';
 import type { ApiSurface, ScoreRefusal } from '../../platform/metrics.ts';
@@ -22,8 +23,15 @@ export type ScoreObserver = {
 const REFUSALS: Partial<Record<ErrorCode, ScoreRefusal>> = { quota_exceeded: 'quota', rate_limited: 'burst' };
 
 export type ScoreDeps = {
-  network: NetworkIndex; publications: PublicationCache; tiers: TierCatalog; meter: ScoreMeter;
-  community: CommunitySignals; ipMemory: IpMemoryCache; overrides: OverrideCache; baseUrl: string; observeScore?: ScoreObserver | undefined;
+  network: NetworkIndex;
+  publications: PublicationCache;
+  tiers: TierCatalog;
+  meter: ScoreMeter;
+  community: CommunitySignals;
+  ipMemory: IpMemoryCache;
+  overrides: OverrideCache;
+  baseUrl: string;
+  observeScore?: ScoreObserver | undefined;
 };
 
 /** The score answer in the domain's names, which are the GraphQL type's fields (read as plain properties, no resolvers). */
@@ -53,13 +61,14 @@ export type ScoreOutcome = ReportLinks & {
  * step fails too and the call is refused with 503 quota_unavailable, uncounted.
  */
 export async function scoreRequest(
-  input: { ip: string; viewer: Viewer; requester: string; surface?: MeteredSurface | undefined; via: ApiSurface }, deps: ScoreDeps,
+  input: { ip: string; viewer: Viewer; requester: string; surface?: MeteredSurface | undefined; via: ApiSurface },
+  deps: ScoreDeps,
 ): Promise<ScoreOutcome> {
   const { ip, viewer, surface = 'api_score' } = input;
   const tier = deps.tiers.get(viewer.tier);
   const nowMs = deps.meter.admit(tier, surface);
   const hierarchy = deps.network.resolve(ip);
-  const answer = scoreAnswer(ip, hierarchy, viewer, deps.publications.current(), deps);
+  const answer = scoreAnswer(ip, hierarchy, viewer, deps.publications.current(), deps, nowMs);
   const [communitySignal, quota] = await Promise.all([
     readScoreSignal(deps.community, hierarchy, nowMs),
     deps.meter.consume(viewer, tier, nowMs, surface),
@@ -83,13 +92,25 @@ export function refused(e: unknown, viewer: Viewer, via: ApiSurface, deps: Score
  * snapshot (plus the workspace's own layer and memory). The one shaping of a score, for a single call and for
  * each IP of a batch.
  */
-export function scoreAnswer(ip: string, hierarchy: Hierarchy, viewer: Viewer, snapshot: Snapshot, deps: ScoreDeps): Omit<ScoreOutcome, 'quota' | 'communitySignal'> {
-  const evidence = scoreIp(hierarchy, snapshot.global, snapshot.contextual(viewer.workspaceId));
-  const memory = deps.ipMemory.get(viewer.workspaceId, ip); // this process's copy: no query (ip-memory.ts)
+export function scoreAnswer(
+  ip: string,
+  hierarchy: Hierarchy,
+  viewer: Viewer,
+  snapshot: Snapshot,
+  deps: ScoreDeps,
+  nowMs: number,
+): Omit<ScoreOutcome, 'quota' | 'communitySignal'> {
+  // The workspace's memory is this process's copy: no query (ip-memory.ts).
+  const evidence = callerScore(hierarchy, snapshot, viewer.workspaceId, deps.ipMemory, nowMs);
+  const memory = deps.ipMemory.get(viewer.workspaceId, ip);
   // The workspace's rules, this process's copy too: no query (overrides/rule-cache.ts).
   const { score, override } = applyOverride(evidence, deps.overrides.find(viewer.workspaceId, hierarchy));
   return {
-    ip, apiKey: { name: viewer.keyName, prefix: viewer.keyPrefix }, score, override, memory,
+    ip,
+    apiKey: { name: viewer.keyName, prefix: viewer.keyPrefix },
+    score,
+    override,
+    memory,
     ...reportLinks(deps.baseUrl, ip, evidence),
     publication: { version: snapshot.version, publishedAt: snapshot.publishedAt },
   };

@@ -14,13 +14,26 @@ const DAY_MS = 86_400_000;
 
 const WHAT: Record<MailKind, string> = { confirmation: 'A confirmation e-mail', approval: 'The approval e-mail' };
 
-export async function admitMail(counters: CounterStore, to: string, kind: MailKind, about = '', nowMs = Date.now()): Promise<void> {
+export async function admitMail(
+  counters: CounterStore,
+  to: string,
+  kind: MailKind,
+  about = '',
+  nowMs = Date.now(),
+): Promise<void> {
   const who = addressKey(to);
   const cool = await counters.claimCooldown(`rl:{mail:${who}}:cool:${kind}:${about}`, MAIL_COOLDOWN_MS);
   if (!cool.claimed) {
     const s = Math.ceil(cool.retryAfterMs / 1000);
     throw rateLimited(`${WHAT[kind]} was sent to this address moments ago; another can be sent in ${inWords(s)}.`, s);
   }
-  await throttle(counters, `rl:{mail:${who}}:day`, MAIL_PER_ADDRESS_PER_DAY, DAY_MS,
-    (s) => `This address has been sent ${MAIL_PER_ADDRESS_PER_DAY} messages today, the most in one day; try again in ${inWords(s)}.`, nowMs);
+  await throttle(
+    counters,
+    `rl:{mail:${who}}:day`,
+    MAIL_PER_ADDRESS_PER_DAY,
+    DAY_MS,
+    (s) =>
+      `This address has been sent ${MAIL_PER_ADDRESS_PER_DAY} messages today, the most in one day; try again in ${inWords(s)}.`,
+    nowMs,
+  );
 }

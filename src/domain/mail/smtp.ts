@@ -5,7 +5,11 @@ import type { MailTransport } from './outbox.ts';
 export function smtpTransport(url: string): MailTransport {
   const transporter = nodemailer.createTransport(url);
   return {
-    async send(from, m) { await transporter.sendMail({ from, to: m.to, subject: m.subject, text: m.text }); },
-    close() { transporter.close(); },
+    async send(from, m) {
+      await transporter.sendMail({ from, to: m.to, subject: m.subject, text: m.text });
+    },
+    close() {
+      transporter.close();
+    },
   };
 }

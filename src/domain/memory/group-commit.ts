@@ -14,6 +14,7 @@
  * alone and never takes the other callers' writes with it. A statement that succeeded is never
  * retried, even when its answers cannot be built: a retry would write twice.
  */
+import { detachedFromWork } from '../../platform/work-budget.ts';
 
 /** How a batch is written: one statement for all inputs, then one answer per input. */
 export type BatchStatement<I, S, R> = {
@@ -30,7 +31,9 @@ export class GroupCommit<I, S, R> {
   private inFlight = 0;
 
   constructor(
-    private readonly statement: BatchStatement<I, S, R>, private readonly maxInFlight = 2, private readonly maxBatch = 256,
+    private readonly statement: BatchStatement<I, S, R>,
+    private readonly maxInFlight = 2,
+    private readonly maxBatch = 256,
     /** Told the size of each batch as its statement starts (the metrics' batch-size histogram). */
     private readonly onBatch?: (size: number) => void,
   ) {}
@@ -46,7 +49,7 @@ export class GroupCommit<I, S, R> {
     while (this.inFlight < this.maxInFlight && this.queue.length > 0) {
       const batch = this.queue.splice(0, this.maxBatch);
       this.inFlight++;
-      void this.run(batch).finally(() => {
+      void detachedFromWork(() => this.run(batch)).finally(() => {
         this.inFlight--;
         this.pump();
       });
@@ -71,7 +74,7 @@ export class GroupCommit<I, S, R> {
     // written: from here a failure is answered as one, never retried
     try {
       const answers = this.statement.answers(inputs, stored);
-      batch.forEach((p, i) => p.resolve(answers[i]!));
+      for (const [i, p] of batch.entries()) p.resolve(answers[i]!);
     } catch (e) {
       for (const p of batch) p.reject(e);
     }

@@ -24,7 +24,9 @@ export function requestHash(request: unknown): string {
  * write, a crash can never leave one without the other.
  */
 export async function writeOnce<R>(
-  prisma: PrismaClient, workspaceId: number, idem: Idempotency,
+  prisma: PrismaClient,
+  workspaceId: number,
+  idem: Idempotency,
   write: (tx: Prisma.TransactionClient) => Promise<WriteResult<R>>,
 ): Promise<Written<R>> {
   const hash = requestHash(idem.request);
@@ -34,7 +36,14 @@ export async function writeOnce<R>(
     const done = await prisma.$transaction(async (tx) => {
       const done = await write(tx);
       await tx.idempotencyRecord.create({
-        data: { workspaceId, key: idem.key, endpoint: idem.endpoint, requestHash: hash, status: 200, response: { id: done.id } },
+        data: {
+          workspaceId,
+          key: idem.key,
+          endpoint: idem.endpoint,
+          requestHash: hash,
+          status: 200,
+          response: { id: done.id },
+        },
       });
       return done;
     });
@@ -49,8 +58,15 @@ export async function writeOnce<R>(
   }
 }
 
-async function replay(prisma: PrismaClient, workspaceId: number, idem: Idempotency, hash: string): Promise<Written<never> | null> {
-  const record = await prisma.idempotencyRecord.findUnique({ where: { workspaceId_key: { workspaceId, key: idem.key } } });
+async function replay(
+  prisma: PrismaClient,
+  workspaceId: number,
+  idem: Idempotency,
+  hash: string,
+): Promise<Written<never> | null> {
+  const record = await prisma.idempotencyRecord.findUnique({
+    where: { workspaceId_key: { workspaceId, key: idem.key } },
+  });
   if (!record) return null;
   const replayed = replayOf(record, idem.endpoint, hash);
   if (replayed instanceof AppError) throw replayed;
@@ -60,14 +76,22 @@ async function replay(prisma: PrismaClient, workspaceId: number, idem: Idempoten
 type StoredRecord = { endpoint: string; requestHash: string; response: Prisma.JsonValue };
 
 /** What a stored record answers a request with this endpoint and hash: its write's id, or the key-reused refusal. */
-export function replayOf(record: StoredRecord, endpoint: Idempotency['endpoint'], hash: string, name?: string): Written<never> | AppError {
+export function replayOf(
+  record: StoredRecord,
+  endpoint: Idempotency['endpoint'],
+  hash: string,
+  name?: string,
+): Written<never> | AppError {
   if (record.endpoint !== endpoint || record.requestHash !== hash) return keyReused(name);
   return { id: (record.response as { id: number }).id, replayed: true };
 }
 
 /** `name`: what the caller sent the key as (the Idempotency-Key header; a bulk line's idempotency_key). */
 export function keyReused(name = 'Idempotency-Key'): AppError {
-  return new AppError('idempotency_key_reused', `This ${name} was already used with a different request; use a new key for a new request.`);
+  return new AppError(
+    'idempotency_key_reused',
+    `This ${name} was already used with a different request; use a new key for a new request.`,
+  );
 }
 
 export async function sweepIdempotency(prisma: PrismaClient, now = Date.now()) {

@@ -4,7 +4,15 @@
  */
 import { Prisma, type PrismaClient, type Rating } from '../../generated/prisma/client.ts';
 import { GroupCommit, type BatchStatement } from './group-commit.ts';
-import { addToMemory, memoryFromJson, type MemoryJson, type SubjectWithMemory } from './subject-memory.ts';
+import { ownItemWeight } from '../scoring/own-verdict.ts';
+import {
+  addToMemory,
+  ownVerdictAdded,
+  NO_OUTCOMES_ADDED,
+  memoryFromJson,
+  type MemoryJson,
+  type SubjectWithMemory,
+} from './subject-memory.ts';
 
 export type RatingInput = { workspaceId: number; apiKeyId: number; ip: string; rating: number; note: string };
 /** A stored rating with its subject and the subject's memory after the write, as the write returns it (so answering needs no second read). */
@@ -12,12 +20,18 @@ export type RatingRow = Rating & { subject: SubjectWithMemory };
 
 type Stored = Rating & { subjectKey: string; subjectCreatedAt: Date; memory: MemoryJson };
 
+/** A rating value's own-verdict weight (scoring/own-verdict.ts), as a SQL expression over "rating". */
+const weightOf = (value: -1 | 1) => ownItemWeight({ type: 'rating', rating: value, at: new Date(0), reporter: '' });
+const RATING_WEIGHT = Prisma.sql`(CASE rating."rating" WHEN -1 THEN ${weightOf(-1)}::float8 WHEN 1 THEN ${weightOf(1)}::float8 ELSE 0::float8 END)`;
+
 /** Per subject: its ratings of this statement by value, and the latest of them (the highest id). */
 const RATINGS_ADDED = Prisma.sql`
   SELECT "subjectId" AS subject_id, count(*) FILTER (WHERE "rating" = 1) AS good, count(*) FILTER (WHERE "rating" = 0) AS neutral,
          count(*) FILTER (WHERE "rating" = -1) AS bad, 0 AS reports, max("id") AS last_id,
          (array_agg("rating" ORDER BY "id" DESC))[1] AS last_rating, (array_agg("note" ORDER BY "id" DESC))[1] AS last_note,
-         (array_agg("createdAt" ORDER BY "id" DESC))[1] AS last_at
+         (array_agg("createdAt" ORDER BY "id" DESC))[1] AS last_at,
+         ${ownVerdictAdded(RATING_WEIGHT, Prisma.sql`rating."createdAt"`, Prisma.sql`false`)},
+         ${NO_OUTCOMES_ADDED}
   FROM rating GROUP BY "subjectId"`;
 
 /** Rows that carry the same values are interchangeable answers: they are matched to callers by these. */
@@ -29,7 +43,10 @@ const identity = (r: { workspaceId: number; apiKeyId: number | null; rating: num
  * node is found or created once, then every rating is inserted and added to its subject's memory
  * (subject-memory.ts).
  */
-async function storeRatings(prisma: Pick<PrismaClient, '$queryRaw'>, inputs: readonly RatingInput[]): Promise<Stored[]> {
+async function storeRatings(
+  prisma: Pick<PrismaClient, '$queryRaw'>,
+  inputs: readonly RatingInput[],
+): Promise<Stored[]> {
   const col = <T>(f: (r: RatingInput) => T): T[] => inputs.map(f);
   return prisma.$queryRaw<Stored[]>`-- prepared
     WITH input AS (
@@ -62,7 +79,12 @@ function answersFor(inputs: readonly RatingInput[], stored: readonly Stored[]): 
   const byIdentity = new Map<string, RatingRow[]>();
   for (const { subjectKey, subjectCreatedAt, memory, ...rating } of stored) {
     const subject: SubjectWithMemory = {
-      id: rating.subjectId, workspaceId: rating.workspaceId, kind: 'ipaddress', key: subjectKey, createdAt: subjectCreatedAt, memory: memoryFromJson(memory),
+      id: rating.subjectId,
+      workspaceId: rating.workspaceId,
+      kind: 'ipaddress',
+      key: subjectKey,
+      createdAt: subjectCreatedAt,
+      memory: memoryFromJson(memory),
     };
     const key = identity(rating, subjectKey);
     let rows = byIdentity.get(key);
@@ -77,12 +99,19 @@ function answersFor(inputs: readonly RatingInput[], stored: readonly Stored[]): 
 }
 
 /** The rating statement on a client (or a transaction): one statement, one row per input. */
-export function ratingStatement(prisma: Pick<PrismaClient, '$queryRaw'>): BatchStatement<RatingInput, Stored[], RatingRow> {
+export function ratingStatement(
+  prisma: Pick<PrismaClient, '$queryRaw'>,
+): BatchStatement<RatingInput, Stored[], RatingRow> {
   return { write: (inputs) => storeRatings(prisma, inputs), answers: answersFor };
 }
 
 export class RatingBatcher extends GroupCommit<RatingInput, Stored[], RatingRow> {
-  constructor(prisma: Pick<PrismaClient, '$queryRaw'>, maxInFlight?: number, maxBatch?: number, onBatch?: (size: number) => void) {
+  constructor(
+    prisma: Pick<PrismaClient, '$queryRaw'>,
+    maxInFlight?: number,
+    maxBatch?: number,
+    onBatch?: (size: number) => void,
+  ) {
     super(ratingStatement(prisma), maxInFlight, maxBatch, onBatch);
   }
 }

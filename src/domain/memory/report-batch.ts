@@ -6,15 +6,34 @@
  */
 import { Prisma, type PrismaClient, type Report, type ReportLink } from '../../generated/prisma/client.ts';
 import { GroupCommit, type BatchStatement } from './group-commit.ts';
-import { addToMemory, memoryFromJson, type MemoryJson, type SubjectWithMemory } from './subject-memory.ts';
+import { ownItemWeight, setsFloor } from '../scoring/own-verdict.ts';
+import {
+  addToMemory,
+  ownVerdictAdded,
+  outcomesAdded,
+  memoryFromJson,
+  type MemoryJson,
+  type SubjectWithMemory,
+} from './subject-memory.ts';
 
 /** A validated, normalised report (see schemas.ts), as `report` writes it. */
 export type ReportWrite = {
-  kind: string; key: string; title: string; summary: string; details: string;
-  outcomeCode: string; severity: string; tags: string[];
+  kind: string;
+  key: string;
+  title: string;
+  summary: string;
+  details: string;
+  outcomeCode: string;
+  severity: string;
+  tags: string[];
   relatedSubjects: Array<{ kind: string; key: string; role: string }>;
-  sharePolicy: string; namespace: string; eventType: string; status: string;
-  requestedVisibility: string; effectiveVisibility: string; policyNotice: string;
+  sharePolicy: string;
+  namespace: string;
+  eventType: string;
+  status: string;
+  requestedVisibility: string;
+  effectiveVisibility: string;
+  policyNotice: string;
 };
 /** A report with the workspace and API key it is written for. */
 export type NewReport = ReportWrite & { workspaceId: number; apiKeyId: number };
@@ -22,23 +41,45 @@ export type NewReport = ReportWrite & { workspaceId: number; apiKeyId: number };
  * A stored report with its subject and links, as the write returns it (so answering needs no second read);
  * each subject with its memory after the write.
  */
-export type ReportRow = Report & { subject: SubjectWithMemory; links: Array<ReportLink & { subject: SubjectWithMemory }> };
+export type ReportRow = Report & {
+  subject: SubjectWithMemory;
+  links: Array<ReportLink & { subject: SubjectWithMemory }>;
+};
 
 /** What the statement returns per report: its id and time, and the node of each subject it names (main first, then related in order). */
-type Stored = { ord: number; id: number; createdAt: Date; subjects: Array<{ id: number; createdAt: string; memory: MemoryJson }> };
+type Stored = {
+  ord: number;
+  id: number;
+  createdAt: Date;
+  subjects: Array<{ id: number; createdAt: string; memory: MemoryJson }>;
+};
 
 /** Per subject: the reports of this statement naming it, each once however many times it names it. */
 const REPORTS_ADDED = Prisma.sql`
-  SELECT s.id AS subject_id, 0 AS good, 0 AS neutral, 0 AS bad, count(DISTINCT i.ord) AS reports,
-         NULL::int AS last_id, NULL::int AS last_rating, NULL::text AS last_note, NULL::timestamptz AS last_at
-  FROM ref_input i JOIN subjects s ON s.ws = i.ws AND s.kind = i.kind AND s.key = i.key
-  GROUP BY s.id`;
+  SELECT about.subject_id, 0 AS good, 0 AS neutral, 0 AS bad, count(*) AS reports,
+         NULL::int AS last_id, NULL::int AS last_rating, NULL::text AS last_note, NULL::timestamptz AS last_at,
+         ${ownVerdictAdded(Prisma.sql`r.own_weight`, Prisma.sql`reports."createdAt"`, Prisma.sql`r.own_floor`)},
+         ${outcomesAdded(Prisma.sql`r.outcome_code`)}
+  FROM (SELECT DISTINCT s.id AS subject_id, i.ord FROM ref_input i JOIN subjects s ON s.ws = i.ws AND s.kind = i.kind AND s.key = i.key) about
+  JOIN report_input r ON r.ord = about.ord JOIN reports ON reports.id = r.id
+  GROUP BY about.subject_id`;
+
+/** A report's own-verdict weight (scoring/own-verdict.ts), sent with it so the statement only sums. */
+const ownWeight = (r: NewReport) =>
+  ownItemWeight({ type: 'report', outcomeCode: r.outcomeCode, severity: r.severity, at: new Date(0), reporter: '' });
 
 /** Every subject a batch names, report after report: the main subject (position -1), then the related ones in request order. */
 function referencesOf(inputs: readonly NewReport[]) {
   return inputs.flatMap((r, ord) => [
     { ord, ws: r.workspaceId, kind: r.kind, key: r.key, role: '', position: -1 },
-    ...r.relatedSubjects.map((s, position) => ({ ord, ws: r.workspaceId, kind: s.kind, key: s.key, role: s.role, position })),
+    ...r.relatedSubjects.map((s, position) => ({
+      ord,
+      ws: r.workspaceId,
+      kind: s.kind,
+      key: s.key,
+      role: s.role,
+      position,
+    })),
   ]);
 }
 
@@ -65,9 +106,10 @@ async function storeReports(prisma: Pick<PrismaClient, '$queryRaw'>, inputs: rea
         ${col((r) => r.apiKeyId)}::int[], ${col((r) => r.eventType)}::text[], ${col((r) => r.outcomeCode)}::text[], ${col((r) => r.severity)}::text[],
         ${col((r) => r.title)}::text[], ${col((r) => r.summary)}::text[], ${col((r) => r.details)}::text[],
         ${col((r) => r.status)}::text[], ${col((r) => r.sharePolicy)}::text[], ${col((r) => r.namespace)}::text[],
-        ${col((r) => r.requestedVisibility)}::text[], ${col((r) => r.effectiveVisibility)}::text[], ${col((r) => r.policyNotice)}::text[])
+        ${col((r) => r.requestedVisibility)}::text[], ${col((r) => r.effectiveVisibility)}::text[], ${col((r) => r.policyNotice)}::text[],
+        ${col(ownWeight)}::float8[], ${col((r) => setsFloor(r.outcomeCode, r.severity))}::bool[])
         AS t(ord, ws, kind, key, api_key, event_type, outcome_code, severity, title, summary, details, status, share_policy, namespace,
-             requested_visibility, effective_visibility, policy_notice)
+             requested_visibility, effective_visibility, policy_notice, own_weight, own_floor)
       ORDER BY ord),
     ref_input AS (
       SELECT * FROM unnest(${ref((r) => r.ord)}::int[], ${ref((r) => r.ws)}::int[], ${ref((r) => r.kind)}::text[],
@@ -127,15 +169,36 @@ function answersFor(inputs: readonly NewReport[], stored: readonly Stored[]): Re
     }
     const subjectAt = (i: number, kind: string, key: string): SubjectWithMemory => {
       const s = written.subjects[i]!;
-      return { id: s.id, workspaceId: input.workspaceId, kind, key, createdAt: new Date(s.createdAt), memory: memoryFromJson(s.memory) };
+      return {
+        id: s.id,
+        workspaceId: input.workspaceId,
+        kind,
+        key,
+        createdAt: new Date(s.createdAt),
+        memory: memoryFromJson(s.memory),
+      };
     };
     const subject = subjectAt(0, input.kind, input.key);
     return {
-      id: written.id, workspaceId: input.workspaceId, subjectId: subject.id, apiKeyId: input.apiKeyId,
-      eventType: input.eventType, outcomeCode: input.outcomeCode, severity: input.severity, title: input.title,
-      summary: input.summary, details: input.details, tags: input.tags, status: input.status, sharePolicy: input.sharePolicy,
-      namespace: input.namespace, requestedVisibility: input.requestedVisibility, effectiveVisibility: input.effectiveVisibility,
-      policyNotice: input.policyNotice, createdAt: new Date(written.createdAt), subject,
+      id: written.id,
+      workspaceId: input.workspaceId,
+      subjectId: subject.id,
+      apiKeyId: input.apiKeyId,
+      eventType: input.eventType,
+      outcomeCode: input.outcomeCode,
+      severity: input.severity,
+      title: input.title,
+      summary: input.summary,
+      details: input.details,
+      tags: input.tags,
+      status: input.status,
+      sharePolicy: input.sharePolicy,
+      namespace: input.namespace,
+      requestedVisibility: input.requestedVisibility,
+      effectiveVisibility: input.effectiveVisibility,
+      policyNotice: input.policyNotice,
+      createdAt: new Date(written.createdAt),
+      subject,
       links: input.relatedSubjects.map((r, position) => {
         const linked = subjectAt(1 + position, r.kind, r.key);
         return { reportId: written.id, subjectId: linked.id, role: r.role, position, subject: linked };
@@ -145,12 +208,19 @@ function answersFor(inputs: readonly NewReport[], stored: readonly Stored[]): Re
 }
 
 /** The report statement on a client (or a transaction): one statement, one row per input. */
-export function reportStatement(prisma: Pick<PrismaClient, '$queryRaw'>): BatchStatement<NewReport, Stored[], ReportRow> {
+export function reportStatement(
+  prisma: Pick<PrismaClient, '$queryRaw'>,
+): BatchStatement<NewReport, Stored[], ReportRow> {
   return { write: (inputs) => storeReports(prisma, inputs), answers: answersFor };
 }
 
 export class ReportBatcher extends GroupCommit<NewReport, Stored[], ReportRow> {
-  constructor(prisma: Pick<PrismaClient, '$queryRaw'>, maxInFlight?: number, maxBatch?: number, onBatch?: (size: number) => void) {
+  constructor(
+    prisma: Pick<PrismaClient, '$queryRaw'>,
+    maxInFlight?: number,
+    maxBatch?: number,
+    onBatch?: (size: number) => void,
+  ) {
     super(reportStatement(prisma), maxInFlight, maxBatch, onBatch);
   }
 }

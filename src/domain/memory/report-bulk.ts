@@ -55,7 +55,10 @@ export type BulkAnswer = { chunkSize: number; results: BulkResult[]; totals: Bul
  * exactly the lines that say so (safely, when they carry keys).
  */
 export async function writeReportLines(
-  deps: MemoryDeps & { bulkChunkSize: number }, viewer: Viewer, lines: readonly BulkLine[], asError: (e: unknown) => AppError,
+  deps: MemoryDeps & { bulkChunkSize: number },
+  viewer: Viewer,
+  lines: readonly BulkLine[],
+  asError: (e: unknown) => AppError,
 ): Promise<BulkAnswer> {
   const chunkSize = deps.bulkChunkSize;
   const results: BulkResult[] = [];
@@ -76,7 +79,8 @@ export async function writeReportLines(
       valid.forEach((v, i) => {
         const w = written[i]!;
         const line = chunk[v.at]!.line;
-        answers[v.at] = w instanceof AppError ? failed(line, w) : { line, status: w.replayed ? 'replayed' : 'created', id: w.id };
+        answers[v.at] =
+          w instanceof AppError ? failed(line, w) : { line, status: w.replayed ? 'replayed' : 'created', id: w.id };
       });
     } catch (e) {
       const error = asError(e);
@@ -105,7 +109,11 @@ type Planned = { report: ReportWrite; key: string | undefined; hash: string };
  * unique key then fails the transaction, nothing of the chunk was written, and the chunk is planned once more
  * from the records as they now are.
  */
-async function writeChunk(deps: MemoryDeps, viewer: Viewer, lines: readonly CheckedLine[]): Promise<Array<Written<ReportRow> | AppError>> {
+async function writeChunk(
+  deps: MemoryDeps,
+  viewer: Viewer,
+  lines: readonly CheckedLine[],
+): Promise<Array<Written<ReportRow> | AppError>> {
   const planned = lines.map((l): Planned => {
     const report = reportWriteOf(l.input);
     return { report, key: l.idempotencyKey, hash: l.idempotencyKey ? requestHash(report) : '' };
@@ -118,11 +126,17 @@ async function writeChunk(deps: MemoryDeps, viewer: Viewer, lines: readonly Chec
   }
 }
 
-async function attempt(deps: MemoryDeps, viewer: Viewer, planned: readonly Planned[]): Promise<Array<Written<ReportRow> | AppError>> {
+async function attempt(
+  deps: MemoryDeps,
+  viewer: Viewer,
+  planned: readonly Planned[],
+): Promise<Array<Written<ReportRow> | AppError>> {
   const { prisma } = deps;
   const workspaceId = viewer.workspaceId;
   const keys = [...new Set(planned.flatMap((p) => (p.key ? [p.key] : [])))];
-  const records = keys.length ? await prisma.idempotencyRecord.findMany({ where: { workspaceId, key: { in: keys } } }) : [];
+  const records = keys.length
+    ? await prisma.idempotencyRecord.findMany({ where: { workspaceId, key: { in: keys } } })
+    : [];
   const recorded = new Map(records.map((r) => [r.key, r]));
 
   // Each line: answered from a stored record, the same as an earlier line of this chunk, or written now.
@@ -132,27 +146,52 @@ async function attempt(deps: MemoryDeps, viewer: Viewer, planned: readonly Plann
   planned.forEach((p, i) => {
     if (p.key) {
       const record = recorded.get(p.key);
-      if (record) { outcome[i] = replayOf(record, 'report', p.hash, KEY_NAME); return; }
+      if (record) {
+        outcome[i] = replayOf(record, 'report', p.hash, KEY_NAME);
+        return;
+      }
       const first = firstWith.get(p.key);
-      if (first !== undefined) { outcome[i] = planned[first]!.hash === p.hash ? { sameAs: first } : keyReused(KEY_NAME); return; }
+      if (first !== undefined) {
+        outcome[i] = planned[first]!.hash === p.hash ? { sameAs: first } : keyReused(KEY_NAME);
+        return;
+      }
       firstWith.set(p.key, i);
     }
     toWrite.push(i);
   });
 
   const inputs: NewReport[] = toWrite.map((i) => ({ workspaceId, apiKeyId: viewer.apiKeyId, ...planned[i]!.report }));
-  const rows = inputs.length === 0 ? [] : await prisma.$transaction(async (tx) => {
-    const statement = reportStatement(tx);
-    const stored = statement.answers(inputs, await statement.write(inputs));
-    const keyed = toWrite.flatMap((i, n) => {
-      const p = planned[i]!;
-      return p.key ? [{ workspaceId, key: p.key, endpoint: 'report', requestHash: p.hash, status: 200, response: { id: stored[n]!.id } }] : [];
-    });
-    if (keyed.length) await tx.idempotencyRecord.createMany({ data: keyed });
-    return stored;
-  }, { timeout: CHUNK_TIMEOUT_MS, maxWait: CHUNK_TIMEOUT_MS });
+  const rows =
+    inputs.length === 0
+      ? []
+      : await prisma.$transaction(
+          async (tx) => {
+            const statement = reportStatement(tx);
+            const stored = statement.answers(inputs, await statement.write(inputs));
+            const keyed = toWrite.flatMap((i, n) => {
+              const p = planned[i]!;
+              return p.key
+                ? [
+                    {
+                      workspaceId,
+                      key: p.key,
+                      endpoint: 'report',
+                      requestHash: p.hash,
+                      status: 200,
+                      response: { id: stored[n]!.id },
+                    },
+                  ]
+                : [];
+            });
+            if (keyed.length) await tx.idempotencyRecord.createMany({ data: keyed });
+            return stored;
+          },
+          { timeout: CHUNK_TIMEOUT_MS, maxWait: CHUNK_TIMEOUT_MS },
+        );
   // committed: the memory the statement left shows in this process's next score, as after a single report
   deps.ipMemory.apply(rows.flatMap(subjectsOf));
-  toWrite.forEach((i, n) => { outcome[i] = { id: rows[n]!.id, replayed: false, row: rows[n]! }; });
+  toWrite.forEach((i, n) => {
+    outcome[i] = { id: rows[n]!.id, replayed: false, row: rows[n]! };
+  });
   return outcome.map((o) => ('sameAs' in o ? { id: (outcome[o.sameAs] as Written).id, replayed: true } : o));
 }

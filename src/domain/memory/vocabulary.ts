@@ -19,12 +19,20 @@ export type Rating = (typeof RATING_VALUES)[number];
 export const OUTCOMES = [
   { code: 'fraud_confirmed', direction: 'risk', meaning: 'Fraud was confirmed (e.g. by investigation or the victim).' },
   { code: 'chargeback', direction: 'risk', meaning: 'A payment was charged back.' },
-  { code: 'account_takeover', direction: 'risk', meaning: 'An account was taken over by someone other than its owner.' },
+  {
+    code: 'account_takeover',
+    direction: 'risk',
+    meaning: 'An account was taken over by someone other than its owner.',
+  },
   { code: 'credential_stuffing', direction: 'risk', meaning: 'Automated login attempts with leaked credentials.' },
   { code: 'fraud_watch', direction: 'risk', meaning: 'Suspected fraud, under watch but not confirmed.' },
   { code: 'spam', direction: 'risk', meaning: 'Unsolicited bulk messages or content.' },
   { code: 'scraping', direction: 'risk', meaning: 'Unwanted automated content harvesting.' },
-  { code: 'bot_activity', direction: 'risk', meaning: 'Automated traffic posing as people (other than scraping or stuffing).' },
+  {
+    code: 'bot_activity',
+    direction: 'risk',
+    meaning: 'Automated traffic posing as people (other than scraping or stuffing).',
+  },
   { code: 'abuse_other', direction: 'risk', meaning: 'Abuse not covered by another code (say what in the details).' },
   { code: 'legitimate', direction: 'benign', meaning: 'Checked and found legitimate.' },
   { code: 'false_positive', direction: 'benign', meaning: 'An earlier risk signal about this subject was wrong.' },
@@ -79,7 +87,11 @@ export const SHAREABLE_POLICIES = ['clear_share', 'green_share'] as const satisf
 
 export const VISIBILITIES = [
   { code: 'workspace', meaning: 'Only this workspace sees the report (the default).' },
-  { code: 'community', meaning: 'Also feeds the global published summaries; honoured only under a shareable share policy (clear_share, green_share).' },
+  {
+    code: 'community',
+    meaning:
+      'Also feeds the global published summaries; honoured only under a shareable share policy (clear_share, green_share).',
+  },
 ] as const;
 export const VISIBILITY_CODES = codesOf(VISIBILITIES);
 export type Visibility = (typeof VISIBILITY_CODES)[number];
@@ -109,14 +121,18 @@ export type ReportStatus = (typeof REPORT_STATUS_CODES)[number];
  * which only a shareable (TLP:CLEAR / TLP:GREEN) policy permits; otherwise the report stays
  * in the workspace and the notice says why, so the caller is never silently overridden.
  */
-export function effectiveVisibility(requested: Visibility, sharePolicy: SharePolicy): { effective: Visibility; notice: string } {
+export function effectiveVisibility(
+  requested: Visibility,
+  sharePolicy: SharePolicy,
+): { effective: Visibility; notice: string } {
   if (requested !== 'community' || (SHAREABLE_POLICIES as readonly string[]).includes(sharePolicy)) {
     return { effective: requested, notice: '' };
   }
   const tlp = SHARE_POLICIES.find((p) => p.code === sharePolicy)?.tlp ?? sharePolicy;
   return {
     effective: 'workspace',
-    notice: `Visibility community was downgraded to workspace: share policy ${sharePolicy} (${tlp}) does not allow `
-      + `publishing to community summaries; use ${SHAREABLE_POLICIES.join(' or ')} to contribute to them.`,
+    notice:
+      `Visibility community was downgraded to workspace: share policy ${sharePolicy} (${tlp}) does not allow ` +
+      `publishing to community summaries; use ${SHAREABLE_POLICIES.join(' or ')} to contribute to them.`,
   };
 }

@@ -1,7 +1,15 @@
 import { AppError } from '../../errors.ts';
 import type { CounterStore } from '../../platform/counters/types.ts';
 import { CounterUnavailableError } from '../../platform/counters/types.ts';
-import { burstKey, keyQuotaKey, nextUtcMidnightMs, quotaKey, retryAfterSeconds, utcDay, type QuotaSurface } from '../../platform/counters/keys.ts';
+import {
+  burstKey,
+  keyQuotaKey,
+  nextUtcMidnightMs,
+  quotaKey,
+  retryAfterSeconds,
+  utcDay,
+  type QuotaSurface,
+} from '../../platform/counters/keys.ts';
 import type { Viewer } from '../access/verifier.ts';
 import { requireScoreEligible, type Tier } from './tiers.ts';
 
@@ -30,7 +38,9 @@ const HISTORY_MS = 35 * 86_400_000;
 
 /** Each daily quota's limit in a tier, by its counter's name: one subscription grants all three. */
 const LIMIT: Record<QuotaSurface, (t: Tier) => number> = {
-  api_score: (t) => t.dailyLimit, direct_report: (t) => t.directReportLimit, agent_score: (t) => t.agentDailyLimit,
+  api_score: (t) => t.dailyLimit,
+  direct_report: (t) => t.directReportLimit,
+  agent_score: (t) => t.agentDailyLimit,
 };
 /** The surfaces a `score` call can be counted on, as messages name them. */
 const METERED = {
@@ -62,7 +72,9 @@ function posture(limit: number, used: number, nowMs: number): QuotaPosture {
 }
 
 /** Standard RateLimit-* headers (draft-ietf-httpapi-ratelimit-headers) for the daily quota. */
-export function rateLimitHeaders(q: Pick<QuotaPosture, 'dailyLimit' | 'remaining' | 'retryAfterSeconds'>): Record<string, string> {
+export function rateLimitHeaders(
+  q: Pick<QuotaPosture, 'dailyLimit' | 'remaining' | 'retryAfterSeconds'>,
+): Record<string, string> {
   return {
     'ratelimit-limit': String(q.dailyLimit),
     'ratelimit-remaining': String(q.remaining),
@@ -71,16 +83,28 @@ export function rateLimitHeaders(q: Pick<QuotaPosture, 'dailyLimit' | 'remaining
   };
 }
 
-const unavailable = () => new AppError('quota_unavailable',
-  'The quota service is unreachable, so score is refused rather than served unmetered. rate and report still work; retry shortly.',
-  undefined, undefined, { 'retry-after': '5' });
+const unavailable = () =>
+  new AppError(
+    'quota_unavailable',
+    'The quota service is unreachable, so score is refused rather than served unmetered. rate and report still work; retry shortly.',
+    undefined,
+    undefined,
+    { 'retry-after': '5' },
+  );
 
 async function guard<T>(work: () => Promise<T>): Promise<T> {
-  try { return await work(); } catch (e) { throw e instanceof CounterUnavailableError ? unavailable() : e; }
+  try {
+    return await work();
+  } catch (e) {
+    throw e instanceof CounterUnavailableError ? unavailable() : e;
+  }
 }
 
 export class ScoreMeter {
-  constructor(private readonly counters: CounterStore, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly counters: CounterStore,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** Eligibility, before any work is done; returns the call's clock reading. Needs no counter. */
   admit(tier: Tier, surface: MeteredSurface = 'api_score'): number {
@@ -94,31 +118,56 @@ export class ScoreMeter {
    * nothing. `units` is what the call costs on both counters: 1 for a score call, the distinct valid IPs of a
    * batch, reserved before its work (scoreBatchRequest); all of them count, or none.
    */
-  async consume(viewer: Viewer, tier: Tier, nowMs: number, surface: MeteredSurface = 'api_score', units = 1): Promise<QuotaPosture> {
+  async consume(
+    viewer: Viewer,
+    tier: Tier,
+    nowMs: number,
+    surface: MeteredSurface = 'api_score',
+    units = 1,
+  ): Promise<QuotaPosture> {
     const workspace = String(viewer.workspaceId);
     const limit = LIMIT[surface](tier);
     const day = utcDay(nowMs);
-    const result = await guard(() => this.counters.meterCall({
-      quotaKey: quotaKey(workspace, surface, day), dailyLimit: limit, quotaExpireAtMs: nextUtcMidnightMs(nowMs) + HISTORY_MS,
-      keyCountKey: keyQuotaKey(workspace, surface, day, viewer.keyPrefix),
-      burstKey: burstKey(workspace, viewer.keyPrefix), burstLimit: tier.burstPerSecond, burstWindowMs: 1000, nowMs, units,
-    }));
+    const result = await guard(() =>
+      this.counters.meterCall({
+        quotaKey: quotaKey(workspace, surface, day),
+        dailyLimit: limit,
+        quotaExpireAtMs: nextUtcMidnightMs(nowMs) + HISTORY_MS,
+        keyCountKey: keyQuotaKey(workspace, surface, day, viewer.keyPrefix),
+        burstKey: burstKey(workspace, viewer.keyPrefix),
+        burstLimit: tier.burstPerSecond,
+        burstWindowMs: 1000,
+        nowMs,
+        units,
+      }),
+    );
     const quota = posture(limit, result.used, nowMs);
     const batch = units === 1 ? '' : `This batch of ${units} IPs counts as ${units} calls, and not enough are left`;
     if (result.outcome === 'burst_limited') {
       const retry = retryAfterSeconds(result.burstResetAtMs, nowMs);
-      const message = batch ? `${batch} in this second's burst limit of ${tier.burstPerSecond} per key; retry after the second ends (this is not the daily quota).`
+      const message = batch
+        ? `${batch} in this second's burst limit of ${tier.burstPerSecond} per key; retry after the second ends (this is not the daily quota).`
         : `More than ${tier.burstPerSecond} score calls per second with this key; slow down (this is not the daily quota).`;
-      throw new AppError('rate_limited', message,
-        undefined, { burst: { limit: tier.burstPerSecond, window_s: 1 } }, { ...rateLimitHeaders(quota), 'retry-after': String(retry) });
+      throw new AppError(
+        'rate_limited',
+        message,
+        undefined,
+        { burst: { limit: tier.burstPerSecond, window_s: 1 } },
+        { ...rateLimitHeaders(quota), 'retry-after': String(retry) },
+      );
     }
     if (result.outcome === 'quota_exhausted') {
       // The reset instant travels in the body too: an agent host sees the tool result, not the Retry-After header.
-      const message = batch ? `${batch} today (${quota.remaining} of the ${METERED[surface].quota} of ${limit}); nothing was counted. It resets at ${quota.resetsAt} (00:00 UTC); send fewer IPs or upgrade the tier.`
+      const message = batch
+        ? `${batch} today (${quota.remaining} of the ${METERED[surface].quota} of ${limit}); nothing was counted. It resets at ${quota.resetsAt} (00:00 UTC); send fewer IPs or upgrade the tier.`
         : `The ${METERED[surface].quota} of ${limit} calls is used up; it resets at ${quota.resetsAt} (00:00 UTC). Upgrade the tier for more.`;
-      throw new AppError('quota_exceeded', message,
-        undefined, { quota: { ...quotaAnswer(quota), resets_at: quota.resetsAt } },
-        { 'retry-after': String(quota.retryAfterSeconds), ...rateLimitHeaders(quota) });
+      throw new AppError(
+        'quota_exceeded',
+        message,
+        undefined,
+        { quota: { ...quotaAnswer(quota), resets_at: quota.resetsAt } },
+        { 'retry-after': String(quota.retryAfterSeconds), ...rateLimitHeaders(quota) },
+      );
     }
     return quota;
   }
@@ -129,8 +178,13 @@ export class ScoreMeter {
    */
   async consumeReportPage(workspaceId: number, tier: Tier): Promise<{ counted: boolean; used: number }> {
     const nowMs = this.now();
-    return guard(() => this.counters.consumeIfBelow(
-      quotaKey(String(workspaceId), 'direct_report', utcDay(nowMs)), tier.directReportLimit, nextUtcMidnightMs(nowMs) + HISTORY_MS));
+    return guard(() =>
+      this.counters.consumeIfBelow(
+        quotaKey(String(workspaceId), 'direct_report', utcDay(nowMs)),
+        tier.directReportLimit,
+        nextUtcMidnightMs(nowMs) + HISTORY_MS,
+      ),
+    );
   }
 
   /** Today's posture of one quota without counting. */
@@ -144,7 +198,12 @@ export class ScoreMeter {
   async today(workspaceId: number, tier: Tier): Promise<Record<QuotaSurface, QuotaPosture>> {
     const nowMs = this.now();
     const surfaces = Object.keys(LIMIT) as QuotaSurface[];
-    const used = await guard(() => this.counters.peekMany(surfaces.map((s) => quotaKey(String(workspaceId), s, utcDay(nowMs)))));
-    return Object.fromEntries(surfaces.map((s, i) => [s, posture(LIMIT[s](tier), used[i] ?? 0, nowMs)])) as Record<QuotaSurface, QuotaPosture>;
+    const used = await guard(() =>
+      this.counters.peekMany(surfaces.map((s) => quotaKey(String(workspaceId), s, utcDay(nowMs)))),
+    );
+    return Object.fromEntries(surfaces.map((s, i) => [s, posture(LIMIT[s](tier), used[i] ?? 0, nowMs)])) as Record<
+      QuotaSurface,
+      QuotaPosture
+    >;
   }
 }

@@ -19,7 +19,9 @@ export function parseV4(text: string): number {
     if (c === 46) {
       if (digits === 0 || dots === 3) return -1;
       value = value * 256 + octet;
-      octet = 0; digits = 0; dots++;
+      octet = 0;
+      digits = 0;
+      dots++;
     } else if (c >= 48 && c <= 57) {
       if (digits > 0 && octet === 0) return -1;
       octet = octet * 10 + (c - 48);
@@ -90,7 +92,8 @@ export function parseAddress(text: string): ParsedAddress | null {
   const words = [0, 0, 0, 0];
   if (parseV6Into(text, words, 0)) {
     // IPv4-mapped (::ffff:a.b.c.d) is the IPv4 address, as in parseIp
-    if (words[0] === 0 && words[1] === 0 && words[2] === 0xffff) return { version: 4, canonical: v4Text(words[3]!), words: [words[3]!] };
+    if (words[0] === 0 && words[1] === 0 && words[2] === 0xffff)
+      return { version: 4, canonical: v4Text(words[3]!), words: [words[3]!] };
     return { version: 6, canonical: v6Text(words), words };
   }
   const parsed = parseIp(text);
@@ -117,11 +120,17 @@ export function v6Text(words: Words): string {
   for (let w = 0; w < 4; w++) groups.push(words[w]! >>> 16, words[w]! & 0xffff);
   let bestStart = -1;
   let bestLen = 1;
-  for (let i = 0; i < 8;) {
-    if (groups[i] !== 0) { i++; continue; }
+  for (let i = 0; i < 8; ) {
+    if (groups[i] !== 0) {
+      i++;
+      continue;
+    }
     let j = i;
     while (j < 8 && groups[j] === 0) j++;
-    if (j - i > bestLen) { bestStart = i; bestLen = j - i; }
+    if (j - i > bestLen) {
+      bestStart = i;
+      bestLen = j - i;
+    }
     i = j;
   }
   const hex = groups.map((g) => g.toString(16));

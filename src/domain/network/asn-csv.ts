@@ -47,7 +47,10 @@ function writeAddress(field: string, version: 4 | 6, out: Uint32Array, at: numbe
   if (field.includes(':')) return parseV6Into(field, out, at);
   if (!/^\d+$/.test(field)) return false;
   let big = BigInt(field); // decimal 128-bit form (asn-ipv6-num.csv)
-  for (let k = 3; k >= 0; k--) { out[at + k] = Number(big & 0xffffffffn); big >>= 32n; }
+  for (let k = 3; k >= 0; k--) {
+    out[at + k] = Number(big & 0xffffffffn);
+    big >>= 32n;
+  }
   return big === 0n;
 }
 
@@ -82,9 +85,17 @@ export function parseAsnCsv(text: string, version: 4 | 6, orgs: OrgTable): { tab
       let value = '';
       for (;;) {
         const close = text.indexOf('"', q);
-        if (close === -1) { value += text.slice(q); q = text.length; break; }
+        if (close === -1) {
+          value += text.slice(q);
+          q = text.length;
+          break;
+        }
         value += text.slice(q, close);
-        if (text.charCodeAt(close + 1) === 34) { value += '"'; q = close + 2; continue; }
+        if (text.charCodeAt(close + 1) === 34) {
+          value += '"';
+          q = close + 2;
+          continue;
+        }
         q = close + 1;
         break;
       }
@@ -97,9 +108,13 @@ export function parseAsnCsv(text: string, version: 4 | 6, orgs: OrgTable): { tab
     }
     if (org.endsWith('\r')) org = org.slice(0, -1);
     const asn = Number(text.slice(c2 + 1, c3));
-    if (writeAddress(text.slice(pos, c1), version, starts, count * width)
-      && writeAddress(text.slice(c1 + 1, c2), version, ends, count * width)
-      && Number.isInteger(asn) && asn >= 0 && asn <= 0xffffffff) {
+    if (
+      writeAddress(text.slice(pos, c1), version, starts, count * width) &&
+      writeAddress(text.slice(c1 + 1, c2), version, ends, count * width) &&
+      Number.isInteger(asn) &&
+      asn >= 0 &&
+      asn <= 0xffffffff
+    ) {
       asns[count] = asn;
       orgIds[count] = orgs.intern(org.trim());
       count++;
@@ -107,9 +122,13 @@ export function parseAsnCsv(text: string, version: 4 | 6, orgs: OrgTable): { tab
     pos = next;
   }
   const table: RangeTable = {
-    version, width, count,
-    starts: starts.slice(0, count * width), ends: ends.slice(0, count * width),
-    asns: asns.slice(0, count), orgIds: orgIds.slice(0, count),
+    version,
+    width,
+    count,
+    starts: starts.slice(0, count * width),
+    ends: ends.slice(0, count * width),
+    asns: asns.slice(0, count),
+    orgIds: orgIds.slice(0, count),
   };
   return { table: normaliseRows(table), skipped };
 }

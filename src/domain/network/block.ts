@@ -37,7 +37,11 @@ const PREFIX = /^\d{1,3}$/;
 export function parseBlock(input: string): BlockParse {
   const text = input.trim();
   const slash = text.indexOf('/');
-  if (slash < 0) return { ok: false, reason: 'must be a CIDR block with its prefix length, such as 203.0.113.0/24 or 2001:db8:1::/48' };
+  if (slash < 0)
+    return {
+      ok: false,
+      reason: 'must be a CIDR block with its prefix length, such as 203.0.113.0/24 or 2001:db8:1::/48',
+    };
   const address = text.slice(0, slash);
   const prefixText = text.slice(slash + 1);
   const parsed = parseIp(address);
@@ -46,11 +50,15 @@ export function parseBlock(input: string): BlockParse {
     return { ok: false, reason: 'is an IPv4-mapped IPv6 block; write it as an IPv4 block (such as 203.0.113.0/24)' };
   }
   const bits = parsed.version === 4 ? 32 : 128;
-  if (!PREFIX.test(prefixText) || Number(prefixText) > bits) return { ok: false, reason: `must have a prefix length of 0 to ${bits}` };
+  if (!PREFIX.test(prefixText) || Number(prefixText) > bits)
+    return { ok: false, reason: `must have a prefix length of 0 to ${bits}` };
   const prefix = Number(prefixText);
   const bound = BLOCK_BOUNDS[parsed.version];
   if (prefix < bound) {
-    return { ok: false, reason: `is larger than the largest block checked: IPv${parsed.version} /${bound} (a /${bound} or a longer prefix)` };
+    return {
+      ok: false,
+      reason: `is larger than the largest block checked: IPv${parsed.version} /${bound} (a /${bound} or a longer prefix)`,
+    };
   }
   const words = bytesToWords(parsed.bytes);
   const network = networkOf(words, prefix);
@@ -58,8 +66,13 @@ export function parseBlock(input: string): BlockParse {
   return {
     ok: true,
     block: {
-      cidr, version: parsed.version, prefix, first: wordsText(network), last: wordsText(lastOf(network, prefix)),
-      size: 1n << BigInt(bits - prefix), hostBitsCleared: network.some((w, i) => w !== words[i]),
+      cidr,
+      version: parsed.version,
+      prefix,
+      first: wordsText(network),
+      last: wordsText(lastOf(network, prefix)),
+      size: 1n << BigInt(bits - prefix),
+      hostBitsCleared: network.some((w, i) => w !== words[i]),
     },
   };
 }

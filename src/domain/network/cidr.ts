@@ -6,7 +6,8 @@
  * block of the range's standard (minimal) CIDR decomposition that holds the IP. A range that is
  * itself one prefix (the usual case) therefore yields exactly that prefix.
  */
-import { wordsText, type Words } from './address-words.ts';
+import { bytesToWords, wordsText, type Words } from './address-words.ts';
+import { parseIp } from './ip.ts';
 
 /** Index (0 = most significant) of the first bit where a and b differ; `bits` when equal. */
 function firstDifferentBit(a: Words, b: Words): number {
@@ -22,7 +23,10 @@ function trailingBits(words: Words, bit: 0 | 1): number {
   let count = 0;
   for (let w = words.length - 1; w >= 0; w--) {
     const v = (bit === 0 ? words[w]! : ~words[w]!) >>> 0;
-    if (v === 0) { count += 32; continue; }
+    if (v === 0) {
+      count += 32;
+      continue;
+    }
     return count + (31 - Math.clz32((v & -v) >>> 0));
   }
   return count;
@@ -58,4 +62,20 @@ export function cidrText(ip: Words, prefix: number): string {
 /** Addresses in a prefix of this length (IPv6 sizes are floats). */
 export function prefixSize(bits: number, prefix: number): number {
   return 2 ** (bits - prefix);
+}
+
+/**
+ * Whether the block "net/len" holds the canonical address `ip` (both in one family; false for anything unreadable).
+ * Parses both each time: it runs only for the few blocks a feed lists in the IP's subnet.
+ */
+export function blockHolds(block: string, ip: string): boolean {
+  const slash = block.indexOf('/');
+  const net = parseIp(block.slice(0, slash));
+  const addr = parseIp(ip);
+  const prefix = Number(block.slice(slash + 1));
+  if (slash < 0 || !net.ok || !addr.ok || net.version !== addr.version || !Number.isInteger(prefix)) return false;
+  if (prefix < 0 || prefix > addr.bytes.length * 8) return false;
+  const a = networkOf(bytesToWords(addr.bytes), prefix);
+  const n = networkOf(bytesToWords(net.bytes), prefix);
+  return a.every((w, i) => w === n[i]);
 }

@@ -25,7 +25,11 @@ export class GeoIndex {
   // build-time only: one copy of each repeated name (dropped after the build: a function cannot cross to the main thread)
   private shared: ((name: string) => string) | null = sharedTexts();
   private readonly families: Partial<Record<Family, FamilyIndex>> = {};
-  private readonly keys: Record<PlaceCode, KeyColumn> = { city: GeoIndex.column(), region: GeoIndex.column(), country: GeoIndex.column() };
+  private readonly keys: Record<PlaceCode, KeyColumn> = {
+    city: GeoIndex.column(),
+    region: GeoIndex.column(),
+    country: GeoIndex.column(),
+  };
 
   private static column(): KeyColumn {
     return { ids: [], numbers: new KeyNumbers(), totals: new FamilyTotals() };
@@ -34,7 +38,7 @@ export class GeoIndex {
   constructor(trees: Partial<Record<Family, MmdbTree>>) {
     for (const version of [4, 6] as const) {
       const tree = trees[version];
-      if (tree && tree.covers(version)) this.families[version] = this.index(tree, version);
+      if (tree?.covers(version)) this.families[version] = this.index(tree, version);
     }
     this.placeNumbers.forget();
     this.shared = null;
@@ -49,9 +53,18 @@ export class GeoIndex {
     const families: GeoIndex['families'] = {};
     for (const version of [4, 6] as const) {
       const family = clone.families[version];
-      if (family) families[version] = { tree: MmdbTree.revive(family.tree), placeOf: PointerTable.revive(family.placeOf), entities: [] };
+      if (family)
+        families[version] = {
+          tree: MmdbTree.revive(family.tree),
+          placeOf: PointerTable.revive(family.placeOf),
+          entities: [],
+        };
     }
-    const column = ({ ids, totals }: KeyColumn): KeyColumn => ({ ids, numbers: new KeyNumbers(), totals: FamilyTotals.revive(totals) });
+    const column = ({ ids, totals }: KeyColumn): KeyColumn => ({
+      ids,
+      numbers: new KeyNumbers(),
+      totals: FamilyTotals.revive(totals),
+    });
     const one = sharedTexts();
     for (const place of clone.places) {
       place.cc = one(place.cc);
@@ -59,7 +72,8 @@ export class GeoIndex {
       if (place.regionName !== null) place.regionName = one(place.regionName);
     }
     return revive(GeoIndex, clone, {
-      placeNumbers: new KeyNumbers(), families,
+      placeNumbers: new KeyNumbers(),
+      families,
       keys: { city: column(clone.keys.city), region: column(clone.keys.region), country: column(clone.keys.country) },
     });
   }
@@ -92,13 +106,17 @@ export class GeoIndex {
   private intern(place: Place): number {
     const id = `${place.cc}\u0000${place.regionName ?? ''}\u0000${place.cityName ?? ''}`;
     const n = this.placeNumbers.of(id);
-    if (n === this.places.length) { // a new place
+    if (n === this.places.length) {
+      // a new place
       this.places.push({
-        cc: this.shared!(place.cc), countryName: this.shared!(place.countryName),
-        regionName: place.regionName === null ? null : this.shared!(place.regionName), cityName: place.cityName,
+        cc: this.shared!(place.cc),
+        countryName: this.shared!(place.countryName),
+        regionName: place.regionName === null ? null : this.shared!(place.regionName),
+        cityName: place.cityName,
       });
       // keys are built once per place, not once per record
-      const number = (code: PlaceCode, key: string | null) => this.keys[code].ids.push(key === null ? -1 : this.keys[code].numbers.of(key));
+      const number = (code: PlaceCode, key: string | null) =>
+        this.keys[code].ids.push(key === null ? -1 : this.keys[code].numbers.of(key));
       number('city', cityKey(place));
       number('region', regionKey(place));
       number('country', countryKey(place));

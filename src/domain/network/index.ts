@@ -15,7 +15,14 @@
  */
 export { DIMENSION_CODES } from './types.ts';
 export type {
-  DimensionCode, DimensionEntity, DimensionMatch, Hierarchy, NetworkDataOptions, NetworkIndex, NetworkStats, SpecialRange,
+  DimensionCode,
+  DimensionEntity,
+  DimensionMatch,
+  Hierarchy,
+  NetworkDataOptions,
+  NetworkIndex,
+  NetworkStats,
+  SpecialRange,
 } from './types.ts';
 export { loadNetworkData, defaultDataFiles } from './load.ts';
 export { findSpecialRange, SPECIAL_RANGES } from './special-ranges.ts';

@@ -60,6 +60,7 @@ function dottedTailToHex(text: string): string | null {
 /** A canonical IP from a caller's argument, or invalid_request naming `field`. */
 export function requireIp(input: unknown, field = 'ip'): string {
   const parsed = parseIp(input);
-  if (!parsed.ok) throw new AppError('invalid_request', `${field} ${parsed.reason}.`, [{ field, message: parsed.reason }]);
+  if (!parsed.ok)
+    throw new AppError('invalid_request', `${field} ${parsed.reason}.`, [{ field, message: parsed.reason }]);
   return parsed.canonical;
 }

@@ -21,14 +21,103 @@
  */
 
 const LEGAL_TAIL = new Set([
-  'inc', 'incorporated', 'llc', 'ltd', 'ltda', 'limited', 'gmbh', 'mbh', 'sa', 'sau', 'saa', 'sas', 'sarl',
-  'corp', 'corporation', 'co', 'company', 'ag', 'bv', 'nv', 'plc', 'pty', 'srl', 'sro', 'spa', 'kg',
-  'ohg', 'ab', 'as', 'asa', 'oy', 'oyj', 'kk', 'lp', 'llp', 'jsc', 'pjsc', 'ojsc', 'cjsc', 'cv',
-  'sl', 'slu', 'bhd', 'sdn', 'eirl', 'eireli', 'me', 'sac', 'ooo', 'zao', 'oao', 'pao', 'ao', 'ek',
-  'gmbhcoohg', 'gmbhcokg', 'coohg', 'cokg', 'akcyjna', 'spolka', 'zoo', 'oo', 'doo', 'ad', 'ltdsti',
+  'inc',
+  'incorporated',
+  'llc',
+  'ltd',
+  'ltda',
+  'limited',
+  'gmbh',
+  'mbh',
+  'sa',
+  'sau',
+  'saa',
+  'sas',
+  'sarl',
+  'corp',
+  'corporation',
+  'co',
+  'company',
+  'ag',
+  'bv',
+  'nv',
+  'plc',
+  'pty',
+  'srl',
+  'sro',
+  'spa',
+  'kg',
+  'ohg',
+  'ab',
+  'as',
+  'asa',
+  'oy',
+  'oyj',
+  'kk',
+  'lp',
+  'llp',
+  'jsc',
+  'pjsc',
+  'ojsc',
+  'cjsc',
+  'cv',
+  'sl',
+  'slu',
+  'bhd',
+  'sdn',
+  'eirl',
+  'eireli',
+  'me',
+  'sac',
+  'ooo',
+  'zao',
+  'oao',
+  'pao',
+  'ao',
+  'ek',
+  'gmbhcoohg',
+  'gmbhcokg',
+  'coohg',
+  'cokg',
+  'akcyjna',
+  'spolka',
+  'zoo',
+  'oo',
+  'doo',
+  'ad',
+  'ltdsti',
 ]);
-const CONNECTORS = new Set(['de', '&', 'and', 'public', 'private', 'joint', 'stock', 'liability', 'closed', 'open', 'pvt', 'sp', 'z']);
-const LEGAL_HEAD = new Set(['llc', 'ooo', 'zao', 'oao', 'pao', 'ao', 'jsc', 'pjsc', 'ojsc', 'cjsc', 'pt', 'cv', 'tov', 'too']);
+const CONNECTORS = new Set([
+  'de',
+  '&',
+  'and',
+  'public',
+  'private',
+  'joint',
+  'stock',
+  'liability',
+  'closed',
+  'open',
+  'pvt',
+  'sp',
+  'z',
+]);
+const LEGAL_HEAD = new Set([
+  'llc',
+  'ooo',
+  'zao',
+  'oao',
+  'pao',
+  'ao',
+  'jsc',
+  'pjsc',
+  'ojsc',
+  'cjsc',
+  'pt',
+  'cv',
+  'tov',
+  'too',
+]);
 
 function comparable(word: string): string {
   return word.toLowerCase().replace(/\./g, '');
@@ -45,8 +134,15 @@ export function ispBrandName(orgName: string): string {
   let strippedLegal = false;
   while (end > 1) {
     const word = comparable(words[end - 1]!);
-    if (LEGAL_TAIL.has(word)) { strippedLegal = true; end--; continue; }
-    if (strippedLegal && CONNECTORS.has(word)) { end--; continue; }
+    if (LEGAL_TAIL.has(word)) {
+      strippedLegal = true;
+      end--;
+      continue;
+    }
+    if (strippedLegal && CONNECTORS.has(word)) {
+      end--;
+      continue;
+    }
     break;
   }
   let start = 0;

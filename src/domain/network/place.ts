@@ -65,7 +65,12 @@ export function placeFromRecord(record: unknown): Place | null {
 }
 
 export function slug(name: string): string {
-  const s = name.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '');
+  const s = name
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '');
   if (s !== '') return s;
   return `u${Array.from(name.trim(), (ch) => ch.codePointAt(0)!.toString(16)).join('_')}`;
 }

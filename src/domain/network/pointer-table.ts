@@ -37,7 +37,10 @@ export class PointerTable {
     let slot = Math.imul(pointer, 0x9e3779b1) & this.mask;
     for (;;) {
       const key = this.keys[slot]!;
-      if (key === pointer) { this.sums[slot] = this.sums[slot]! + addresses; return; }
+      if (key === pointer) {
+        this.sums[slot] = this.sums[slot]! + addresses;
+        return;
+      }
       if (key === 0) break;
       slot = (slot + 1) & this.mask;
     }

@@ -26,7 +26,10 @@ export function findRow(table: RangeTable, words: Words): number {
     let found = -1;
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
-      if (starts[mid]! <= ip) { found = mid; lo = mid + 1; } else hi = mid - 1;
+      if (starts[mid]! <= ip) {
+        found = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
     }
     return found !== -1 && ip <= ends[found]! ? found : -1;
   }
@@ -35,7 +38,10 @@ export function findRow(table: RangeTable, words: Words): number {
   let found = -1;
   while (lo <= hi) {
     const mid = (lo + hi) >>> 1;
-    if (compareWords(starts, mid * 4, words, 0, 4) <= 0) { found = mid; lo = mid + 1; } else hi = mid - 1;
+    if (compareWords(starts, mid * 4, words, 0, 4) <= 0) {
+      found = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
   }
   return found !== -1 && compareWords(words, 0, ends, found * 4, 4) <= 0 ? found : -1;
 }
@@ -69,7 +75,8 @@ export function rowSize(table: RangeTable, row: number): number {
 export function normaliseRows(table: RangeTable): RangeTable {
   const w = table.width;
   let sorted = true;
-  for (let i = 1; i < table.count && sorted; i++) sorted = compareWords(table.starts, (i - 1) * w, table.starts, i * w, w) <= 0;
+  for (let i = 1; i < table.count && sorted; i++)
+    sorted = compareWords(table.starts, (i - 1) * w, table.starts, i * w, w) <= 0;
   const t = sorted ? table : sortRows(table);
   for (let i = 1; i < t.count; i++) {
     if (compareWords(t.ends, (i - 1) * w, t.starts, i * w, w) < 0) continue;
@@ -91,8 +98,16 @@ function sortRows(table: RangeTable): RangeTable {
   order.sort((a, b) => compareWords(table.starts, a * w, table.starts, b * w, w));
   const pick = (src: Uint32Array, n: number): Uint32Array => {
     const out = new Uint32Array(table.count * n);
-    order.forEach((from, to) => out.set(src.subarray(from * n, from * n + n), to * n));
+    order.forEach((from, to) => {
+      out.set(src.subarray(from * n, from * n + n), to * n);
+    });
     return out;
   };
-  return { ...table, starts: pick(table.starts, w), ends: pick(table.ends, w), asns: pick(table.asns, 1), orgIds: pick(table.orgIds, 1) };
+  return {
+    ...table,
+    starts: pick(table.starts, w),
+    ends: pick(table.ends, w),
+    asns: pick(table.asns, 1),
+    orgIds: pick(table.orgIds, 1),
+  };
 }

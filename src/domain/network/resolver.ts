@@ -6,7 +6,13 @@ import type { ParsedAddress } from './address-words.ts';
 import type { GeoIndex } from './geo-index.ts';
 import type { OwnerIndex } from './owner-index.ts';
 import { findSpecialRange } from './special-ranges.ts';
-import { DIMENSION_CODES, type DimensionCode, type DimensionEntity, type DimensionMatch, type Hierarchy } from './types.ts';
+import {
+  DIMENSION_CODES,
+  type DimensionCode,
+  type DimensionEntity,
+  type DimensionMatch,
+  type Hierarchy,
+} from './types.ts';
 
 const NO_ROUTE = 'no announced route in the network data covers this address';
 const NO_ORG = 'the network data names no organisation for this address';
@@ -21,12 +27,18 @@ function match(code: DimensionCode, entity: DimensionEntity | null, whyNot: stri
 
 export function resolveAddress(address: ParsedAddress, owners: OwnerIndex, geo: GeoIndex): Hierarchy {
   const version = address.version;
-  const ip: DimensionMatch = { code: 'ip', entity: { code: 'ip', key: address.canonical, name: address.canonical, size: 1 }, reason: null };
+  const ip: DimensionMatch = {
+    code: 'ip',
+    entity: { code: 'ip', key: address.canonical, name: address.canonical, size: 1 },
+    reason: null,
+  };
   const special = findSpecialRange(address.words);
   if (special !== null) {
     const reason = `${special.name} address (${special.cidr}): ${special.reason}`;
     return {
-      ip: address.canonical, version, special,
+      ip: address.canonical,
+      version,
+      special,
       dimensions: DIMENSION_CODES.map((code) => (code === 'ip' ? ip : { code, entity: null, reason })),
       subnetSource: 'none',
     };
@@ -34,7 +46,12 @@ export function resolveAddress(address: ParsedAddress, owners: OwnerIndex, geo: 
   const owner = owners.lookup(address.words);
   const place = geo.lookup(address.words);
   const routed = owner.subnet.source === 'announced';
-  const subnet: DimensionEntity = { code: 'subnet', key: owner.subnet.cidr, name: owner.subnet.cidr, size: owner.subnet.size };
+  const subnet: DimensionEntity = {
+    code: 'subnet',
+    key: owner.subnet.cidr,
+    name: owner.subnet.cidr,
+    size: owner.subnet.size,
+  };
   const dims: DimensionMatch[] = [
     ip,
     { code: 'subnet', entity: subnet, reason: null },

@@ -5,7 +5,11 @@
  * the class holding the clone's fields, with `fields` replacing the ones that need more than a
  * prototype (nested class instances, build-time maps, a Buffer that arrived as a Uint8Array).
  */
-export function revive<T extends object>(cls: { prototype: T }, clone: object, fields: Record<string, unknown> = {}): T {
+export function revive<T extends object>(
+  cls: { prototype: T },
+  clone: object,
+  fields: Record<string, unknown> = {},
+): T {
   return Object.assign(Object.create(cls.prototype) as T, clone, fields);
 }
 

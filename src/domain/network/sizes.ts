@@ -62,7 +62,7 @@ export class AsnTotals {
   get(version: Family, asn: number): number {
     if (this.loading) return this.loading[version].get(asn) ?? 0;
     const { asns, sizes } = this.sealed![version];
-    for (let lo = 0, hi = asns.length - 1; lo <= hi;) {
+    for (let lo = 0, hi = asns.length - 1; lo <= hi; ) {
       const mid = (lo + hi) >>> 1;
       const at = asns[mid]!;
       if (at === asn) return sizes[mid]!;

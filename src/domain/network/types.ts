@@ -6,7 +6,14 @@ export type DimensionCode = 'ip' | 'subnet' | 'isp' | 'asn' | 'org' | 'city' | '
 
 /** Every dimension, most specific first. `Hierarchy.dimensions` always follows this order. */
 export const DIMENSION_CODES: readonly DimensionCode[] = Object.freeze([
-  'ip', 'subnet', 'isp', 'asn', 'org', 'city', 'region', 'country',
+  'ip',
+  'subnet',
+  'isp',
+  'asn',
+  'org',
+  'city',
+  'region',
+  'country',
 ] as const);
 
 /**
@@ -45,7 +52,14 @@ export type NetworkDataOptions = {
   maxmindIspMmdb?: string;
 };
 
-export type NetworkStats = { loadMs: number; v4Ranges: number; v6Ranges: number; orgs: number };
+export type NetworkStats = {
+  loadMs: number;
+  v4Ranges: number;
+  v6Ranges: number;
+  orgs: number;
+  /** The on-disk image of the index (image.ts): read instead of building, written after building, or not kept. */
+  image: 'read' | 'written' | 'off' | `not written: ${string}`;
+};
 
 export interface NetworkIndex {
   /** Resolve a canonical IP (as printed by `parseIp`). Throws only when the text is not an IP at all. */

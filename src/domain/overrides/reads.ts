@@ -15,11 +15,17 @@ function paged<T extends { id: number }>(rows: T[], take: number): Page<T> {
  * A workspace's rules, oldest first, through the workspace-scoped client (domain/workspace/scope.ts):
  * active (in force now), inactive (expired, or past their own expiry) or all.
  */
-export async function listOverrides(prisma: PrismaClient, workspaceId: number, q: { state: RuleState; limit: number; cursor?: number | null | undefined }): Promise<Page<OverrideRule>> {
+export async function listOverrides(
+  prisma: PrismaClient,
+  workspaceId: number,
+  q: { state: RuleState; limit: number; cursor?: number | null | undefined },
+): Promise<Page<OverrideRule>> {
   const now = new Date();
   const state = q.state === 'active' ? inForceWhere(now) : q.state === 'inactive' ? notInForceWhere(now) : {};
   const rows = await workspaceDb(prisma, workspaceId).overrideRule.findMany({
-    where: { ...state, ...(q.cursor ? { id: { gt: q.cursor } } : {}) }, orderBy: { id: 'asc' }, take: q.limit + 1,
+    where: { ...state, ...(q.cursor ? { id: { gt: q.cursor } } : {}) },
+    orderBy: { id: 'asc' },
+    take: q.limit + 1,
   });
   return paged(rows, q.limit);
 }
@@ -30,10 +36,14 @@ export async function listOverrides(prisma: PrismaClient, workspaceId: number, q
  * the last id of the previous page either way.
  */
 export async function overrideAudit(
-  prisma: PrismaClient, workspaceId: number, q: { limit: number; cursor?: number | null | undefined; newestFirst?: boolean },
+  prisma: PrismaClient,
+  workspaceId: number,
+  q: { limit: number; cursor?: number | null | undefined; newestFirst?: boolean },
 ): Promise<Page<OverrideAudit>> {
   const rows = await workspaceDb(prisma, workspaceId).overrideAudit.findMany({
-    where: q.cursor ? { id: q.newestFirst ? { lt: q.cursor } : { gt: q.cursor } } : {}, orderBy: { id: q.newestFirst ? 'desc' : 'asc' }, take: q.limit + 1,
+    where: q.cursor ? { id: q.newestFirst ? { lt: q.cursor } : { gt: q.cursor } } : {},
+    orderBy: { id: q.newestFirst ? 'desc' : 'asc' },
+    take: q.limit + 1,
   });
   return paged(rows, q.limit);
 }

@@ -7,8 +7,16 @@ import type { TargetKind } from './target.ts';
 
 /** A rule as the score path holds it: what it covers, what it does, and until when. */
 export type HeldRule = {
-  id: number; workspaceId: number; targetKind: TargetKind; target: string; action: OverrideAction; points: number;
-  reason: string; expiresAt: Date | null; expiredAt: Date | null; revision: number;
+  id: number;
+  workspaceId: number;
+  targetKind: TargetKind;
+  target: string;
+  action: OverrideAction;
+  points: number;
+  reason: string;
+  expiresAt: Date | null;
+  expiredAt: Date | null;
+  revision: number;
 };
 
 /** Rules in force at `nowMs`: not expired by someone and not past their own expiry. */
@@ -43,6 +51,20 @@ export class WorkspaceRules {
     for (const m of this.v4.values()) n += m.size;
     for (const m of this.v6.values()) n += m.size;
     return n;
+  }
+
+  /** The rules in force at `nowMs`, each target's one (the blocklist lists and subtracts them). */
+  inForce(nowMs: number): HeldRule[] {
+    const out: HeldRule[] = [];
+    const take = (m: Map<unknown, HeldRule>) => {
+      for (const r of m.values()) if (inForce(r, nowMs)) out.push(r);
+    };
+    take(this.ips);
+    for (const m of this.v4.values()) take(m);
+    for (const m of this.v6.values()) take(m);
+    take(this.asns);
+    take(this.countries);
+    return out;
   }
 
   /** Takes a rule row (new, or a newer version of one held); an expired rule leaves the index. */
@@ -101,9 +123,12 @@ export class WorkspaceRules {
 
   private slot(rule: HeldRule): { map: Map<string | number, HeldRule>; key: string | number } {
     switch (rule.targetKind) {
-      case 'ip': return { map: this.ips as Map<string | number, HeldRule>, key: rule.target };
-      case 'asn': return { map: this.asns as Map<string | number, HeldRule>, key: rule.target };
-      case 'country': return { map: this.countries as Map<string | number, HeldRule>, key: rule.target };
+      case 'ip':
+        return { map: this.ips as Map<string | number, HeldRule>, key: rule.target };
+      case 'asn':
+        return { map: this.asns as Map<string | number, HeldRule>, key: rule.target };
+      case 'country':
+        return { map: this.countries as Map<string | number, HeldRule>, key: rule.target };
       case 'cidr': {
         const slash = rule.target.indexOf('/');
         const address = rule.target.slice(0, slash);
@@ -121,7 +146,11 @@ export class WorkspaceRules {
   }
 
   private prefixesChanged(): void {
-    const used = (m: Map<number, Map<unknown, HeldRule>>) => [...m].filter(([, rules]) => rules.size > 0).map(([p]) => p).sort((a, b) => b - a);
+    const used = (m: Map<number, Map<unknown, HeldRule>>) =>
+      [...m]
+        .filter(([, rules]) => rules.size > 0)
+        .map(([p]) => p)
+        .sort((a, b) => b - a);
     this.v4Prefixes = used(this.v4);
     this.v6Prefixes = used(this.v6);
   }

@@ -28,7 +28,10 @@ const MAX_ASN = 4_294_967_295;
 const regions = new Intl.DisplayNames(['en'], { type: 'region' });
 
 /** `expected` names the forms the caller takes, for the message of a text that is none of them. */
-export function parseTarget(input: string, expected = 'an IP address, a CIDR block, an AS number (AS64500) or a country code (NL)'): TargetParse {
+export function parseTarget(
+  input: string,
+  expected = 'an IP address, a CIDR block, an AS number (AS64500) or a country code (NL)',
+): TargetParse {
   const text = input.trim();
   if (/^as\d{1,10}$/i.test(text)) {
     const asn = Number(text.slice(2));
@@ -39,7 +42,8 @@ export function parseTarget(input: string, expected = 'an IP address, a CIDR blo
     const code = text.toUpperCase();
     const name = regions.of(code);
     // Intl names every assigned region and echoes the code (or "Unknown Region") for the rest.
-    if (!name || name === code || name === 'Unknown Region') return { ok: false, reason: `is not an ISO 3166-1 alpha-2 country code: ${code}` };
+    if (!name || name === code || name === 'Unknown Region')
+      return { ok: false, reason: `is not an ISO 3166-1 alpha-2 country code: ${code}` };
     return { ok: true, target: { kind: 'country', key: code } };
   }
   const slash = text.indexOf('/');
@@ -54,11 +58,13 @@ export function parseTarget(input: string, expected = 'an IP address, a CIDR blo
 function parseCidr(address: string, prefixText: string): TargetParse {
   const ip = parseIp(address);
   if (!ip.ok) return { ok: false, reason: `has a block address that ${ip.reason}` };
-  if (ip.version === 4 && address.includes(':')) return { ok: false, reason: 'is an IPv4-mapped IPv6 block; write it as an IPv4 block (such as 203.0.113.0/24)' };
+  if (ip.version === 4 && address.includes(':'))
+    return { ok: false, reason: 'is an IPv4-mapped IPv6 block; write it as an IPv4 block (such as 203.0.113.0/24)' };
   const bits = ip.version === 4 ? 32 : 128;
   const bound = CIDR_BOUNDS[ip.version];
   const prefix = /^\d{1,3}$/.test(prefixText) ? Number(prefixText) : NaN;
-  if (!(prefix >= bound && prefix <= bits)) return { ok: false, reason: `must have an IPv${ip.version} prefix length of ${bound} to ${bits}` };
+  if (!(prefix >= bound && prefix <= bits))
+    return { ok: false, reason: `must have an IPv${ip.version} prefix length of ${bound} to ${bits}` };
   const words = bytesToWords(ip.bytes);
   const network = wordsText(networkOf(words, prefix));
   // A rule acts on every address of its block: host bits set are refused rather than guessed at.

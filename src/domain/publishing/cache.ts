@@ -13,7 +13,7 @@ import { latestComplete, readImage, type LatestPublication } from './publication
 import { snapshotOf, type Snapshot } from './snapshot.ts';
 import { EMPTY_SNAPSHOT, SnapshotBuilder, type SummaryRowTuple } from './snapshot-builder.ts';
 
-export { type Lookup, type PublishedEntity, type Snapshot } from './snapshot.ts';
+export type { Lookup, PublishedEntity, Snapshot } from './snapshot.ts';
 export { EMPTY_SNAPSHOT } from './snapshot-builder.ts';
 
 const MAX_LOAD_ATTEMPTS = 5;
@@ -28,14 +28,19 @@ type Cursor = [workspaceId: number, code: string, key: string];
  * text parsed with one JSON.parse, much faster than letting the driver build an object per row
  * (docs/decisions/0005-publication-snapshot-in-columns.md). The ordered walk is the primary key's index.
  */
-async function readChunk(prisma: PrismaClient, publicationId: number, after: Cursor | null, limit: number): Promise<SummaryRowTuple[]> {
+async function readChunk(
+  prisma: PrismaClient,
+  publicationId: number,
+  after: Cursor | null,
+  limit: number,
+): Promise<SummaryRowTuple[]> {
   const [w, c, k] = after ?? [-1, '', ''];
   const result: Array<{ rows: string | null }> = await prisma.$queryRaw`
     SELECT json_agg(json_build_array("workspaceId", "code", "key", "name", "score", "level",
              COALESCE(("counts"->>'reports')::int, 0), COALESCE(("counts"->>'bad_ratings')::int, 0),
              COALESCE(("counts"->>'neutral_ratings')::int, 0), COALESCE(("counts"->>'good_ratings')::int, 0),
              COALESCE(("counts"->>'feed_listings')::int, 0), "reporters",
-             (extract(epoch FROM "firstSeen") * 1000)::bigint, (extract(epoch FROM "lastSeen") * 1000)::bigint)
+             (extract(epoch FROM "firstSeen") * 1000)::bigint, (extract(epoch FROM "lastSeen") * 1000)::bigint, "reported")
              ORDER BY "workspaceId", "code", "key")::text AS "rows"
       FROM (SELECT * FROM "PublishedSummary"
              WHERE "publicationId" = ${publicationId} AND ("workspaceId", "code", "key") > (${w}::int, ${c}::text, ${k}::text)
@@ -44,7 +49,12 @@ async function readChunk(prisma: PrismaClient, publicationId: number, after: Cur
   return text ? (JSON.parse(text) as SummaryRowTuple[]) : [];
 }
 
-async function readRows(prisma: PrismaClient, publicationId: number, into: SnapshotBuilder, chunkRows: number): Promise<void> {
+async function readRows(
+  prisma: PrismaClient,
+  publicationId: number,
+  into: SnapshotBuilder,
+  chunkRows: number,
+): Promise<void> {
   let after: Cursor | null = null;
   for (;;) {
     const rows = await readChunk(prisma, publicationId, after, chunkRows);
@@ -64,7 +74,10 @@ export class PublicationCache {
   private readonly chunkRows: number;
 
   /** `onError` receives background refresh failures (the previous snapshot stays in use). */
-  constructor(private readonly prisma: PrismaClient, opts: { onError?: (e: unknown) => void; chunkRows?: number } = {}) {
+  constructor(
+    private readonly prisma: PrismaClient,
+    opts: { onError?: (e: unknown) => void; chunkRows?: number } = {},
+  ) {
     this.onError = opts.onError;
     this.chunkRows = opts.chunkRows ?? LOAD_CHUNK_ROWS;
   }
@@ -85,7 +98,10 @@ export class PublicationCache {
    * calls share one run. Resolves true when a new snapshot was swapped in.
    */
   refresh(): Promise<boolean> {
-    if (!this.inFlight) this.inFlight = this.refreshOnce().finally(() => { this.inFlight = null; });
+    if (!this.inFlight)
+      this.inFlight = this.refreshOnce().finally(() => {
+        this.inFlight = null;
+      });
     return this.inFlight;
   }
 
@@ -115,7 +131,9 @@ export class PublicationCache {
       } catch (e) {
         // An image this build cannot read (damaged, or a layout from another version during an upgrade):
         // the rows say the same, only slower to load.
-        this.onError?.(new Error(`publication ${latest.version}: its image is unreadable (${String(e)}); loading its rows instead`));
+        this.onError?.(
+          new Error(`publication ${latest.version}: its image is unreadable (${String(e)}); loading its rows instead`),
+        );
       }
     }
     const builder = new SnapshotBuilder();
@@ -126,9 +144,12 @@ export class PublicationCache {
   /** Polls every intervalMs in the background; errors go to onError and the old snapshot stays. */
   start(intervalMs: number): void {
     this.stop();
-    this.timer = setInterval(() => {
-      this.refresh().catch((e) => this.onError?.(e));
-    }, Math.max(50, intervalMs));
+    this.timer = setInterval(
+      () => {
+        this.refresh().catch((e) => this.onError?.(e));
+      },
+      Math.max(50, intervalMs),
+    );
     this.timer.unref();
   }
 

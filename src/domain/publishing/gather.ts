@@ -23,12 +23,23 @@ export type Layer = {
   direct: Map<string, DirectSlot>;
 };
 export type GatherStats = {
-  reports: number; ratings: number; feeds: number; feedEntries: number; skippedSubjects: number; truncatedCidrs: number;
+  reports: number;
+  ratings: number;
+  feeds: number;
+  feedEntries: number;
+  skippedSubjects: number;
+  truncatedCidrs: number;
 };
 export type Gathered = { layers: Map<number, Layer>; stats: GatherStats };
 
 type ReportRow = {
-  workspaceId: number; visibility: string; outcomeCode: string; severity: string; createdAt: Date; kind: string; key: string;
+  workspaceId: number;
+  visibility: string;
+  outcomeCode: string;
+  severity: string;
+  createdAt: Date;
+  kind: string;
+  key: string;
 };
 type RatingRow = { workspaceId: number; rating: number; createdAt: Date; key: string };
 type FeedRow = { name: string; weight: number; importedAt: Date; cidr: string };
@@ -57,7 +68,8 @@ function place(layer: Layer, target: Target, item: EvidenceItem, stats: GatherSt
     }
     case 'subnets':
       if (target.truncated) stats.truncatedCidrs++;
-      for (const s of target.subnets) addDirect(layer, 'subnet', s.key, s.name, s.scale === 1 ? item : { ...item, scale: s.scale });
+      for (const s of target.subnets)
+        addDirect(layer, 'subnet', s.key, s.name, s.scale === 1 ? item : { ...item, scale: s.scale });
       return true;
     case 'entity':
       addDirect(layer, target.code, target.key, target.key, item);
@@ -69,7 +81,14 @@ function place(layer: Layer, target: Target, item: EvidenceItem, stats: GatherSt
 
 export async function gatherEvidence(prisma: PrismaClient, network: NetworkIndex): Promise<Gathered> {
   const layers = new Map<number, Layer>([[GLOBAL_LAYER, { ips: new Map(), direct: new Map() }]]);
-  const stats: GatherStats = { reports: 0, ratings: 0, feeds: 0, feedEntries: 0, skippedSubjects: 0, truncatedCidrs: 0 };
+  const stats: GatherStats = {
+    reports: 0,
+    ratings: 0,
+    feeds: 0,
+    feedEntries: 0,
+    skippedSubjects: 0,
+    truncatedCidrs: 0,
+  };
   // Targets are memoised per (kind, key): a CIDR's subnet walk runs once even if many reports name it.
   const targets = new Map<string, Target>();
   const targetOf = (kind: string, key: string): Target => {
@@ -91,10 +110,18 @@ export async function gatherEvidence(prisma: PrismaClient, network: NetworkIndex
      WHERE s."kind" = ANY(${MAPPED_KINDS as string[]}::text[])`;
   for (const r of reports) {
     const item: EvidenceItem = {
-      type: 'report', outcomeCode: r.outcomeCode, severity: r.severity, at: r.createdAt, reporter: `ws:${r.workspaceId}`,
+      type: 'report',
+      outcomeCode: r.outcomeCode,
+      severity: r.severity,
+      at: r.createdAt,
+      reporter: `ws:${r.workspaceId}`,
+      shared: r.visibility === 'community',
     };
     const target = targetOf(r.kind, r.key);
-    if (!place(layerOf(layers, r.workspaceId), target, item, stats)) { stats.skippedSubjects++; continue; }
+    if (!place(layerOf(layers, r.workspaceId), target, item, stats)) {
+      stats.skippedSubjects++;
+      continue;
+    }
     if (r.visibility === 'community') place(layers.get(GLOBAL_LAYER)!, target, item, stats);
     stats.reports++;
   }
@@ -115,10 +142,9 @@ export async function gatherEvidence(prisma: PrismaClient, network: NetworkIndex
       FROM "FeedEntry" e JOIN "Feed" f ON f."id" = e."feedId"`;
   const global = layers.get(GLOBAL_LAYER)!;
   const feedNames = new Set<string>();
-  const items = new Map<string, EvidenceItem>(); // one shared item object per feed: entries differ only by target
   for (const e of feedEntries) {
-    let item = items.get(e.name);
-    if (!item) items.set(e.name, (item = { type: 'feed', feed: e.name, weight: e.weight, at: e.importedAt }));
+    // One item per entry: the block it lists is named in the summaries' listings (evidence.ts, ReportedSummary).
+    const item: EvidenceItem = { type: 'feed', feed: e.name, weight: e.weight, at: e.importedAt, block: e.cidr };
     feedNames.add(e.name);
     if (place(global, cidrTarget(network, e.cidr), item, stats)) stats.feedEntries++;
   }

@@ -15,12 +15,14 @@
  *   reporters uint[rows]
  *   score     uint[rows]
  *   level     uint[rows] index into header.levels
+ *   reportedIds uint[rows] index into header.reported (only when the header has `reported`: images written before
+ *             what-was-reported was kept have neither, and read as rows without it)
  *   keys      u8[…] or u16[…]: every key's UTF-16 code units; u16 only when some key has one above 0xFF
  * Each "uint" column is as wide as its largest value needs (header.widths): 1, 2 or 4 bytes.
  */
 import type { DimensionCode } from '../network/types.ts';
 import type { RiskLevel } from '../scoring/levels.ts';
-import type { EvidenceCounts } from '../scoring/evidence.ts';
+import { countsByOutcomeOf, type EvidenceCounts, type FeedListing, type ReportedSummary } from '../scoring/evidence.ts';
 
 const MAGIC = 0x31495052; // "RPI1" read as a little-endian u32
 
@@ -29,9 +31,25 @@ export type CountsTuple = [number, number, number, number, number];
 /** One hash table: [workspaceId, code, first slot, slot count (a power of two)]. */
 export type SegmentEntry = [number, DimensionCode, number, number];
 
-/** The integer columns stored in the fewest bytes their values need. */
-const NARROW = ['countIds', 'reporters', 'score', 'level'] as const;
+/** [sources, outcomes, sharedOutcomes, listings as [feed, block]] (evidence.ts, ReportedSummary). */
+export type ReportedTuple = [number, number[], number[], Array<[string, string]>];
+
+/** A summary's `reported` as stored (publication-store.ts) and imaged; null when it has none. */
+export function reportedTuple(r: ReportedSummary | null | undefined): ReportedTuple | null {
+  if (!r) return null;
+  return [
+    r.sources,
+    [...r.outcomes],
+    [...r.sharedOutcomes],
+    r.listings.map((l): [string, string] => [l.feed, l.block]),
+  ];
+}
+
+/** The integer columns stored in the fewest bytes their values need; reportedIds only in images that keep `reported`. */
+const NARROW = ['countIds', 'reporters', 'score', 'level', 'reportedIds'] as const;
 type Narrow = (typeof NARROW)[number];
+const narrowOf = (h: { reported?: unknown }): readonly Narrow[] =>
+  h.reported === undefined ? NARROW.filter((n) => n !== 'reportedIds') : NARROW;
 type Width = 1 | 2 | 4;
 const UINT_ARRAYS = { 1: Uint8Array, 2: Uint16Array, 4: Uint32Array } as const;
 type UintArray = Uint8Array | Uint16Array | Uint32Array;
@@ -43,25 +61,49 @@ function widthFor(values: Uint32Array): Width {
 }
 
 type Header = {
-  rows: number; keyUnits: number; wide: boolean; slots: number; widths: Record<Narrow, Width>;
-  levels: RiskLevel[]; counts: CountsTuple[];
+  rows: number;
+  keyUnits: number;
+  wide: boolean;
+  slots: number;
+  widths: Partial<Record<Narrow, Width>>;
+  levels: RiskLevel[];
+  counts: CountsTuple[];
+  /** What was reported, one tuple per distinct value; absent in images written before it was kept. */
+  reported?: ReportedTuple[];
   /** [row, name] for the rows whose display name is not their key (most rows' name IS the key). */
   names: Array<[number, string]>;
   segments: SegmentEntry[];
 };
 
-export type Image = Omit<Header, 'names' | 'counts'> & {
+export type Image = Omit<Header, 'names' | 'counts' | 'reported'> & {
   names: ReadonlyMap<number, string>;
   /** header.counts as the frozen objects lookups return, indexed by countIds. */
   counts: readonly EvidenceCounts[];
-  first: Float64Array; last: Float64Array; keyEnd: Uint32Array; slotTable: Int32Array;
-  countIds: UintArray; reporters: UintArray; score: UintArray; level: UintArray; keys: Uint8Array | Uint16Array;
+  /** header.reported as the frozen objects lookups return, indexed by reportedIds; null in an image without it. */
+  reported: readonly ReportedSummary[] | null;
+  reportedIds: UintArray | undefined;
+  first: Float64Array;
+  last: Float64Array;
+  keyEnd: Uint32Array;
+  slotTable: Int32Array;
+  countIds: UintArray;
+  reporters: UintArray;
+  score: UintArray;
+  level: UintArray;
+  keys: Uint8Array | Uint16Array;
 };
 
 /** The columns a builder hands over, row i of each belonging to the same summary; keys as one arena of UTF-16 code units. */
 export type ImageColumns = {
-  first: Float64Array; last: Float64Array; countIds: Uint32Array; reporters: Uint32Array; score: Uint32Array; level: Uint32Array;
-  keyUnits: Uint8Array | Uint16Array; keyEnd: Uint32Array;
+  first: Float64Array;
+  last: Float64Array;
+  countIds: Uint32Array;
+  reporters: Uint32Array;
+  score: Uint32Array;
+  level: Uint32Array;
+  reportedIds: Uint32Array;
+  keyUnits: Uint8Array | Uint16Array;
+  keyEnd: Uint32Array;
 };
 
 const FNV_OFFSET = 0x811c9dc5;
@@ -112,8 +154,18 @@ function sections(h: Header): Section[] {
     { name: 'last', bytes: 8 * n, make: (b, o) => new Float64Array(b, o, n) },
     { name: 'keyEnd', bytes: 4 * n, make: (b, o) => new Uint32Array(b, o, n) },
     { name: 'slotTable', bytes: 4 * h.slots, make: (b, o) => new Int32Array(b, o, h.slots) },
-    ...NARROW.map((name): Section => ({ name, bytes: h.widths[name] * n, make: (b, o) => new UINT_ARRAYS[h.widths[name]](b, o, n) })),
-    { name: 'keys', bytes: (h.wide ? 2 : 1) * h.keyUnits, make: (b, o) => (h.wide ? new Uint16Array(b, o, h.keyUnits) : new Uint8Array(b, o, h.keyUnits)) },
+    ...narrowOf(h).map(
+      (name): Section => ({
+        name,
+        bytes: h.widths[name]! * n,
+        make: (b, o) => new UINT_ARRAYS[h.widths[name]!](b, o, n),
+      }),
+    ),
+    {
+      name: 'keys',
+      bytes: (h.wide ? 2 : 1) * h.keyUnits,
+      make: (b, o) => (h.wide ? new Uint16Array(b, o, h.keyUnits) : new Uint8Array(b, o, h.keyUnits)),
+    },
   ];
 }
 
@@ -137,8 +189,12 @@ function bodySize(h: Header): number {
  * distinct within a segment (the summaries' primary key makes them so).
  */
 export function encodeImage(
-  cols: ImageColumns, levels: RiskLevel[], counts: CountsTuple[], names: Array<[number, string]>,
+  cols: ImageColumns,
+  levels: RiskLevel[],
+  counts: CountsTuple[],
+  names: Array<[number, string]>,
   segments: Array<{ workspaceId: number; code: DimensionCode; rows: Int32Array }>,
+  reported: ReportedTuple[] | undefined,
 ): Uint8Array {
   const rows = cols.keyEnd.length;
   const keyUnits = cols.keyUnits.length;
@@ -150,8 +206,9 @@ export function encodeImage(
     entries.push([s.workspaceId, s.code, slots, count]);
     slots += count;
   }
-  const widths = Object.fromEntries(NARROW.map((name) => [name, widthFor(cols[name])])) as Record<Narrow, Width>;
-  const header: Header = { rows, keyUnits, wide, slots, widths, levels, counts, names, segments: entries };
+  const narrow = narrowOf({ reported });
+  const widths = Object.fromEntries(narrow.map((name) => [name, widthFor(cols[name])])) as Record<Narrow, Width>;
+  const header: Header = { rows, keyUnits, wide, slots, widths, levels, counts, reported, names, segments: entries };
   const headerBytes = new TextEncoder().encode(JSON.stringify(header));
   const bodyStart = align8(8 + headerBytes.length);
   const out = new Uint8Array(bodyStart + bodySize(header));
@@ -164,7 +221,7 @@ export function encodeImage(
   v.last.set(cols.last);
   v.keyEnd.set(cols.keyEnd);
   v.keys.set(cols.keyUnits);
-  for (const name of NARROW) v[name].set(cols[name]);
+  for (const name of narrow) v[name]!.set(cols[name]);
   v.slotTable.fill(-1);
   segments.forEach((s, i) => {
     const [, , start, count] = entries[i]!;
@@ -178,18 +235,38 @@ export function encodeImage(
   return out;
 }
 
+export function reportedSummaryOf([sources, outcomes, sharedOutcomes, listings]: ReportedTuple): ReportedSummary {
+  return Object.freeze({
+    sources,
+    byOutcome: Object.freeze(countsByOutcomeOf(outcomes)),
+    outcomes: Object.freeze(outcomes),
+    sharedOutcomes: Object.freeze(sharedOutcomes),
+    listings: Object.freeze(listings.map(([feed, block]): FeedListing => Object.freeze({ feed, block }))),
+  });
+}
+
 /** Reads an image written by encodeImage: views over `bytes` (copied once if not 8-byte aligned). */
 export function decodeImage(bytes: Uint8Array): Image {
   if (bytes.byteOffset % 8 !== 0) bytes = bytes.slice();
   const prefix = new DataView(bytes.buffer, bytes.byteOffset, Math.min(8, bytes.byteLength));
-  if (bytes.byteLength < 8 || prefix.getUint32(0, true) !== MAGIC) throw new Error('not a publication image (bad magic)');
+  if (bytes.byteLength < 8 || prefix.getUint32(0, true) !== MAGIC)
+    throw new Error('not a publication image (bad magic)');
   const headerLength = prefix.getUint32(4, true);
   const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + headerLength))) as Header;
   const bodyStart = bytes.byteOffset + align8(8 + headerLength);
-  if (bodyStart - bytes.byteOffset + bodySize(header) !== bytes.byteLength) throw new Error('publication image: size does not match its header');
+  if (bodyStart - bytes.byteOffset + bodySize(header) !== bytes.byteLength)
+    throw new Error('publication image: size does not match its header');
   const counts = header.counts.map(([reports, badRatings, neutralRatings, goodRatings, feedListings]) =>
-    Object.freeze({ reports, badRatings, neutralRatings, goodRatings, feedListings }));
-  const img = { ...header, ...layout(bytes.buffer as ArrayBuffer, bodyStart, header), names: new Map(header.names), counts } as unknown as Image;
+    Object.freeze({ reports, badRatings, neutralRatings, goodRatings, feedListings }),
+  );
+  const img = {
+    reportedIds: undefined,
+    ...header,
+    ...layout(bytes.buffer as ArrayBuffer, bodyStart, header),
+    names: new Map(header.names),
+    counts,
+    reported: header.reported?.map(reportedSummaryOf) ?? null,
+  } as unknown as Image;
   checkIndexes(img);
   return img;
 }
@@ -208,7 +285,8 @@ function checkIndexes(img: Image): void {
   if (end !== img.keyUnits) throw new Error('publication image: keys do not fill the arena');
   let slotsSeen = 0;
   for (const [, , start, count] of img.segments) {
-    if (start !== slotsSeen || count < 2 || (count & (count - 1)) !== 0) throw new Error('publication image: a hash table is misplaced');
+    if (start !== slotsSeen || count < 2 || (count & (count - 1)) !== 0)
+      throw new Error('publication image: a hash table is misplaced');
     let empty = 0;
     for (let slot = start; slot < start + count; slot++) {
       const row = img.slotTable[slot]!;
@@ -220,7 +298,10 @@ function checkIndexes(img: Image): void {
   }
   if (slotsSeen !== img.slots) throw new Error('publication image: hash tables do not fill their section');
   for (let row = 0; row < img.rows; row++) {
-    if (img.level[row]! >= img.levels.length || img.countIds[row]! >= img.counts.length) throw new Error('publication image: a row names no level or counts');
+    if (img.level[row]! >= img.levels.length || img.countIds[row]! >= img.counts.length)
+      throw new Error('publication image: a row names no level or counts');
+    if (img.reported !== null && img.reportedIds![row]! >= img.reported.length)
+      throw new Error('publication image: a row names no reported tuple');
   }
 }
 
@@ -241,4 +322,18 @@ function keyIs(img: Image, row: number, key: string): boolean {
   if (img.keyEnd[row]! - begin !== key.length) return false;
   for (let i = 0; i < key.length; i++) if (img.keys[begin + i] !== key.charCodeAt(i)) return false;
   return true;
+}
+
+/** Calls `visit` with each row of the segment [start, start + count) (in slot order, which is no order at all). */
+export function forEachRow(img: Image, start: number, count: number, visit: (row: number) => void): void {
+  for (let slot = start; slot < start + count; slot++) {
+    const row = img.slotTable[slot]!;
+    if (row >= 0) visit(row);
+  }
+}
+
+/** The key of a row, as text. */
+export function keyOf(img: Image, row: number): string {
+  const begin = keyStart(img.keyEnd, row);
+  return String.fromCharCode(...img.keys.subarray(begin, img.keyEnd[row]!));
 }

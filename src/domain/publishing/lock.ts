@@ -37,7 +37,9 @@ export async function withPublishLock<T>(prisma: PrismaClient, fn: () => Promise
   running.add(prisma);
   try {
     if (await isEmbedded(prisma)) {
-      const [row] = await prisma.$queryRaw<Array<{ locked: boolean }>>`SELECT pg_try_advisory_lock(${PUBLISH_LOCK_KEY}) AS locked`;
+      const [row] = await prisma.$queryRaw<
+        Array<{ locked: boolean }>
+      >`SELECT pg_try_advisory_lock(${PUBLISH_LOCK_KEY}) AS locked`;
       if (!row?.locked) return { acquired: false };
       try {
         return { acquired: true, value: await fn() };
@@ -45,11 +47,16 @@ export async function withPublishLock<T>(prisma: PrismaClient, fn: () => Promise
         await prisma.$queryRaw`SELECT pg_advisory_unlock(${PUBLISH_LOCK_KEY})`;
       }
     }
-    return await prisma.$transaction(async (tx): Promise<Locked<T>> => {
-      const [row] = await tx.$queryRaw<Array<{ locked: boolean }>>`SELECT pg_try_advisory_xact_lock(${PUBLISH_LOCK_KEY}) AS locked`;
-      if (!row?.locked) return { acquired: false };
-      return { acquired: true, value: await fn() };
-    }, { timeout: MAX_HOLD_MS, maxWait: 30_000 });
+    return await prisma.$transaction(
+      async (tx): Promise<Locked<T>> => {
+        const [row] = await tx.$queryRaw<
+          Array<{ locked: boolean }>
+        >`SELECT pg_try_advisory_xact_lock(${PUBLISH_LOCK_KEY}) AS locked`;
+        if (!row?.locked) return { acquired: false };
+        return { acquired: true, value: await fn() };
+      },
+      { timeout: MAX_HOLD_MS, maxWait: 30_000 },
+    );
   } finally {
     running.delete(prisma);
   }

@@ -13,6 +13,7 @@ import type { Prisma, PrismaClient } from '../../generated/prisma/client.ts';
 import { AppError } from '../../errors.ts';
 import type { SummaryRow } from './summarize.ts';
 import { publishedCounts } from '../scoring/evidence.ts';
+import { reportedTuple } from './image-format.ts';
 
 export const STALE_BUILDING_MS = 60 * 60_000;
 
@@ -31,7 +32,9 @@ export function isPublishConflict(e: unknown): boolean {
 
 function isUniqueViolation(e: unknown): boolean {
   const err = e as { code?: unknown; meta?: { code?: unknown }; message?: unknown };
-  return err?.code === 'P2002' || err?.meta?.code === '23505' || /unique constraint|23505/i.test(String(err?.message ?? ''));
+  return (
+    err?.code === 'P2002' || err?.meta?.code === '23505' || /unique constraint|23505/i.test(String(err?.message ?? ''))
+  );
 }
 
 export async function claimVersion(prisma: PrismaClient, startedAt: Date): Promise<Claimed> {
@@ -47,19 +50,24 @@ export async function claimVersion(prisma: PrismaClient, startedAt: Date): Promi
   }
 }
 
-export async function insertSummaries(prisma: PrismaClient, publicationId: number, rows: readonly StoredRow[]): Promise<void> {
+export async function insertSummaries(
+  prisma: PrismaClient,
+  publicationId: number,
+  rows: readonly StoredRow[],
+): Promise<void> {
   if (rows.length === 0) return;
   const col = <T>(f: (r: StoredRow) => T): T[] => rows.map(f);
   const iso = (d: Date | null) => (d === null ? null : d.toISOString());
   await prisma.$executeRaw`
     INSERT INTO "PublishedSummary"
-      ("publicationId", "workspaceId", "code", "key", "name", "score", "level", "counts", "reporters", "firstSeen", "lastSeen")
-    SELECT ${publicationId}, w, c, k, n, s, l, j::jsonb, r, f::timestamptz, t::timestamptz
+      ("publicationId", "workspaceId", "code", "key", "name", "score", "level", "counts", "reporters", "firstSeen", "lastSeen", "reported")
+    SELECT ${publicationId}, w, c, k, n, s, l, j::jsonb, r, f::timestamptz, t::timestamptz, x::jsonb
       FROM unnest(${col((r) => r.workspaceId)}::int[], ${col((r) => r.code)}::text[], ${col((r) => r.key)}::text[],
                   ${col((r) => r.name)}::text[], ${col((r) => r.summary.score)}::int[], ${col((r) => r.summary.level)}::text[],
                   ${col((r) => JSON.stringify(publishedCounts(r.summary.counts)))}::text[], ${col((r) => r.summary.reporters)}::int[],
-                  ${col((r) => iso(r.summary.firstSeen))}::text[], ${col((r) => iso(r.summary.lastSeen))}::text[])
-        AS t(w, c, k, n, s, l, j, r, f, t)`;
+                  ${col((r) => iso(r.summary.firstSeen))}::text[], ${col((r) => iso(r.summary.lastSeen))}::text[],
+                  ${col((r) => JSON.stringify(reportedTuple(r.summary.reported)))}::text[])
+        AS t(w, c, k, n, s, l, j, r, f, t, x)`;
 }
 
 /**
@@ -82,7 +90,12 @@ export async function storeImage(prisma: PrismaClient, publicationId: number, im
 }
 
 export async function completePublication(
-  prisma: PrismaClient, id: number, entityCount: number, stats: Prisma.InputJsonValue, publishedAt: Date, image: Uint8Array,
+  prisma: PrismaClient,
+  id: number,
+  entityCount: number,
+  stats: Prisma.InputJsonValue,
+  publishedAt: Date,
+  image: Uint8Array,
 ): Promise<void> {
   await storeImage(prisma, id, image);
   // Fresh planner statistics before readers arrive: a reader that cannot read the image walks the rows in
@@ -91,7 +104,8 @@ export async function completePublication(
   await prisma.$executeRawUnsafe('ANALYZE "PublishedSummary"');
   await prisma.$transaction(async (tx) => {
     const done = await tx.publication.updateMany({
-      where: { id, status: 'building' }, data: { status: 'complete', entityCount, stats, publishedAt, imageBytes: image.byteLength },
+      where: { id, status: 'building' },
+      data: { status: 'complete', entityCount, stats, publishedAt, imageBytes: image.byteLength },
     });
     // Pruned as stale by another node while we were writing: our rows are gone with it.
     if (done.count !== 1) throw new Error(`publication ${id} disappeared while it was being written`);
@@ -110,22 +124,33 @@ export async function discardPublication(prisma: PrismaClient, id: number): Prom
 export async function prunePublications(prisma: PrismaClient, keep: number, now: Date = new Date()): Promise<number> {
   const keepCount = Math.max(1, Math.floor(keep));
   const old = await prisma.publication.findMany({
-    where: { status: 'complete' }, orderBy: { version: 'desc' }, skip: keepCount, select: { id: true },
+    where: { status: 'complete' },
+    orderBy: { version: 'desc' },
+    skip: keepCount,
+    select: { id: true },
   });
   const stale = await prisma.publication.findMany({
-    where: { status: 'building', startedAt: { lt: new Date(now.getTime() - STALE_BUILDING_MS) } }, select: { id: true },
+    where: { status: 'building', startedAt: { lt: new Date(now.getTime() - STALE_BUILDING_MS) } },
+    select: { id: true },
   });
   const ids = [...old, ...stale].map((p) => p.id);
   if (ids.length === 0) return 0;
   return (await prisma.publication.deleteMany({ where: { id: { in: ids } } })).count;
 }
 
-export type LatestPublication = { id: number; version: number; publishedAt: Date | null; entityCount: number; imageBytes: number | null };
+export type LatestPublication = {
+  id: number;
+  version: number;
+  publishedAt: Date | null;
+  entityCount: number;
+  imageBytes: number | null;
+};
 
 /** The publication readers use: the highest complete version, or null before the first one. */
 export async function latestComplete(prisma: PrismaClient): Promise<LatestPublication | null> {
   return prisma.publication.findFirst({
-    where: { status: 'complete' }, orderBy: { version: 'desc' },
+    where: { status: 'complete' },
+    orderBy: { version: 'desc' },
     select: { id: true, version: true, publishedAt: true, entityCount: true, imageBytes: true },
   });
 }
@@ -135,7 +160,11 @@ export async function latestComplete(prisma: PrismaClient): Promise<LatestPublic
  * parts are gone (pruned meanwhile) or do not add up to that size. Each part's hex text is decoded
  * straight into its place.
  */
-export async function readImage(prisma: PrismaClient, publicationId: number, imageBytes: number): Promise<Uint8Array | null> {
+export async function readImage(
+  prisma: PrismaClient,
+  publicationId: number,
+  imageBytes: number,
+): Promise<Uint8Array | null> {
   const image = Buffer.alloc(imageBytes);
   let filled = 0;
   for (let next = 0; filled < imageBytes; next += IMAGE_PARTS_PER_STATEMENT) {

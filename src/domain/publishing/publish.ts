@@ -14,7 +14,12 @@ import type { PrismaClient } from '../../generated/prisma/client.ts';
 import type { NetworkIndex } from '../network/types.ts';
 import { GLOBAL_LAYER, gatherEvidence } from './gather.ts';
 import {
-  claimVersion, completePublication, discardPublication, insertSummaries, prunePublications, type StoredRow,
+  claimVersion,
+  completePublication,
+  discardPublication,
+  insertSummaries,
+  prunePublications,
+  type StoredRow,
 } from './publication-store.ts';
 import { placementOf, summarizeLayer, type Placement } from './summarize.ts';
 import { SnapshotBuilder } from './snapshot-builder.ts';
@@ -28,14 +33,27 @@ export type PublishResult = {
   stats: PublishStats;
 };
 export type PublishStats = {
-  asOf: string; workspaces: number; reports: number; ratings: number; feeds: number; feedEntries: number;
-  skippedSubjects: number; truncatedCidrs: number; gatherMs: number; writeMs: number; pruned: number;
+  asOf: string;
+  workspaces: number;
+  reports: number;
+  ratings: number;
+  feeds: number;
+  feedEntries: number;
+  skippedSubjects: number;
+  truncatedCidrs: number;
+  gatherMs: number;
+  writeMs: number;
+  pruned: number;
 };
 
 export const DEFAULT_KEEP = 3;
 const DEFAULT_BATCH = 5000;
 
-export async function publish(prisma: PrismaClient, network: NetworkIndex, opts: PublishOptions = {}): Promise<PublishResult> {
+export async function publish(
+  prisma: PrismaClient,
+  network: NetworkIndex,
+  opts: PublishOptions = {},
+): Promise<PublishResult> {
   const started = performance.now();
   const now = opts.now ?? new Date();
   const batchSize = Math.max(1, opts.batchSize ?? DEFAULT_BATCH);
@@ -87,9 +105,18 @@ export async function publish(prisma: PrismaClient, network: NetworkIndex, opts:
       asOf: now.toISOString(),
       workspaces: layerIds.filter((id) => id !== GLOBAL_LAYER).length,
       ...gathered.stats,
-      gatherMs: Math.round(gatherMs), writeMs: Math.round(writeMs), pruned: 0,
+      gatherMs: Math.round(gatherMs),
+      writeMs: Math.round(writeMs),
+      pruned: 0,
     };
-    await completePublication(prisma, claimed.id, entities.global + entities.contextual, stats, publishedAt, image.encode());
+    await completePublication(
+      prisma,
+      claimed.id,
+      entities.global + entities.contextual,
+      stats,
+      publishedAt,
+      image.encode(),
+    );
     stats.pruned = await prunePublications(prisma, opts.keep ?? DEFAULT_KEEP);
     return { version: claimed.version, publishedAt, entities, ms: Math.round(performance.now() - started), stats };
   } catch (e) {

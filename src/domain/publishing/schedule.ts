@@ -26,13 +26,20 @@ export type PublishScheduleOptions = {
 /** One scheduled attempt; exported so the timer's behaviour can be tested without waiting. */
 export async function publishTick(opts: PublishScheduleOptions): Promise<PublishResult | null> {
   try {
-    const outcome = await withPublishLock(opts.prisma, () => publish(opts.prisma, opts.network, { keep: opts.keep ?? DEFAULT_KEEP }));
+    const outcome = await withPublishLock(opts.prisma, () =>
+      publish(opts.prisma, opts.network, { keep: opts.keep ?? DEFAULT_KEEP }),
+    );
     if (!outcome.acquired) {
       opts.log.info('publish skipped: another node is publishing');
       return null;
     }
     const r = outcome.value;
-    opts.log.info('published', { version: r.version, global: r.entities.global, contextual: r.entities.contextual, ms: r.ms });
+    opts.log.info('published', {
+      version: r.version,
+      global: r.entities.global,
+      contextual: r.entities.contextual,
+      ms: r.ms,
+    });
     await opts.onPublished?.(r);
     return r;
   } catch (e) {
@@ -49,7 +56,9 @@ export function startPublishSchedule(opts: PublishScheduleOptions): () => void {
   const timer = setInterval(() => {
     if (running) return; // a slow run never overlaps the next tick
     running = true;
-    void publishTick(opts).finally(() => { running = false; });
+    void publishTick(opts).finally(() => {
+      running = false;
+    });
   }, interval);
   timer.unref();
   return () => clearInterval(timer);

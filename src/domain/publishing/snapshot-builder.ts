@@ -9,16 +9,36 @@
  */
 import type { DimensionCode } from '../network/types.ts';
 import type { RiskLevel } from '../scoring/levels.ts';
-import { encodeImage, type CountsTuple, type ImageColumns } from './image-format.ts';
+import { encodeImage, reportedTuple, type CountsTuple, type ImageColumns, type ReportedTuple } from './image-format.ts';
 import { snapshotOf, type Snapshot } from './snapshot.ts';
 import type { StoredRow } from './publication-store.ts';
 import { withRoom, type GrowableArray } from '../../platform/typed-arrays.ts';
 
-/** One summary row: [workspaceId, code, key, name, score, level, reports, bad, neutral, good, feeds, reporters, firstMs, lastMs]. */
-export type SummaryRowTuple = [number, string, string, string, number, string, number, number, number, number, number, number, number | null, number | null];
+/**
+ * One summary row: [workspaceId, code, key, name, score, level, reports, bad, neutral, good, feeds, reporters, firstMs,
+ * lastMs, reported]; `reported` is null (or absent) in rows stored before it was kept.
+ */
+export type SummaryRowTuple = [
+  number,
+  string,
+  string,
+  string,
+  number,
+  string,
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+  number | null,
+  number | null,
+  (ReportedTuple | null)?,
+];
 
 function unsigned(v: number, what: string): number {
-  if (!Number.isInteger(v) || v < 0 || v > 0xffffffff) throw new Error(`publication image: ${what} ${v} is not an unsigned 32-bit integer`);
+  if (!Number.isInteger(v) || v < 0 || v > 0xffffffff)
+    throw new Error(`publication image: ${what} ${v} is not an unsigned 32-bit integer`);
   return v;
 }
 
@@ -29,8 +49,15 @@ export class SnapshotBuilder {
   private rows = 0;
   private units = 0;
   private cols: ImageColumns = {
-    first: new Float64Array(1024), last: new Float64Array(1024), countIds: new Uint32Array(1024), reporters: new Uint32Array(1024),
-    score: new Uint32Array(1024), level: new Uint32Array(1024), keyEnd: new Uint32Array(1024), keyUnits: new Uint8Array(16 * 1024),
+    first: new Float64Array(1024),
+    last: new Float64Array(1024),
+    countIds: new Uint32Array(1024),
+    reporters: new Uint32Array(1024),
+    score: new Uint32Array(1024),
+    level: new Uint32Array(1024),
+    reportedIds: new Uint32Array(1024),
+    keyEnd: new Uint32Array(1024),
+    keyUnits: new Uint8Array(16 * 1024),
   };
   private readonly segments = new Map<string, Segment>();
   private readonly countsIds = new Map<string, number>();
@@ -38,13 +65,28 @@ export class SnapshotBuilder {
   private readonly levelIds = new Map<string, number>();
   private readonly levels: RiskLevel[] = [];
   private readonly names: Array<[number, string]> = [];
+  /** Tuple 0 is "nothing reported" (the value of a stored row without one); equal tuples are kept once. */
+  private readonly reportedIds = new Map<string, number>();
+  private readonly reported: ReportedTuple[] = [];
+  private rowsWithReported = 0;
 
   add(r: SummaryRowTuple): void {
-    const [workspaceId, code, key, name, score, level, reports, bad, neutral, good, feeds, reporters, firstMs, lastMs] = r;
+    const [workspaceId, code, key, name, score, level, reports, bad, neutral, good, feeds, reporters, firstMs, lastMs] =
+      r;
+    const reported = r[14] ?? null;
     const row = this.rows++;
     const c = this.cols;
     if (row === c.first.length) {
-      for (const column of ['first', 'last', 'countIds', 'reporters', 'score', 'level', 'keyEnd'] as const) {
+      for (const column of [
+        'first',
+        'last',
+        'countIds',
+        'reporters',
+        'score',
+        'level',
+        'reportedIds',
+        'keyEnd',
+      ] as const) {
         (c[column] as GrowableArray) = withRoom(c[column], row + 1);
       }
     }
@@ -59,6 +101,7 @@ export class SnapshotBuilder {
       levelId = this.levels.push(level as RiskLevel) - 1;
       this.levelIds.set(level, levelId);
     }
+    c.reportedIds[row] = this.reportedId(reported);
     c.score[row] = unsigned(score, 'score');
     c.level[row] = levelId;
     c.countIds[row] = countsId;
@@ -75,16 +118,48 @@ export class SnapshotBuilder {
     if (name !== key) this.names.push([row, name]);
     const segmentKey = `${workspaceId}/${code}`;
     let segment = this.segments.get(segmentKey);
-    if (!segment) this.segments.set(segmentKey, (segment = { workspaceId, code: code as DimensionCode, rows: new Int32Array(64), size: 0 }));
+    if (!segment)
+      this.segments.set(
+        segmentKey,
+        (segment = { workspaceId, code: code as DimensionCode, rows: new Int32Array(64), size: 0 }),
+      );
     segment.rows = withRoom(segment.rows, segment.size + 1);
     segment.rows[segment.size++] = row;
+  }
+
+  private reportedId(t: ReportedTuple | null): number {
+    if (this.reported.length === 0) this.reported.push([0, [], [], []]);
+    if (t === null) return 0;
+    this.rowsWithReported++;
+    const key = JSON.stringify(t);
+    let id = this.reportedIds.get(key);
+    if (id === undefined) {
+      id = this.reported.push(t) - 1;
+      this.reportedIds.set(key, id);
+    }
+    return id;
   }
 
   /** A row as the publisher stores it. */
   addStored(r: StoredRow): void {
     const { score, level, counts: c, reporters, firstSeen, lastSeen } = r.summary;
-    this.add([r.workspaceId, r.code, r.key, r.name, score, level, c.reports, c.badRatings, c.neutralRatings, c.goodRatings, c.feedListings,
-      reporters, firstSeen?.getTime() ?? null, lastSeen?.getTime() ?? null]);
+    this.add([
+      r.workspaceId,
+      r.code,
+      r.key,
+      r.name,
+      score,
+      level,
+      c.reports,
+      c.badRatings,
+      c.neutralRatings,
+      c.goodRatings,
+      c.feedListings,
+      reporters,
+      firstSeen?.getTime() ?? null,
+      lastSeen?.getTime() ?? null,
+      reportedTuple(r.summary.reported),
+    ]);
   }
 
   get size(): number {
@@ -96,11 +171,26 @@ export class SnapshotBuilder {
     const n = this.rows;
     const c = this.cols;
     const columns: ImageColumns = {
-      first: c.first.subarray(0, n), last: c.last.subarray(0, n), countIds: c.countIds.subarray(0, n), reporters: c.reporters.subarray(0, n),
-      score: c.score.subarray(0, n), level: c.level.subarray(0, n), keyEnd: c.keyEnd.subarray(0, n), keyUnits: c.keyUnits.subarray(0, this.units),
+      first: c.first.subarray(0, n),
+      last: c.last.subarray(0, n),
+      countIds: c.countIds.subarray(0, n),
+      reporters: c.reporters.subarray(0, n),
+      score: c.score.subarray(0, n),
+      level: c.level.subarray(0, n),
+      reportedIds: c.reportedIds.subarray(0, n),
+      keyEnd: c.keyEnd.subarray(0, n),
+      keyUnits: c.keyUnits.subarray(0, this.units),
     };
-    const segments = [...this.segments.values()].map((s) => ({ workspaceId: s.workspaceId, code: s.code, rows: s.rows.subarray(0, s.size) }));
-    return encodeImage(columns, this.levels, this.counts, this.names, segments);
+    const segments = [...this.segments.values()].map((s) => ({
+      workspaceId: s.workspaceId,
+      code: s.code,
+      rows: s.rows.subarray(0, s.size),
+    }));
+    // Rows stored before `reported` was kept (an old publication loaded from its rows) make an image without it,
+    // so their lookups say "not kept" rather than "nothing reported".
+    const reported = this.rows === 0 || this.rowsWithReported > 0 ? this.reported : undefined;
+    if (reported && reported.length === 0) reported.push([0, [], [], []]);
+    return encodeImage(columns, this.levels, this.counts, this.names, segments, reported);
   }
 
   build(version: number, publishedAt: Date | null): Snapshot {

@@ -11,7 +11,7 @@
  */
 import type { DimensionCode } from '../network/types.ts';
 import type { EntitySummary } from '../scoring/evidence.ts';
-import { decodeImage, findRow, type Image } from './image-format.ts';
+import { decodeImage, findRow, forEachRow, keyOf, type Image } from './image-format.ts';
 import { GLOBAL_LAYER } from './gather.ts';
 
 export type PublishedEntity = EntitySummary & { name: string };
@@ -27,6 +27,11 @@ export type Snapshot = {
   global: Lookup;
   /** That workspace's private layer; a lookup that finds nothing when it has none. */
   contextual(workspaceId: number): Lookup;
+  /**
+   * Every entity of one layer (GLOBAL_LAYER or a workspace's) and dimension code whose score is at least
+   * `minScore`, with that score: a walk of the layer's hash table with no lookup and no object per row passed over.
+   */
+  scan(workspaceId: number, code: DimensionCode, minScore: number, visit: (key: string, score: number) => void): void;
 };
 
 const nothing: Lookup = () => undefined;
@@ -43,8 +48,14 @@ function lookupOf(img: Image, tables: ReadonlyMap<DimensionCode, [number, number
     const row = findRow(img, table[0], table[1], key);
     if (row < 0) return undefined;
     return Object.freeze({
-      name: img.names.get(row) ?? key, score: img.score[row]!, level: img.levels[img.level[row]!]!, counts: img.counts[img.countIds[row]!]!,
-      reporters: img.reporters[row]!, firstSeen: dateOf(img.first[row]!), lastSeen: dateOf(img.last[row]!),
+      name: img.names.get(row) ?? key,
+      score: img.score[row]!,
+      level: img.levels[img.level[row]!]!,
+      counts: img.counts[img.countIds[row]!]!,
+      reporters: img.reporters[row]!,
+      firstSeen: dateOf(img.first[row]!),
+      lastSeen: dateOf(img.last[row]!),
+      reported: img.reported === null ? null : img.reported[img.reportedIds![row]!]!,
     });
   };
 }
@@ -59,9 +70,22 @@ export function snapshotOf(image: Uint8Array, version: number, publishedAt: Date
     layer.set(code, [start, count]);
   }
   const lookups = new Map([...layers].map(([id, tables]) => [id, lookupOf(img, tables)]));
+  const scan: Snapshot['scan'] = (workspaceId, code, minScore, visit) => {
+    const table = layers.get(workspaceId)?.get(code);
+    if (table === undefined) return;
+    forEachRow(img, table[0], table[1], (row) => {
+      const score = img.score[row]!;
+      if (score >= minScore) visit(keyOf(img, row), score);
+    });
+  };
   return Object.freeze({
-    version, publishedAt, size: img.rows, imageBytes: image.byteLength,
+    version,
+    publishedAt,
+    size: img.rows,
+    imageBytes: image.byteLength,
     global: lookups.get(GLOBAL_LAYER) ?? nothing,
-    contextual: (workspaceId: number) => (workspaceId === GLOBAL_LAYER ? nothing : lookups.get(workspaceId) ?? nothing),
+    contextual: (workspaceId: number) =>
+      workspaceId === GLOBAL_LAYER ? nothing : (lookups.get(workspaceId) ?? nothing),
+    scan,
   });
 }

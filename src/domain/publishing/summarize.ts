@@ -23,19 +23,26 @@ export function placementOf(h: Hierarchy): Placement {
 
 type Entry = { key: string; name: string; items: EvidenceItem[] };
 
+/** Which entities to summarise (all when not given): a caller that reads a few entities skips the rest's work. */
+export type EntityFilter = (code: DimensionCode, key: string) => boolean;
+
 function collectDimension(
-  code: DimensionCode, index: number, layer: Layer, placements: ReadonlyArray<[Placement, EvidenceItem[]]>,
+  code: DimensionCode,
+  index: number,
+  layer: Layer,
+  placements: ReadonlyArray<[Placement, EvidenceItem[]]>,
+  wanted: EntityFilter,
 ): Map<string, Entry> {
   const out = new Map<string, Entry>();
   for (const slot of layer.direct.values()) {
-    if (slot.code !== code) continue;
+    if (slot.code !== code || !wanted(code, slot.key)) continue;
     const entry = out.get(slot.key);
     if (entry) for (const item of slot.items) entry.items.push(item);
     else out.set(slot.key, { key: slot.key, name: slot.name, items: slot.items.slice() });
   }
   for (const [placement, items] of placements) {
     const entity = placement.entities[index];
-    if (!entity) continue;
+    if (!entity || !wanted(code, entity.key)) continue;
     let entry = out.get(entity.key);
     if (!entry) out.set(entity.key, (entry = { key: entity.key, name: entity.name, items: [] }));
     else if (entry.name === entry.key) entry.name = entity.name;
@@ -49,15 +56,22 @@ function collectDimension(
   return out;
 }
 
-/** Every entity of the layer that received evidence, dimension by dimension. */
-export function* summarizeLayer(layer: Layer, placementFor: (ip: string) => Placement, now: Date): Generator<SummaryRow> {
+const everyEntity: EntityFilter = () => true;
+
+/** Every entity of the layer that received evidence (or those `wanted` names), dimension by dimension. */
+export function* summarizeLayer(
+  layer: Layer,
+  placementFor: (ip: string) => Placement,
+  now: Date,
+  wanted: EntityFilter = everyEntity,
+): Generator<SummaryRow> {
   const placements: Array<[Placement, EvidenceItem[]]> = [];
   for (const [ip, items] of layer.ips) if (items.length > 0) placements.push([placementFor(ip), items]);
   for (let index = 0; index < DIMENSION_CODES.length; index++) {
     const code = DIMENSION_CODES[index]!;
-    const entries = collectDimension(code, index, layer, placements);
+    const entries = collectDimension(code, index, layer, placements, wanted);
     for (const [key, entry] of entries) {
-      const summary = summarizeEvidence(entry.items, now);
+      const summary = summarizeEvidence(entry.items, now, code);
       entries.delete(key); // release this entity's item copies before the next one
       yield { code, key, name: entry.name, summary };
     }

@@ -62,7 +62,10 @@ function addressText(version: 4 | 6, value: bigint): string {
 }
 
 /** The announced subnets a CIDR overlaps, with the share of each it covers (see the header). */
-export function subnetsOfCidr(network: NetworkIndex, cidr: string): { subnets: SubnetShare[]; truncated: boolean } | null {
+export function subnetsOfCidr(
+  network: NetworkIndex,
+  cidr: string,
+): { subnets: SubnetShare[]; truncated: boolean } | null {
   const block = parseBlock(cidr);
   if (block === null) return null;
   const subnets: SubnetShare[] = [];

@@ -48,7 +48,10 @@ export function rollupWeight(entitySize: number): number {
 }
 
 function slot(
-  out: Map<DimensionCode, Map<string, EntityEvidence>>, code: DimensionCode, key: string, name: string | undefined,
+  out: Map<DimensionCode, Map<string, EntityEvidence>>,
+  code: DimensionCode,
+  key: string,
+  name: string | undefined,
 ): EntityEvidence {
   let byKey = out.get(code);
   if (!byKey) out.set(code, (byKey = new Map()));
@@ -60,7 +63,8 @@ function slot(
 
 /** For every entity key of every dimension, the evidence items it receives (direct + rolled up). */
 export function collectEntityEvidence(
-  ips: Iterable<IpEvidence>, direct: Iterable<DirectEvidence> = [],
+  ips: Iterable<IpEvidence>,
+  direct: Iterable<DirectEvidence> = [],
 ): Map<DimensionCode, Map<string, EntityEvidence>> {
   const out = new Map<DimensionCode, Map<string, EntityEvidence>>();
   for (const d of direct) slot(out, d.code, d.key, d.name).items.push(...d.items);
@@ -87,7 +91,7 @@ export function rollUp(ips: Iterable<IpEvidence>, direct: Iterable<DirectEvidenc
   const out: EntitySummaries = new Map();
   for (const [code, byKey] of collectEntityEvidence(ips, direct)) {
     const summaries = new Map<string, EntitySummary>();
-    for (const [key, entry] of byKey) summaries.set(key, summarizeEvidence(entry.items, now));
+    for (const [key, entry] of byKey) summaries.set(key, summarizeEvidence(entry.items, now, code));
     out.set(code, summaries);
   }
   return out;

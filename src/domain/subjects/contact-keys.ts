@@ -41,12 +41,14 @@ export function normalizeUrlKey(input: string): KeyResult {
   url.hash = '';
   if (url.search === '') url.search = ''; // drops a bare trailing "?"
   const key = url.href;
-  if (key.length > MAX_URL_LENGTH) return fail(`must be at most ${MAX_URL_LENGTH} characters once normalised (percent-encoding made it longer)`);
+  if (key.length > MAX_URL_LENGTH)
+    return fail(`must be at most ${MAX_URL_LENGTH} characters once normalised (percent-encoding made it longer)`);
   return { ok: true, key };
 }
 
 // RFC 5322 dot-atom characters, plus any non-ASCII character (RFC 6531 internationalised mail).
-const LOCAL_PART = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~\u0080-\u{10FFFF}-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~\u0080-\u{10FFFF}-]+)*$/u;
+const LOCAL_PART =
+  /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~\u0080-\u{10FFFF}-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~\u0080-\u{10FFFF}-]+)*$/u;
 
 /** local@domain: local part kept byte for byte (RFC 5321 says it is case-sensitive); domain normalised. */
 export function normalizeEmailKey(input: string): KeyResult {
@@ -58,7 +60,9 @@ export function normalizeEmailKey(input: string): KeyResult {
   if (local.length === 0) return fail('must have a local part before "@"');
   if (Buffer.byteLength(local, 'utf8') > 64) return fail('must have a local part of at most 64 octets (RFC 5321)');
   if (!LOCAL_PART.test(local)) {
-    return fail('has an invalid local part: use letters, digits and !#$%&\'*+/=?^_`{|}~- separated by single dots (quoted local parts are not supported)');
+    return fail(
+      "has an invalid local part: use letters, digits and !#$%&'*+/=?^_`{|}~- separated by single dots (quoted local parts are not supported)",
+    );
   }
   if (domainPart.startsWith('[')) return fail('must have a domain name after "@", not an address literal');
   const domain = normalizeDomain(domainPart);
@@ -76,7 +80,8 @@ export function normalizeEmailKey(input: string): KeyResult {
 export function normalizePhoneKey(input: string): KeyResult {
   const compact = input.trim().replace(/[\s\-.()]/gu, '');
   if (compact.length === 0) return fail('must not be empty');
-  if (!compact.startsWith('+')) return fail('must be in international E.164 form starting with "+" and the country code, e.g. +14155550123');
+  if (!compact.startsWith('+'))
+    return fail('must be in international E.164 form starting with "+" and the country code, e.g. +14155550123');
   if (!/^\+\d+$/.test(compact)) return fail('may contain only "+", digits, spaces, dashes, dots and parentheses');
   if (compact[1] === '0') return fail('must start with a country code, which never begins with 0');
   const digits = compact.length - 1;

@@ -21,7 +21,8 @@ export function normalizeDomain(input: string): KeyResult {
   if (text.length === 0) return fail('must not be empty');
   if (text.length > 1024) return fail('is too long to be a domain name (at most 253 characters)');
   const odd = NOT_IN_A_NAME.exec(text);
-  if (odd) return fail(`is not a domain name: it contains ${JSON.stringify(odd[0])} (give the bare name, e.g. example.com)`);
+  if (odd)
+    return fail(`is not a domain name: it contains ${JSON.stringify(odd[0])} (give the bare name, e.g. example.com)`);
   const numeric = 'ends in a numeric label, so it is an IP address rather than a domain (use kind ipaddress)';
   if (NUMERIC_LABEL.test(text.slice(text.lastIndexOf('.') + 1).toLowerCase())) return fail(numeric);
   const ascii = domainToASCII(text);
@@ -33,7 +34,9 @@ export function normalizeDomain(input: string): KeyResult {
     if (label.length === 0) return fail('must not contain an empty label (two dots in a row, or a leading dot)');
     if (label.length > 63) return fail(`has a label longer than 63 characters (${label.slice(0, 20)}...)`);
     if (!LABEL.test(label)) {
-      return fail(`has an invalid label ${JSON.stringify(label)}: labels use only a-z, 0-9 and '-', and do not start or end with '-'`);
+      return fail(
+        `has an invalid label ${JSON.stringify(label)}: labels use only a-z, 0-9 and '-', and do not start or end with '-'`,
+      );
     }
   }
   // Again after IDNA: full-width digits ("１") only become ASCII digits there.

@@ -41,11 +41,13 @@ export function normalizeCidrKey(input: string): KeyResult {
   let prefix = Number(lengthText);
   const mapped = parsed.version === 4 && address.includes(':');
   if (mapped) {
-    if (prefix < 96 || prefix > 128) return fail('has an IPv4-mapped IPv6 address, whose prefix length must be 96 to 128');
+    if (prefix < 96 || prefix > 128)
+      return fail('has an IPv4-mapped IPv6 address, whose prefix length must be 96 to 128');
     prefix -= 96;
   }
   const bits = parsed.version === 4 ? 32 : 128;
-  if (prefix > bits) return fail(`has a prefix length over ${bits} (the most an IPv${parsed.version} network can have)`);
+  if (prefix > bits)
+    return fail(`has a prefix length over ${bits} (the most an IPv${parsed.version} network can have)`);
   const network = maskBytes(parsed.bytes, prefix);
   const text4or6 = parsed.version === 4 ? network.join('.') : ipv6Text(network);
   return { ok: true, key: `${text4or6}/${prefix}` };
@@ -54,7 +56,12 @@ export function normalizeCidrKey(input: string): KeyResult {
 // 0 (RFC 7607), AS_TRANS 23456 (RFC 6793), 65535 and 4294967295 (RFC 7300) are reserved and
 // never originate routes, so a report about them is a typo. Private-use and documentation ASNs
 // are accepted: they show up in internal networks and in examples.
-const RESERVED_ASNS = new Map([[0, 'RFC 7607'], [23456, 'AS_TRANS, RFC 6793'], [65535, 'RFC 7300'], [4294967295, 'RFC 7300']]);
+const RESERVED_ASNS = new Map([
+  [0, 'RFC 7607'],
+  [23456, 'AS_TRANS, RFC 6793'],
+  [65535, 'RFC 7300'],
+  [4294967295, 'RFC 7300'],
+]);
 const MAX_ASN = 4294967295;
 
 /** "13335", "AS13335", "as13335" or asdot "1.10" (RFC 5396, = 65546) → "13335". */

@@ -58,7 +58,10 @@ export function normalizeSubjectKey(kind: SubjectKind, key: string): KeyResult {
 
 /** A kind named by a caller (a query argument), or invalid_request listing the kinds. */
 export function requireKind(kind: string): SubjectKind {
-  if (!isSubjectKind(kind)) throw new AppError('invalid_request', `kind must be one of: ${SUBJECT_KIND_CODES.join(', ')}`, [{ field: 'kind', message: 'unknown kind' }]);
+  if (!isSubjectKind(kind))
+    throw new AppError('invalid_request', `kind must be one of: ${SUBJECT_KIND_CODES.join(', ')}`, [
+      { field: 'kind', message: 'unknown kind' },
+    ]);
   return kind;
 }
 
@@ -66,6 +69,7 @@ export function requireKind(kind: string): SubjectKind {
 export function requireSubject(kind: string, key: string): { kind: SubjectKind; key: string } {
   const checked = requireKind(kind);
   const normalized = normalizeSubjectKey(checked, key);
-  if (!normalized.ok) throw new AppError('invalid_request', `key ${normalized.reason}`, [{ field: 'key', message: normalized.reason }]);
+  if (!normalized.ok)
+    throw new AppError('invalid_request', `key ${normalized.reason}`, [{ field: 'key', message: normalized.reason }]);
   return { kind: checked, key: normalized.key };
 }

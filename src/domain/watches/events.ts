@@ -19,7 +19,11 @@ export function watchRef(w: WatchRow): Prisma.InputJsonObject {
  * Both may fire for one change; neither fires when nothing moved.
  */
 export function publicationEvents(
-  watch: WatchRow, before: (Measure & { version: number }) | null, after: Measure, publication: PublicationRef, at: Date,
+  watch: WatchRow,
+  before: (Measure & { version: number }) | null,
+  after: Measure,
+  publication: PublicationRef,
+  at: Date,
 ): WatchEvent[] {
   if (!before) return [];
   const base = {
@@ -31,8 +35,11 @@ export function publicationEvents(
   };
   const events: WatchEvent[] = [];
   const t = watch.scoreThreshold;
-  if (t !== null && (before.score >= t) !== (after.score >= t)) {
-    events.push({ type: 'watch.score_crossed', data: { ...base, threshold: t, direction: after.score >= t ? 'up' : 'down' } });
+  if (t !== null && before.score >= t !== after.score >= t) {
+    events.push({
+      type: 'watch.score_crossed',
+      data: { ...base, threshold: t, direction: after.score >= t ? 'up' : 'down' },
+    });
   }
   if (before.level !== after.level) events.push({ type: 'watch.level_changed', data: base });
   return events;
@@ -42,12 +49,20 @@ export type SpikingEntity = { key: string; lookups10m: number; requesters60m: nu
 
 /** watch.spike_started: the entities whose signal spikes now (the watch's IP, AS, or some of its block's subnets). */
 export function spikeEvent(watch: WatchRow, spiking: SpikingEntity[], windowStartMs: number, at: Date): WatchEvent {
-  return { type: 'watch.spike_started', data: {
-    watch: watchRef(watch),
-    entities: spiking.map((e) => ({ key: e.key, lookups_10m: e.lookups10m, requesters_60m: e.requesters60m, spike_windows_7d: e.spikeWindows7d })),
-    window_start: new Date(windowStartMs).toISOString(),
-    observed_at: at.toISOString(),
-  } };
+  return {
+    type: 'watch.spike_started',
+    data: {
+      watch: watchRef(watch),
+      entities: spiking.map((e) => ({
+        key: e.key,
+        lookups_10m: e.lookups10m,
+        requesters_60m: e.requesters60m,
+        spike_windows_7d: e.spikeWindows7d,
+      })),
+      window_start: new Date(windowStartMs).toISOString(),
+      observed_at: at.toISOString(),
+    },
+  };
 }
 
 /**
@@ -55,13 +70,33 @@ export function spikeEvent(watch: WatchRow, spiking: SpikingEntity[], windowStar
  * (what, how bad, when, under which share policy) and which subject of it matched. Never its title, summary,
  * details, tags, namespace, author, key or workspace: those stay with the reporting workspace.
  */
-export type SharedReport = { eventType: string; outcomeCode: string; severity: string; sharePolicy: string; createdAt: Date };
+export type SharedReport = {
+  eventType: string;
+  outcomeCode: string;
+  severity: string;
+  sharePolicy: string;
+  createdAt: Date;
+};
 
-export function reportedEvent(watch: WatchRow, subject: { kind: string; key: string; role: string }, report: SharedReport, at: Date): WatchEvent {
-  return { type: 'watch.reported', data: {
-    watch: watchRef(watch),
-    subject: { kind: subject.kind, key: subject.key, role: subject.role },
-    report: { event_type: report.eventType, outcome_code: report.outcomeCode, severity: report.severity, share_policy: report.sharePolicy, created_at: report.createdAt.toISOString() },
-    observed_at: at.toISOString(),
-  } };
+export function reportedEvent(
+  watch: WatchRow,
+  subject: { kind: string; key: string; role: string },
+  report: SharedReport,
+  at: Date,
+): WatchEvent {
+  return {
+    type: 'watch.reported',
+    data: {
+      watch: watchRef(watch),
+      subject: { kind: subject.kind, key: subject.key, role: subject.role },
+      report: {
+        event_type: report.eventType,
+        outcome_code: report.outcomeCode,
+        severity: report.severity,
+        share_policy: report.sharePolicy,
+        created_at: report.createdAt.toISOString(),
+      },
+      observed_at: at.toISOString(),
+    },
+  };
 }

@@ -72,20 +72,32 @@ export class KeyCountryTracker {
 async function record(prisma: PrismaClient, use: Use): Promise<{ recorded: boolean; event: boolean }> {
   return prisma.$transaction(async (tx) => {
     // The key's uses take turns, so "is this its first country?" holds under concurrency; a deleted key records nothing.
-    const key = await tx.$queryRaw<Array<{ id: number }>>`SELECT "id" FROM "ApiKey" WHERE "id" = ${use.apiKeyId} FOR NO KEY UPDATE`;
+    const key = await tx.$queryRaw<
+      Array<{ id: number }>
+    >`SELECT "id" FROM "ApiKey" WHERE "id" = ${use.apiKeyId} FOR NO KEY UPDATE`;
     if (key.length === 0) return { recorded: false, event: false };
     const inserted = await tx.$executeRaw`
       INSERT INTO "ApiKeyCountry" ("apiKeyId", "country") VALUES (${use.apiKeyId}, ${use.country}) ON CONFLICT DO NOTHING`;
     if (inserted === 0) return { recorded: false, event: false };
     const earlier = await tx.apiKeyCountry.findMany({
-      where: { apiKeyId: use.apiKeyId, country: { not: use.country } }, orderBy: { firstSeenAt: 'asc' }, take: KEY_COUNTRY_LIMITS.previousInEvent, select: { country: true },
+      where: { apiKeyId: use.apiKeyId, country: { not: use.country } },
+      orderBy: { firstSeenAt: 'asc' },
+      take: KEY_COUNTRY_LIMITS.previousInEvent,
+      select: { country: true },
     });
     if (earlier.length === 0) return { recorded: true, event: false };
-    const id = await emitWebhookEvent(tx, { workspaceId: use.workspaceId, type: 'key.new_country', data: {
-      api_key: { id: use.apiKeyId, name: use.keyName, prefix: use.keyPrefix },
-      country: use.country, ip: use.ip, previous_countries: earlier.map((c) => c.country),
-      used_at: new Date(use.atMs).toISOString(), observed_at: new Date().toISOString(),
-    } });
+    const id = await emitWebhookEvent(tx, {
+      workspaceId: use.workspaceId,
+      type: 'key.new_country',
+      data: {
+        api_key: { id: use.apiKeyId, name: use.keyName, prefix: use.keyPrefix },
+        country: use.country,
+        ip: use.ip,
+        previous_countries: earlier.map((c) => c.country),
+        used_at: new Date(use.atMs).toISOString(),
+        observed_at: new Date().toISOString(),
+      },
+    });
     return { recorded: true, event: id !== null };
   });
 }

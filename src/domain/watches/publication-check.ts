@@ -9,8 +9,15 @@ import { WATCH_LIMITS } from './schemas.ts';
 import type { WatchTargetKind } from './target.ts';
 
 type Row = {
-  id: number; workspaceId: number; targetKind: WatchTargetKind; target: string; scoreThreshold: number | null; note: string;
-  lastScore: number | null; lastLevel: string | null; lastPublicationVersion: number | null;
+  id: number;
+  workspaceId: number;
+  targetKind: WatchTargetKind;
+  target: string;
+  scoreThreshold: number | null;
+  note: string;
+  lastScore: number | null;
+  lastLevel: string | null;
+  lastPublicationVersion: number | null;
 };
 
 /**
@@ -22,11 +29,14 @@ type Row = {
  * at all, so a change gives exactly one event, and a crash gives none and leaves the chunk to the next run.
  */
 export async function checkPublication(
-  prisma: PrismaClient, network: NetworkIndex, snapshot: Snapshot, chunk: number = WATCH_LIMITS.chunk,
+  prisma: PrismaClient,
+  network: NetworkIndex,
+  snapshot: Snapshot,
+  chunk: number = WATCH_LIMITS.chunk,
+  measurer: TargetMeasurer = new TargetMeasurer(snapshot, network),
 ): Promise<{ watches: number; events: number }> {
   const done = { watches: 0, events: 0 };
   if (snapshot.version === 0) return done;
-  const measurer = new TargetMeasurer(snapshot, network);
   const publication = { version: snapshot.version, publishedAt: snapshot.publishedAt };
   for (;;) {
     const taken = await prisma.$transaction(async (tx) => {
@@ -38,12 +48,17 @@ export async function checkPublication(
       const at = new Date();
       for (const w of rows) {
         const after = measurer.measure(w.targetKind, w.target, w.workspaceId)!;
-        const before = w.lastPublicationVersion !== null && w.lastScore !== null && w.lastLevel !== null
-          ? { score: w.lastScore, level: w.lastLevel as RiskLevel, version: w.lastPublicationVersion } : null;
+        const before =
+          w.lastPublicationVersion !== null && w.lastScore !== null && w.lastLevel !== null
+            ? { score: w.lastScore, level: w.lastLevel as RiskLevel, version: w.lastPublicationVersion }
+            : null;
         for (const event of publicationEvents(w, before, after, publication, at)) {
           if (await emitWebhookEvent(tx, { workspaceId: w.workspaceId, ...event })) done.events++;
         }
-        await tx.watch.update({ where: { id: w.id }, data: { lastScore: after.score, lastLevel: after.level, lastPublicationVersion: snapshot.version } });
+        await tx.watch.update({
+          where: { id: w.id },
+          data: { lastScore: after.score, lastLevel: after.level, lastPublicationVersion: snapshot.version },
+        });
       }
       return rows.length;
     });

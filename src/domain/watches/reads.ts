@@ -3,9 +3,15 @@ import { workspaceDb } from '../workspace/scope.ts';
 import type { Page } from '../overrides/reads.ts';
 
 /** A workspace's watches, oldest first, through the workspace-scoped client; the cursor is the last id of the previous page. */
-export async function listWatches(prisma: PrismaClient, workspaceId: number, q: { limit: number; cursor?: number | null | undefined }): Promise<Page<Watch>> {
+export async function listWatches(
+  prisma: PrismaClient,
+  workspaceId: number,
+  q: { limit: number; cursor?: number | null | undefined },
+): Promise<Page<Watch>> {
   const rows = await workspaceDb(prisma, workspaceId).watch.findMany({
-    where: q.cursor ? { id: { gt: q.cursor } } : {}, orderBy: { id: 'asc' }, take: q.limit + 1,
+    where: q.cursor ? { id: { gt: q.cursor } } : {},
+    orderBy: { id: 'asc' },
+    take: q.limit + 1,
   });
   const items = rows.slice(0, q.limit);
   return { items, nextCursor: rows.length > q.limit ? String(items.at(-1)!.id) : null };

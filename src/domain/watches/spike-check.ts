@@ -14,7 +14,16 @@ import type { WatchTargetKind } from './target.ts';
  */
 export const SPIKE_SETTLE_MS = 5_000;
 
-type Row = { id: number; workspaceId: number; targetKind: WatchTargetKind; target: string; scoreThreshold: number | null; note: string; lastSpiking: boolean; spikeCheckedWindow: bigint | null };
+type Row = {
+  id: number;
+  workspaceId: number;
+  targetKind: WatchTargetKind;
+  target: string;
+  scoreThreshold: number | null;
+  note: string;
+  lastSpiking: boolean;
+  spikeCheckedWindow: bigint | null;
+};
 
 /**
  * Reads the community signal of every ip, cidr and asn watch once per 10-minute window (the windows the signal
@@ -27,7 +36,10 @@ type Row = { id: number; workspaceId: number; targetKind: WatchTargetKind; targe
  * on the next run.
  */
 export async function checkSpikes(
-  prisma: PrismaClient, community: Pick<CommunitySignals, 'read'>, keysOf: Pick<TargetMeasurer, 'spikeKeys'>, nowMs: number,
+  prisma: PrismaClient,
+  community: Pick<CommunitySignals, 'read'>,
+  keysOf: Pick<TargetMeasurer, 'spikeKeys'>,
+  nowMs: number,
   chunk: number = WATCH_LIMITS.chunk,
 ): Promise<{ watches: number; events: number }> {
   const done = { watches: 0, events: 0 };
@@ -41,12 +53,27 @@ export async function checkSpikes(
     if (due.length === 0) return done;
     after = due.at(-1)!.id;
     const spikingOf = new Map<number, SpikingEntity[]>();
-    await Promise.all(due.map(async (w) => {
-      const keys = keysOf.spikeKeys(w.targetKind, w.target);
-      const signals = await Promise.all(keys.map((key) => community.read(key, nowMs)));
-      spikingOf.set(w.id, signals.flatMap((s, i) => (s.hasSpike
-        ? [{ key: keys[i]!, lookups10m: s.lookups10m, requesters60m: s.requesters60m, spikeWindows7d: s.spikeWindows7d }] : [])));
-    }));
+    await Promise.all(
+      due.map(async (w) => {
+        const keys = keysOf.spikeKeys(w.targetKind, w.target);
+        const signals = await Promise.all(keys.map((key) => community.read(key, nowMs)));
+        spikingOf.set(
+          w.id,
+          signals.flatMap((s, i) =>
+            s.hasSpike
+              ? [
+                  {
+                    key: keys[i]!,
+                    lookups10m: s.lookups10m,
+                    requesters60m: s.requesters60m,
+                    spikeWindows7d: s.spikeWindows7d,
+                  },
+                ]
+              : [],
+          ),
+        );
+      }),
+    );
     await prisma.$transaction(async (tx) => {
       const rows = await tx.$queryRaw<Row[]>`
         SELECT "id", "workspaceId", "targetKind", "target", "scoreThreshold", "note", "lastSpiking", "spikeCheckedWindow"
@@ -58,7 +85,8 @@ export async function checkSpikes(
         const spiking = spikingOf.get(w.id)!;
         const now = spiking.length > 0;
         if (now && !w.lastSpiking && w.spikeCheckedWindow !== null) {
-          if (await emitWebhookEvent(tx, { workspaceId: w.workspaceId, ...spikeEvent(w, spiking, Number(window), at) })) done.events++;
+          if (await emitWebhookEvent(tx, { workspaceId: w.workspaceId, ...spikeEvent(w, spiking, Number(window), at) }))
+            done.events++;
         }
         await tx.watch.update({ where: { id: w.id }, data: { lastSpiking: now, spikeCheckedWindow: window } });
       }

@@ -17,25 +17,45 @@ export function eventBody(e: WebhookEvent): string {
 
 /** The secrets that sign now: the current one, and the previous one during the 24 h after a rotation. */
 export function signingSecrets(endpoint: WebhookEndpoint, now: Date): string[] {
-  const previous = endpoint.previousSecret && endpoint.previousSecretUntil && endpoint.previousSecretUntil > now ? [endpoint.previousSecret] : [];
+  const previous =
+    endpoint.previousSecret && endpoint.previousSecretUntil && endpoint.previousSecretUntil > now
+      ? [endpoint.previousSecret]
+      : [];
   return [endpoint.secret, ...previous];
 }
 
 export const delivered = (o: SendOutcome) => o.httpStatus !== null && o.httpStatus >= 200 && o.httpStatus < 300;
 
-export async function attemptDelivery(deps: Omit<WebhookDeps, 'wake'>, d: DeliveryWithParts, manual: boolean): Promise<SendOutcome> {
+export async function attemptDelivery(
+  deps: Omit<WebhookDeps, 'wake'>,
+  d: DeliveryWithParts,
+  manual: boolean,
+): Promise<SendOutcome> {
   const now = deps.now();
   const body = eventBody(d.event);
   const t = Math.floor(now.getTime() / 1000);
-  const outcome = await sendDelivery(d.endpoint.url, body, {
-    'risk-signature': signatureHeader(body, t, signingSecrets(d.endpoint, now)),
-    'risk-event-id': d.event.publicId,
-    'risk-event-type': d.event.type,
-    'risk-delivery-id': String(d.id),
-  }, { allowedHosts: deps.allowedHosts, userAgent: `risk-api-webhooks/1 (+${deps.baseUrl})` });
-  await deps.prisma.webhookAttempt.create({ data: {
-    deliveryId: d.id, workspaceId: d.workspaceId, startedAt: now, latencyMs: outcome.latencyMs, httpStatus: outcome.httpStatus,
-    error: outcome.error, responseExcerpt: outcome.excerpt, manual,
-  } });
+  const outcome = await sendDelivery(
+    d.endpoint.url,
+    body,
+    {
+      'risk-signature': signatureHeader(body, t, signingSecrets(d.endpoint, now)),
+      'risk-event-id': d.event.publicId,
+      'risk-event-type': d.event.type,
+      'risk-delivery-id': String(d.id),
+    },
+    { allowedHosts: deps.allowedHosts, userAgent: `risk-api-webhooks/1 (+${deps.baseUrl})` },
+  );
+  await deps.prisma.webhookAttempt.create({
+    data: {
+      deliveryId: d.id,
+      workspaceId: d.workspaceId,
+      startedAt: now,
+      latencyMs: outcome.latencyMs,
+      httpStatus: outcome.httpStatus,
+      error: outcome.error,
+      responseExcerpt: outcome.excerpt,
+      manual,
+    },
+  });
   return outcome;
 }

@@ -3,6 +3,7 @@ import { attemptDelivery, delivered, type DeliveryWithParts } from './attempt.ts
 import { endpointDisabledMail } from './disabled-mail.ts';
 import { SEND_TIMEOUT_MS } from './send.ts';
 import { sweepWebhookHistory } from './retention.ts';
+import { detachedFromWork } from '../../platform/work-budget.ts';
 
 /**
  * The delivery loop over the outbox (docs/webhooks.md, "Retries, order and duplicates"; docs/decisions/0022).
@@ -32,21 +33,31 @@ export class WebhookDeliverer {
   constructor(readonly deps: Omit<WebhookDeps, 'wake'>) {}
 
   /** The deps the endpoint and delivery functions take, with this loop as the one to wake. */
-  get webhookDeps(): WebhookDeps { return { ...this.deps, wake: () => this.wake() }; }
+  get webhookDeps(): WebhookDeps {
+    return { ...this.deps, wake: () => this.wake() };
+  }
 
   /** A round now (or right after the one running): called after a commit that wrote deliveries. */
   wake(): void {
     if (this.stopped) return;
-    if (this.running) { this.again = true; return; }
-    void this.deliverDue().catch((e) => this.deps.log.warn('webhook round failed', { err: e }));
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    void detachedFromWork(() => this.deliverDue()).catch((e) => this.deps.log.warn('webhook round failed', { err: e }));
   }
 
   /** Sends every due head-of-line delivery once; resolves when the round (and any asked for meanwhile) is done. */
   deliverDue(): Promise<void> {
     if (this.running) this.again = true; // what changed since the running round read the outbox is seen too
     this.running ??= (async () => {
-      do { this.again = false; await this.round(); } while (this.again && !this.stopped);
-    })().finally(() => { this.running = null; });
+      do {
+        this.again = false;
+        await this.round();
+      } while (this.again && !this.stopped);
+    })().finally(() => {
+      this.running = null;
+    });
     return this.running;
   }
 
@@ -57,7 +68,9 @@ export class WebhookDeliverer {
     this.timer.unref();
     // Finished deliveries past their retention (retention.ts), hourly; every process may sweep, deletes are idempotent.
     this.sweeper = setInterval(() => {
-      sweepWebhookHistory(this.deps.prisma, this.deps.now()).catch((e) => this.deps.log.warn('webhook history sweep failed', { err: e }));
+      sweepWebhookHistory(this.deps.prisma, this.deps.now()).catch((e) =>
+        this.deps.log.warn('webhook history sweep failed', { err: e }),
+      );
     }, 3_600_000);
     this.sweeper.unref();
   }
@@ -84,13 +97,20 @@ export class WebhookDeliverer {
       ) h
       WHERE e.status = 'enabled' AND h."nextAttemptAt" <= ${now} ORDER BY h."nextAttemptAt" LIMIT ${PER_ROUND}`;
     if (heads.length === 0) return;
-    const due = await prisma.webhookDelivery.findMany({ where: { id: { in: heads.map((h) => Number(h.id)) } }, include: { event: true, endpoint: true } });
+    const due = await prisma.webhookDelivery.findMany({
+      where: { id: { in: heads.map((h) => Number(h.id)) } },
+      include: { event: true, endpoint: true },
+    });
     const queue = [...due];
-    await Promise.all(Array.from({ length: Math.min(PARALLEL, queue.length) }, async () => {
-      for (let d = queue.shift(); d && !this.stopped; d = queue.shift()) {
-        await this.deliverOne(d).catch((e) => this.deps.log.warn('webhook delivery round step failed', { deliveryId: d!.id, err: e }));
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: Math.min(PARALLEL, queue.length) }, async () => {
+        for (let d = queue.shift(); d && !this.stopped; d = queue.shift()) {
+          await this.deliverOne(d).catch((e) =>
+            this.deps.log.warn('webhook delivery round step failed', { deliveryId: d!.id, err: e }),
+          );
+        }
+      }),
+    );
   }
 
   private async deliverOne(d: DeliveryWithParts) {
@@ -100,7 +120,12 @@ export class WebhookDeliverer {
     // Due, and still at the value read: a row another process leased between this round's two reads carries its
     // lease (in the future) and is left alone; so is one whose endpoint was disabled since.
     const leased = await prisma.webhookDelivery.updateMany({
-      where: { id: d.id, status: 'pending', nextAttemptAt: { equals: d.nextAttemptAt, lte: start }, endpoint: { is: { status: 'enabled' } } },
+      where: {
+        id: d.id,
+        status: 'pending',
+        nextAttemptAt: { equals: d.nextAttemptAt, lte: start },
+        endpoint: { is: { status: 'enabled' } },
+      },
       data: { nextAttemptAt: leaseUntil },
     });
     if (leased.count !== 1) return; // another process took it, or it changed since the round read it
@@ -109,14 +134,32 @@ export class WebhookDeliverer {
     // Only while the lease is still ours: a process that stalled past it leaves the row to whoever took it since.
     const mine = { id: d.id, status: 'pending', nextAttemptAt: leaseUntil };
     if (delivered(outcome)) {
-      await prisma.webhookDelivery.updateMany({ where: mine, data: { status: 'delivered', deliveredAt: now, attempts: { increment: 1 } } });
-      await prisma.webhookEndpoint.updateMany({ where: { id: d.endpointId, failingSince: { not: null } }, data: { failingSince: null } });
+      await prisma.webhookDelivery.updateMany({
+        where: mine,
+        data: { status: 'delivered', deliveredAt: now, attempts: { increment: 1 } },
+      });
+      await prisma.webhookEndpoint.updateMany({
+        where: { id: d.endpointId, failingSince: { not: null } },
+        data: { failingSince: null },
+      });
       return;
     }
     const attempts = d.attempts + 1;
-    await prisma.webhookDelivery.updateMany({ where: mine, data: { attempts: { increment: 1 }, nextAttemptAt: new Date(now.getTime() + retryDelayMs(attempts)) } });
-    await prisma.webhookEndpoint.updateMany({ where: { id: d.endpointId, failingSince: null }, data: { failingSince: now } });
-    this.deps.log.info('webhook delivery failed; will retry', { deliveryId: d.id, endpointId: d.endpointId, attempts, httpStatus: outcome.httpStatus, error: outcome.error });
+    await prisma.webhookDelivery.updateMany({
+      where: mine,
+      data: { attempts: { increment: 1 }, nextAttemptAt: new Date(now.getTime() + retryDelayMs(attempts)) },
+    });
+    await prisma.webhookEndpoint.updateMany({
+      where: { id: d.endpointId, failingSince: null },
+      data: { failingSince: now },
+    });
+    this.deps.log.info('webhook delivery failed; will retry', {
+      deliveryId: d.id,
+      endpointId: d.endpointId,
+      attempts,
+      httpStatus: outcome.httpStatus,
+      error: outcome.error,
+    });
     const endpoint = await prisma.webhookEndpoint.findUnique({ where: { id: d.endpointId } });
     if (endpoint?.failingSince && now.getTime() - endpoint.failingSince.getTime() >= FAILING_LIMIT_MS) {
       await this.disable(endpoint.id, endpoint.failingSince, outcome.error ?? `HTTP ${outcome.httpStatus}`);
@@ -129,18 +172,47 @@ export class WebhookDeliverer {
     const result = await prisma.$transaction(async (tx) => {
       const changed = await tx.webhookEndpoint.updateMany({
         where: { id: endpointId, status: 'enabled' },
-        data: { status: 'disabled', disabledReason: `Disabled automatically: deliveries failed since ${failingSince.toISOString()} (3 days). Last error: ${lastError}`.slice(0, 1000) },
+        data: {
+          status: 'disabled',
+          disabledReason:
+            `Disabled automatically: deliveries failed since ${failingSince.toISOString()} (3 days). Last error: ${lastError}`.slice(
+              0,
+              1000,
+            ),
+        },
       });
       if (changed.count !== 1) return null; // disabled meanwhile (by someone, or another process)
-      const givenUp = await tx.webhookDelivery.updateMany({ where: { endpointId, status: 'pending' }, data: { status: 'failed' } });
-      return { givenUp: givenUp.count, endpoint: await tx.webhookEndpoint.findUniqueOrThrow({ where: { id: endpointId } }) };
+      const givenUp = await tx.webhookDelivery.updateMany({
+        where: { endpointId, status: 'pending' },
+        data: { status: 'failed' },
+      });
+      return {
+        givenUp: givenUp.count,
+        endpoint: await tx.webhookEndpoint.findUniqueOrThrow({ where: { id: endpointId } }),
+      };
     });
     if (!result) return;
     const { endpoint, givenUp } = result;
-    this.deps.log.warn('webhook endpoint disabled after 3 days of failures', { endpointId, workspaceId: endpoint.workspaceId, givenUp });
-    const accounts = await prisma.account.findMany({ where: { workspaceId: endpoint.workspaceId, emailVerifiedAt: { not: null } }, select: { email: true } });
+    this.deps.log.warn('webhook endpoint disabled after 3 days of failures', {
+      endpointId,
+      workspaceId: endpoint.workspaceId,
+      givenUp,
+    });
+    const accounts = await prisma.account.findMany({
+      where: { workspaceId: endpoint.workspaceId, emailVerifiedAt: { not: null } },
+      select: { email: true },
+    });
     for (const a of accounts) {
-      await this.deps.mail(endpointDisabledMail(a.email, this.deps.baseUrl, { id: endpoint.id, url: endpoint.url, failingSince, lastError, givenUp }))
+      await this.deps
+        .mail(
+          endpointDisabledMail(a.email, this.deps.baseUrl, {
+            id: endpoint.id,
+            url: endpoint.url,
+            failingSince,
+            lastError,
+            givenUp,
+          }),
+        )
         .catch((e) => this.deps.log.warn('endpoint-disabled mail not queued', { endpointId, err: e }));
     }
   }

@@ -1,7 +1,11 @@
 import type { MailMessage } from '../mail/outbox.ts';
 
 /** To each confirmed account of a workspace whose endpoint was disabled after failing for 3 days. */
-export function endpointDisabledMail(to: string, baseUrl: string, e: { id: number; url: string; failingSince: Date; lastError: string; givenUp: number }): MailMessage {
+export function endpointDisabledMail(
+  to: string,
+  baseUrl: string,
+  e: { id: number; url: string; failingSince: Date; lastError: string; givenUp: number },
+): MailMessage {
   return {
     to,
     subject: `risk-api disabled webhook endpoint ${e.id} after 3 days of failed deliveries`,

@@ -15,11 +15,16 @@ export const newEventId = () => `evt_${randomBytes(12).toString('base64url')}`;
 export async function emitWebhookEvent(tx: Prisma.TransactionClient, event: WebhookEventInput): Promise<string | null> {
   const endpoints = await tx.webhookEndpoint.findMany({
     where: { workspaceId: event.workspaceId, status: 'enabled', eventTypes: { has: event.type } },
-    select: { id: true }, orderBy: { id: 'asc' },
+    select: { id: true },
+    orderBy: { id: 'asc' },
   });
   if (endpoints.length === 0) return null;
   const publicId = newEventId();
-  const row = await tx.webhookEvent.create({ data: { publicId, workspaceId: event.workspaceId, type: event.type, data: event.data } });
-  await tx.webhookDelivery.createMany({ data: endpoints.map((e) => ({ eventId: row.id, endpointId: e.id, workspaceId: event.workspaceId })) });
+  const row = await tx.webhookEvent.create({
+    data: { publicId, workspaceId: event.workspaceId, type: event.type, data: event.data },
+  });
+  await tx.webhookDelivery.createMany({
+    data: endpoints.map((e) => ({ eventId: row.id, endpointId: e.id, workspaceId: event.workspaceId })),
+  });
   return publicId;
 }

@@ -12,40 +12,65 @@ import { WEBHOOK_LIMITS, type CreateEndpointInput, type UpdateEndpointInput } fr
 export type EndpointWithSecret = { endpoint: WebhookEndpoint; secret: string };
 
 async function lockWorkspace(tx: Tx, workspaceId: number) {
-  const rows = await tx.$queryRaw<Array<{ id: number }>>`SELECT "id" FROM "Workspace" WHERE "id" = ${workspaceId} FOR NO KEY UPDATE`;
+  const rows = await tx.$queryRaw<
+    Array<{ id: number }>
+  >`SELECT "id" FROM "Workspace" WHERE "id" = ${workspaceId} FOR NO KEY UPDATE`;
   if (rows.length === 0) throw new AppError('not_found', 'The workspace no longer exists.');
 }
 
-const notFound = (id: number) => new AppError('not_found', `No webhook endpoint ${id} in this workspace.`, [{ field: 'id', message: 'no such endpoint' }]);
+const notFound = (id: number) =>
+  new AppError('not_found', `No webhook endpoint ${id} in this workspace.`, [
+    { field: 'id', message: 'no such endpoint' },
+  ]);
 
 /** The workspace's endpoint, or not_found (for another workspace's too). */
-export async function endpointOf(tx: Pick<Tx, 'webhookEndpoint'>, workspaceId: number, id: number): Promise<WebhookEndpoint> {
+export async function endpointOf(
+  tx: Pick<Tx, 'webhookEndpoint'>,
+  workspaceId: number,
+  id: number,
+): Promise<WebhookEndpoint> {
   const e = await tx.webhookEndpoint.findFirst({ where: { id, workspaceId } });
   if (!e) throw notFound(id);
   return e;
 }
 
-export async function createEndpoint(deps: WebhookDeps, workspaceId: number, input: CreateEndpointInput): Promise<EndpointWithSecret> {
+export async function createEndpoint(
+  deps: WebhookDeps,
+  workspaceId: number,
+  input: CreateEndpointInput,
+): Promise<EndpointWithSecret> {
   const secret = newSecret();
   const endpoint = await deps.prisma.$transaction(async (tx) => {
     await lockWorkspace(tx, workspaceId);
     const count = await tx.webhookEndpoint.count({ where: { workspaceId } });
     if (count >= WEBHOOK_LIMITS.endpoints) {
-      throw new AppError('webhook_endpoint_limit_reached', `The workspace has ${count} webhook endpoints, the most it may hold (${WEBHOOK_LIMITS.endpoints}); delete one first.`);
+      throw new AppError(
+        'webhook_endpoint_limit_reached',
+        `The workspace has ${count} webhook endpoints, the most it may hold (${WEBHOOK_LIMITS.endpoints}); delete one first.`,
+      );
     }
-    return tx.webhookEndpoint.create({ data: { workspaceId, url: input.url, eventTypes: input.eventTypes, description: input.description, secret } });
+    return tx.webhookEndpoint.create({
+      data: { workspaceId, url: input.url, eventTypes: input.eventTypes, description: input.description, secret },
+    });
   });
   return { endpoint, secret };
 }
 
-export async function updateEndpoint(deps: WebhookDeps, workspaceId: number, input: UpdateEndpointInput): Promise<WebhookEndpoint> {
+export async function updateEndpoint(
+  deps: WebhookDeps,
+  workspaceId: number,
+  input: UpdateEndpointInput,
+): Promise<WebhookEndpoint> {
   return deps.prisma.$transaction(async (tx) => {
     await endpointOf(tx, workspaceId, input.id);
-    return tx.webhookEndpoint.update({ where: { id: input.id }, data: {
-      ...(input.url !== undefined ? { url: input.url } : {}),
-      ...(input.eventTypes !== undefined ? { eventTypes: input.eventTypes } : {}),
-      ...(input.description !== undefined ? { description: input.description } : {}),
-    } });
+    return tx.webhookEndpoint.update({
+      where: { id: input.id },
+      data: {
+        ...(input.url !== undefined ? { url: input.url } : {}),
+        ...(input.eventTypes !== undefined ? { eventTypes: input.eventTypes } : {}),
+        ...(input.description !== undefined ? { description: input.description } : {}),
+      },
+    });
   });
 }
 
@@ -54,12 +79,21 @@ export async function updateEndpoint(deps: WebhookDeps, workspaceId: number, inp
  * once it is enabled again). Enabling clears the failure run, so an endpoint fixed after being disabled for
  * failing starts a fresh 3 days.
  */
-export async function setEndpointEnabled(deps: WebhookDeps, workspaceId: number, id: number, enabled: boolean, by: string): Promise<WebhookEndpoint> {
+export async function setEndpointEnabled(
+  deps: WebhookDeps,
+  workspaceId: number,
+  id: number,
+  enabled: boolean,
+  by: string,
+): Promise<WebhookEndpoint> {
   const updated = await deps.prisma.$transaction(async (tx) => {
     await endpointOf(tx, workspaceId, id);
-    return tx.webhookEndpoint.update({ where: { id }, data: enabled
-      ? { status: 'enabled', disabledReason: null, failingSince: null }
-      : { status: 'disabled', disabledReason: `Disabled by ${by}.`.slice(0, 1000) } });
+    return tx.webhookEndpoint.update({
+      where: { id },
+      data: enabled
+        ? { status: 'enabled', disabledReason: null, failingSince: null }
+        : { status: 'disabled', disabledReason: `Disabled by ${by}.`.slice(0, 1000) },
+    });
   });
   if (enabled) deps.wake();
   return updated;
@@ -78,13 +112,22 @@ export async function deleteEndpoint(deps: WebhookDeps, workspaceId: number, id:
  * A new secret, returned once. The one it replaces keeps signing (a second v1 entry) for 24 h, so receivers can
  * switch without losing a delivery; a second rotation within those 24 h drops the oldest secret at once.
  */
-export async function rotateEndpointSecret(deps: WebhookDeps, workspaceId: number, id: number): Promise<EndpointWithSecret> {
+export async function rotateEndpointSecret(
+  deps: WebhookDeps,
+  workspaceId: number,
+  id: number,
+): Promise<EndpointWithSecret> {
   const secret = newSecret();
   const endpoint = await deps.prisma.$transaction(async (tx) => {
     const e = await endpointOf(tx, workspaceId, id);
-    return tx.webhookEndpoint.update({ where: { id }, data: {
-      secret, previousSecret: e.secret, previousSecretUntil: new Date(deps.now().getTime() + PREVIOUS_SECRET_GRACE_MS),
-    } });
+    return tx.webhookEndpoint.update({
+      where: { id },
+      data: {
+        secret,
+        previousSecret: e.secret,
+        previousSecretUntil: new Date(deps.now().getTime() + PREVIOUS_SECRET_GRACE_MS),
+      },
+    });
   });
   return { endpoint, secret };
 }
@@ -92,9 +135,15 @@ export async function rotateEndpointSecret(deps: WebhookDeps, workspaceId: numbe
 export type Page<T> = { items: T[]; nextCursor: string | null };
 
 /** The workspace's endpoints, oldest first. */
-export async function listEndpoints(deps: Pick<WebhookDeps, 'prisma'>, workspaceId: number, q: { limit: number; cursor?: number | null | undefined }): Promise<Page<WebhookEndpoint>> {
+export async function listEndpoints(
+  deps: Pick<WebhookDeps, 'prisma'>,
+  workspaceId: number,
+  q: { limit: number; cursor?: number | null | undefined },
+): Promise<Page<WebhookEndpoint>> {
   const rows = await deps.prisma.webhookEndpoint.findMany({
-    where: { workspaceId, ...(q.cursor ? { id: { gt: q.cursor } } : {}) }, orderBy: { id: 'asc' }, take: q.limit + 1,
+    where: { workspaceId, ...(q.cursor ? { id: { gt: q.cursor } } : {}) },
+    orderBy: { id: 'asc' },
+    take: q.limit + 1,
   });
   const items = rows.slice(0, q.limit);
   return { items, nextCursor: rows.length > q.limit ? String(items.at(-1)!.id) : null };

@@ -8,6 +8,11 @@
  * - endpoint.test         sent on request, to check an endpoint receives and verifies deliveries
  */
 export const WEBHOOK_EVENT_TYPES = [
-  'watch.score_crossed', 'watch.level_changed', 'watch.spike_started', 'watch.reported', 'key.new_country', 'endpoint.test',
+  'watch.score_crossed',
+  'watch.level_changed',
+  'watch.spike_started',
+  'watch.reported',
+  'key.new_country',
+  'endpoint.test',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

@@ -32,7 +32,9 @@ async function checkedAddress(host: string, allowed: boolean): Promise<{ address
     return { address: host, family: isIP(host) };
   }
   let found: Array<{ address: string; family: number }>;
-  try { found = await lookup(host, { all: true, verbatim: true }); } catch (e) {
+  try {
+    found = await lookup(host, { all: true, verbatim: true });
+  } catch (e) {
     throw new Refused(`${host} did not resolve (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
   }
   if (found.length === 0) throw new Refused(`${host} did not resolve`);
@@ -45,9 +47,17 @@ async function checkedAddress(host: string, allowed: boolean): Promise<{ address
   return found[0]!;
 }
 
-export async function sendDelivery(target: string, body: string, headers: Record<string, string>, opts: SendOptions): Promise<SendOutcome> {
+export async function sendDelivery(
+  target: string,
+  body: string,
+  headers: Record<string, string>,
+  opts: SendOptions,
+): Promise<SendOutcome> {
   const started = performance.now();
-  const done = (o: Omit<SendOutcome, 'latencyMs'>): SendOutcome => ({ ...o, latencyMs: Math.round(performance.now() - started) });
+  const done = (o: Omit<SendOutcome, 'latencyMs'>): SendOutcome => ({
+    ...o,
+    latencyMs: Math.round(performance.now() - started),
+  });
   const timeoutMs = opts.timeoutMs ?? SEND_TIMEOUT_MS;
   const url = new URL(target);
   const host = hostOf(url);
@@ -56,45 +66,72 @@ export async function sendDelivery(target: string, body: string, headers: Record
   try {
     const pinned = await Promise.race([
       checkedAddress(host, opts.allowedHosts.includes(host)),
-      new Promise<never>((_, reject) => abort.signal.addEventListener('abort', () => reject(new Refused(`timed out after ${timeoutMs} ms resolving ${host}`)))),
+      new Promise<never>((_, reject) =>
+        abort.signal.addEventListener('abort', () =>
+          reject(new Refused(`timed out after ${timeoutMs} ms resolving ${host}`)),
+        ),
+      ),
     ]);
     const pin: LookupFunction = (_h, o, cb) => {
-      if ((o as { all?: boolean }).all) (cb as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [pinned]);
+      if ((o as { all?: boolean }).all)
+        (cb as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [pinned]);
       else cb(null, pinned.address, pinned.family);
     };
-    return done(await new Promise<Omit<SendOutcome, 'latencyMs'>>((resolve) => {
-      const client = url.protocol === 'https:' ? https : http;
-      const req = client.request(url, {
-        method: 'POST', lookup: pin, signal: abort.signal, agent: false,
-        headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': opts.userAgent },
-      }, (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        const finish = () => {
-          res.destroy();
-          const status = res.statusCode ?? 0;
-          const excerpt = Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8').replace(/\uFFFD+$/, '');
-          const error = status >= 200 && status < 300 ? null
-            : status >= 300 && status < 400 ? `redirect (${status}) not followed` : `HTTP ${status}`;
-          resolve({ httpStatus: status, error, excerpt });
-        };
-        res.on('data', (c: Buffer) => {
-          chunks.push(c);
-          size += c.length;
-          if (size >= EXCERPT_BYTES) finish(); // the rest of the body is never read
+    return done(
+      await new Promise<Omit<SendOutcome, 'latencyMs'>>((resolve) => {
+        const client = url.protocol === 'https:' ? https : http;
+        const req = client.request(
+          url,
+          {
+            method: 'POST',
+            lookup: pin,
+            signal: abort.signal,
+            agent: false,
+            headers: {
+              ...headers,
+              'content-type': 'application/json',
+              'content-length': String(Buffer.byteLength(body)),
+              'user-agent': opts.userAgent,
+            },
+          },
+          (res) => {
+            const chunks: Buffer[] = [];
+            let size = 0;
+            const finish = () => {
+              res.destroy();
+              const status = res.statusCode ?? 0;
+              const excerpt = Buffer.concat(chunks)
+                .subarray(0, EXCERPT_BYTES)
+                .toString('utf8')
+                .replace(/\uFFFD+$/, '');
+              const error =
+                status >= 200 && status < 300
+                  ? null
+                  : status >= 300 && status < 400
+                    ? `redirect (${status}) not followed`
+                    : `HTTP ${status}`;
+              resolve({ httpStatus: status, error, excerpt });
+            };
+            res.on('data', (c: Buffer) => {
+              chunks.push(c);
+              size += c.length;
+              if (size >= EXCERPT_BYTES) finish(); // the rest of the body is never read
+            });
+            res.on('end', finish);
+            res.on('error', finish); // the status arrived: the attempt is judged on it, the excerpt is what came
+            res.on('close', finish);
+          },
+        );
+        req.on('error', (e: NodeJS.ErrnoException) => {
+          const why = abort.signal.aborted ? `timed out after ${timeoutMs} ms` : `${e.code ?? 'error'}: ${e.message}`;
+          resolve({ httpStatus: null, error: why.slice(0, 500), excerpt: '' });
         });
-        res.on('end', finish);
-        res.on('error', finish); // the status arrived: the attempt is judged on it, the excerpt is what came
-        res.on('close', finish);
-      });
-      req.on('error', (e: NodeJS.ErrnoException) => {
-        const why = abort.signal.aborted ? `timed out after ${timeoutMs} ms` : `${e.code ?? 'error'}: ${e.message}`;
-        resolve({ httpStatus: null, error: why.slice(0, 500), excerpt: '' });
-      });
-      req.end(body);
-    }));
+        req.end(body);
+      }),
+    );
   } catch (e) {
-    if (e instanceof Refused) return done({ httpStatus: null, error: `refused: ${e.message}`.slice(0, 500), excerpt: '' });
+    if (e instanceof Refused)
+      return done({ httpStatus: null, error: `refused: ${e.message}`.slice(0, 500), excerpt: '' });
     throw e;
   } finally {
     clearTimeout(timer);

@@ -15,7 +15,8 @@ export const PREVIOUS_SECRET_GRACE_MS = 24 * 3_600_000;
 /** A new endpoint secret: whsec_ and 32 random bytes, base64url (43 characters). */
 export const newSecret = () => `whsec_${randomBytes(32).toString('base64url')}`;
 
-const hmac = (secret: string, t: number, body: string) => createHmac('sha256', secret).update(`${t}.${body}`, 'utf8').digest('hex');
+const hmac = (secret: string, t: number, body: string) =>
+  createHmac('sha256', secret).update(`${t}.${body}`, 'utf8').digest('hex');
 
 /** The header value for a body sent at `t` (unix seconds), signed with each secret in turn. */
 export function signatureHeader(body: string, t: number, secrets: readonly string[]): string {
@@ -29,7 +30,12 @@ export type VerifyResult = { ok: true; timestamp: number } | { ok: false; reason
  * in constant time against every v1 entry, and refuse a timestamp further than `toleranceSeconds` from its clock.
  * `body` must be the bytes as received (not re-serialized JSON).
  */
-export function verifySignature(body: string, header: string | null | undefined, secret: string, opts: { toleranceSeconds?: number; nowSeconds?: number } = {}): VerifyResult {
+export function verifySignature(
+  body: string,
+  header: string | null | undefined,
+  secret: string,
+  opts: { toleranceSeconds?: number; nowSeconds?: number } = {},
+): VerifyResult {
   if (!header) return { ok: false, reason: 'no Risk-Signature header' };
   let t: number | null = null;
   const signatures: string[] = [];

@@ -10,8 +10,11 @@ export function targetProblem(url: string, allowedHosts: readonly string[]): str
   const u = new URL(url);
   const host = hostOf(u);
   if (allowedHosts.includes(host)) return null;
-  if (u.protocol !== 'https:') return 'must be an https:// URL (http:// only for hosts the operator allows in WEBHOOK_ALLOWED_HOSTS)';
-  if (host === 'localhost' || host.endsWith('.localhost')) return 'must not point to localhost';
+  if (u.protocol !== 'https:')
+    return 'must be an https:// URL (http:// only for hosts the operator allows in WEBHOOK_ALLOWED_HOSTS)';
+  // A trailing dot names the same host as a fully qualified name (`localhost.` is localhost).
+  const name = host.replace(/\.+$/, '');
+  if (name === 'localhost' || name.endsWith('.localhost')) return 'must not point to localhost';
   const why = isIP(host) ? refusedAddress(host) : null;
   return why ? `must point to a public address: ${why}` : null;
 }

@@ -11,7 +11,16 @@ import type { PrismaClient } from '../../generated/prisma/client.ts';
  * a row that passed the filter, and a report's subject and linked subjects are always rows of
  * the report's own workspace (the writers create them so).
  */
-const READS = new Set(['findUnique', 'findUniqueOrThrow', 'findFirst', 'findFirstOrThrow', 'findMany', 'count', 'aggregate', 'groupBy']);
+const READS = new Set([
+  'findUnique',
+  'findUniqueOrThrow',
+  'findFirst',
+  'findFirstOrThrow',
+  'findMany',
+  'count',
+  'aggregate',
+  'groupBy',
+]);
 
 /** How each readable model is tied to a workspace. */
 const SCOPE: Record<string, (workspaceId: number) => Record<string, unknown>> = {
@@ -22,6 +31,8 @@ const SCOPE: Record<string, (workspaceId: number) => Record<string, unknown>> = 
   OverrideRule: (workspaceId) => ({ workspaceId }),
   OverrideAudit: (workspaceId) => ({ workspaceId }),
   Watch: (workspaceId) => ({ workspaceId }),
+  WebhookEndpoint: (workspaceId) => ({ workspaceId }),
+  WebhookDelivery: (workspaceId) => ({ workspaceId }),
 };
 
 // One extended client per (database, workspace), reused across requests: building a Prisma
@@ -47,7 +58,8 @@ export function workspaceDb(prisma: PrismaClient, workspaceId: number): PrismaCl
     query: {
       $allModels: {
         $allOperations({ model, operation, args, query }) {
-          if (!READS.has(operation)) throw new Error(`the workspace-scoped client is read-only (${model}.${operation})`);
+          if (!READS.has(operation))
+            throw new Error(`the workspace-scoped client is read-only (${model}.${operation})`);
           const a = (args ?? {}) as Record<string, unknown>;
           return query({ ...a, where: scopedWhere(model, a.where, workspaceId) } as typeof args);
         },

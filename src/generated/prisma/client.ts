@@ -90,6 +90,14 @@ export type Rating = Prisma.RatingModel
  */
 export type IdempotencyRecord = Prisma.IdempotencyRecordModel
 /**
+ * Model PepperFingerprint
+ * The fingerprint of the API-key pepper this database's keys are hashed with: one row (id 1), written by the first
+ * process to start on the database. Every process compares its own pepper with it before serving
+ * (src/domain/access/pepper.ts), so a process with another pepper refuses to start instead of refusing every key.
+ * The fingerprint is an HMAC keyed by the pepper: it reveals nothing of the pepper itself.
+ */
+export type PepperFingerprint = Prisma.PepperFingerprintModel
+/**
  * Model Feed
  * An imported threat list. Re-importing under the same name replaces its entries.
  */

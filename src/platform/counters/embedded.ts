@@ -10,7 +10,8 @@
  * Expiry mirrors Redis: a quota counter dies at its absolute expireAtMs; burst and community entries die a TTL
  * after the write (the TTL computed from the caller's nowMs), all judged by `now()`.
  */
-import { CounterUnavailableError, meterUnits, type CounterStore } from './types.ts';
+import { CounterUnavailableError, type CounterStore } from './types.ts';
+import { meterUnits } from './meter-units.ts';
 import { assertActivityRange, communityExpireAtMs, windowStart, WINDOW_MS } from './keys.ts';
 import { Journal, type JournalRecord } from './journal.ts';
 
@@ -21,13 +22,35 @@ export interface EmbeddedCounterStoreOptions {
   now?: () => number;
   /** Appended bytes after which the journal is compacted (also never before it outgrows its last snapshot). */
   compactAfterBytes?: number;
+  /** Read the journal and never write it (`db move` reads the counters of a stopped server); writes then fail. */
+  readOnly?: boolean;
 }
 
-interface Quota { v: number; exp: number }
-interface Burst { count: number; exp: number }
-interface Window { hits: number; requesters: Set<string>; exp: number }
+/** What an embedded store holds now (`db move` copies it into Redis): live quota counters and cooldowns, and
+ *  community windows with their exact requesters. */
+export type EmbeddedCounters = {
+  quotas: Array<{ key: string; value: number; expireAtMs: number }>;
+  windows: Array<{ entity: string; startMs: number; hits: number; expireAtMs: number; requesters: string[] }>;
+};
+export type EmbeddedCounterStore = CounterStore & { contents(): EmbeddedCounters };
 
-export async function createEmbeddedCounterStore(opts: EmbeddedCounterStoreOptions = {}): Promise<CounterStore> {
+interface Quota {
+  v: number;
+  exp: number;
+}
+interface Burst {
+  count: number;
+  exp: number;
+}
+interface Window {
+  hits: number;
+  requesters: Set<string>;
+  exp: number;
+}
+
+export async function createEmbeddedCounterStore(
+  opts: EmbeddedCounterStoreOptions = {},
+): Promise<EmbeddedCounterStore> {
   const now = opts.now ?? Date.now;
   const compactAfter = opts.compactAfterBytes ?? 4 * 1024 * 1024;
   const quotas = new Map<string, Quota>();
@@ -57,10 +80,31 @@ export async function createEmbeddedCounterStore(opts: EmbeddedCounterStoreOptio
       quotas.set(a, { v: (quotas.get(a)?.v ?? 0) + (typeof c === 'number' ? c : 1), exp: b });
     } else if (op === 'Q' && typeof a === 'string' && typeof b === 'number' && typeof c === 'number' && c > t) {
       quotas.set(a, { v: b, exp: c });
-    } else if (op === 'l' && typeof a === 'string' && typeof b === 'number' && typeof c === 'number' && c > t && Array.isArray(d)) {
+    } else if (
+      op === 'l' &&
+      typeof a === 'string' &&
+      typeof b === 'number' &&
+      typeof c === 'number' &&
+      c > t &&
+      Array.isArray(d)
+    ) {
       addLookups(d, [a], b, c);
-    } else if (op === 'W' && typeof a === 'string' && typeof b === 'number' && typeof c === 'number' && typeof d === 'number' && d > t && Array.isArray(e)) {
-      addLookups([a], e.filter((r): r is string => typeof r === 'string'), b, d, c);
+    } else if (
+      op === 'W' &&
+      typeof a === 'string' &&
+      typeof b === 'number' &&
+      typeof c === 'number' &&
+      typeof d === 'number' &&
+      d > t &&
+      Array.isArray(e)
+    ) {
+      addLookups(
+        [a],
+        e.filter((r): r is string => typeof r === 'string'),
+        b,
+        d,
+        c,
+      );
     }
   }
 
@@ -86,13 +130,20 @@ export async function createEmbeddedCounterStore(opts: EmbeddedCounterStoreOptio
     const opened = Journal.open(opts.file);
     for (const rec of opened.records) apply(rec);
     journal = opened.journal;
-    journal.rewrite(snapshot()); // drops expired data and any torn last line
+    if (opts.readOnly) {
+      journal.close();
+      journal = undefined;
+    } else journal.rewrite(snapshot()); // drops expired data and any torn last line
   }
 
   /** Journal first, then memory: if the write fails, the caller gets an error and nothing changed. The
    *  compaction check comes after the memory update, so the snapshot includes this mutation. */
   function commit(records: JournalRecord[], mutate: () => void): void {
-    if (!journal) return mutate();
+    if (opts.readOnly) throw new CounterUnavailableError('counter store opened read-only');
+    if (!journal) {
+      mutate();
+      return;
+    }
     try {
       journal.append(...records);
     } catch (err) {
@@ -143,7 +194,24 @@ export async function createEmbeddedCounterStore(opts: EmbeddedCounterStoreOptio
     return { allowed: true, count: b.count, resetAtMs };
   }
 
-  const store: CounterStore = {
+  const store: EmbeddedCounterStore = {
+    contents() {
+      const t = now();
+      prune(t);
+      return {
+        quotas: [...quotas].map(([key, q]) => ({ key, value: q.v, expireAtMs: q.exp })),
+        windows: [...community].flatMap(([entity, windows]) =>
+          [...windows].map(([startMs, w]) => ({
+            entity,
+            startMs,
+            hits: w.hits,
+            expireAtMs: w.exp,
+            requesters: [...w.requesters],
+          })),
+        ),
+      };
+    },
+
     async consumeIfBelow(key, limit, expireAtMs) {
       const t = open();
       const used = liveQuota(key, t);
@@ -208,9 +276,13 @@ export async function createEmbeddedCounterStore(opts: EmbeddedCounterStoreOptio
       if (tallies.length === 0) return;
       const expiry = (start: number) => t + (communityExpireAtMs(start) - nowMs);
       // W lines add to a window (see apply), so a batch is journaled as snapshot lines, in one write.
-      commit(tallies.map((l) => ['W', l.entity, l.windowStartMs, l.hits, expiry(l.windowStartMs), [...l.requesters]]), () => {
-        for (const l of tallies) addLookups([l.entity], l.requesters, l.windowStartMs, expiry(l.windowStartMs), l.hits);
-      });
+      commit(
+        tallies.map((l) => ['W', l.entity, l.windowStartMs, l.hits, expiry(l.windowStartMs), [...l.requesters]]),
+        () => {
+          for (const l of tallies)
+            addLookups([l.entity], l.requesters, l.windowStartMs, expiry(l.windowStartMs), l.hits);
+        },
+      );
     },
 
     async readActivity(entityKey, range) {
@@ -228,6 +300,14 @@ export async function createEmbeddedCounterStore(opts: EmbeddedCounterStoreOptio
         return { startMs, hits: w?.hits ?? 0, requesters: w?.requesters.size ?? 0 };
       });
       return { active, recent, distinctRequesters: union.size };
+    },
+
+    async seedCounter(key, value, expireAtMs) {
+      const t = open();
+      if (liveQuota(key, t) > 0) return false;
+      if (expireAtMs <= t) return true; // as Redis: set, and gone at once
+      commit([['Q', key, value, expireAtMs]], () => quotas.set(key, { v: value, exp: expireAtMs }));
+      return true;
     },
 
     async ping() {

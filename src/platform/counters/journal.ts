@@ -52,7 +52,7 @@ export class Journal {
   /** One write for all of `records` (a batch costs one system call, not one per record). */
   append(...records: JournalRecord[]): void {
     let lines = '';
-    for (const record of records) lines += JSON.stringify(record) + '\n';
+    for (const record of records) lines += `${JSON.stringify(record)}\n`;
     this.#appendedBytes += writeSync(this.#fd, lines);
   }
 
@@ -70,7 +70,7 @@ export class Journal {
     try {
       let chunk = '';
       for (const rec of records) {
-        chunk += JSON.stringify(rec) + '\n';
+        chunk += `${JSON.stringify(rec)}\n`;
         if (chunk.length > 1 << 16) {
           bytes += writeSync(fd, chunk);
           chunk = '';

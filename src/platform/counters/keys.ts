@@ -52,9 +52,11 @@ export function assertWindowStarts(windowStartsMs: readonly number[]): void {
 /** A community read's bounds: all window starts, the span not reversed, the recent windows inside it. */
 export function assertActivityRange(range: ActivityRange): void {
   assertWindowStarts([range.sinceMs, range.untilMs, ...range.recentStartsMs]);
-  if (range.sinceMs > range.untilMs) throw new RangeError(`reversed activity range: ${range.sinceMs} > ${range.untilMs}`);
+  if (range.sinceMs > range.untilMs)
+    throw new RangeError(`reversed activity range: ${range.sinceMs} > ${range.untilMs}`);
   for (const s of range.recentStartsMs) {
-    if (s < range.sinceMs || s >= range.untilMs) throw new RangeError(`recent window ${s} outside [${range.sinceMs}, ${range.untilMs})`);
+    if (s < range.sinceMs || s >= range.untilMs)
+      throw new RangeError(`recent window ${s} outside [${range.sinceMs}, ${range.untilMs})`);
   }
 }
 

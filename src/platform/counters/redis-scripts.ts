@@ -91,12 +91,27 @@ redis.call('PEXPIREAT', KEYS[2], ARGV[4])
 redis.call('INCRBY', KEYS[3], n)
 redis.call('PEXPIREAT', KEYS[3], ARGV[4])
 return {1, used}`,
-  parseCommand(parser: CommandParser, burstWindowKey: string, quotaKey: string, keyCountKey: string, burstLimit: number, burstTtlMs: number,
-    dailyLimit: number, quotaExpireAtMs: number, units: number) {
+  parseCommand(
+    parser: CommandParser,
+    burstWindowKey: string,
+    quotaKey: string,
+    keyCountKey: string,
+    burstLimit: number,
+    burstTtlMs: number,
+    dailyLimit: number,
+    quotaExpireAtMs: number,
+    units: number,
+  ) {
     parser.pushKey(burstWindowKey);
     parser.pushKey(quotaKey);
     parser.pushKey(keyCountKey);
-    parser.push(String(burstLimit), String(Math.max(1, Math.ceil(burstTtlMs))), String(dailyLimit), String(Math.trunc(quotaExpireAtMs)), String(units));
+    parser.push(
+      String(burstLimit),
+      String(Math.max(1, Math.ceil(burstTtlMs))),
+      String(dailyLimit),
+      String(Math.trunc(quotaExpireAtMs)),
+      String(units),
+    );
   },
   transformReply: (reply: unknown) => reply as Pair,
 });
@@ -123,11 +138,27 @@ end
 return 1`,
   /** `hits` lookups of one entity in one window by `requesters` (at least one; a few hundred at most per call,
    *  since Lua's unpack has a stack limit: the store splits larger sets). */
-  parseCommand(parser: CommandParser, requestersKey: string, historyKey: string, requesters: readonly string[], hits: number,
-    ttlMs: number, windowStartMs: number, oldestKeptMs: number, maxFields: number) {
+  parseCommand(
+    parser: CommandParser,
+    requestersKey: string,
+    historyKey: string,
+    requesters: readonly string[],
+    hits: number,
+    ttlMs: number,
+    windowStartMs: number,
+    oldestKeptMs: number,
+    maxFields: number,
+  ) {
     parser.pushKey(requestersKey);
     parser.pushKey(historyKey);
-    parser.push(String(Math.max(1, Math.ceil(ttlMs))), String(windowStartMs), String(oldestKeptMs), String(maxFields), String(hits), ...requesters);
+    parser.push(
+      String(Math.max(1, Math.ceil(ttlMs))),
+      String(windowStartMs),
+      String(oldestKeptMs),
+      String(maxFields),
+      String(hits),
+      ...requesters,
+    );
   },
   transformReply: (reply: unknown) => reply as number,
 });
@@ -165,11 +196,33 @@ end
 if #live > 0 then out[1] = redis.call('PFCOUNT', unpack(live)) end
 for i = 1, #pairs_out do out[#out + 1] = pairs_out[i] end
 return out`,
-  parseCommand(parser: CommandParser, historyKey: string, requestersKeys: string[], sinceMs: number, untilMs: number, recentStartsMs: readonly number[]) {
+  parseCommand(
+    parser: CommandParser,
+    historyKey: string,
+    requestersKeys: string[],
+    sinceMs: number,
+    untilMs: number,
+    recentStartsMs: readonly number[],
+  ) {
     parser.push(String(1 + requestersKeys.length));
     parser.pushKey(historyKey);
     parser.pushKeys(requestersKeys);
     parser.push(String(sinceMs), String(untilMs), ...recentStartsMs.map(String));
   },
   transformReply: (reply: unknown) => reply as number[],
+});
+
+/** A counter brought from another store: SET NX PXAT in one step. Reply 1 set, 0 already there (left alone). */
+export const seedScript = defineScript({
+  NUMBER_OF_KEYS: 1,
+  SCRIPT: `
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PXAT', ARGV[2]) then
+  return 1
+end
+return 0`,
+  parseCommand(parser: CommandParser, key: string, value: number, expireAtMs: number) {
+    parser.pushKey(key);
+    parser.push(String(value), String(Math.trunc(expireAtMs)));
+  },
+  transformReply: (reply: unknown) => reply as number,
 });

@@ -14,7 +14,12 @@ export interface CounterStore {
   /** Burst limit: fixed window of `windowMs` ending at the next multiple of windowMs. Allowed when the count
    *  after the increment is <= limit; rejected hits do not count (a client that backs off recovers at the next
    *  window), and then `count` is the stored count of the window. Atomic. */
-  hitWindow(key: string, limit: number, windowMs: number, nowMs: number): Promise<{ allowed: boolean; count: number; resetAtMs: number }>;
+  hitWindow(
+    key: string,
+    limit: number,
+    windowMs: number,
+    nowMs: number,
+  ): Promise<{ allowed: boolean; count: number; resetAtMs: number }>;
   /** Cooldown: claims `key` for `ttlMs` when nobody holds it, in one atomic step (Redis SET NX PX). A refused
    *  claim changes nothing and answers how long the current claim still lasts (at least 1 ms), so "once per
    *  ttlMs" holds exactly, counted from the claim that succeeded, not from a clock-aligned window. */
@@ -39,27 +44,32 @@ export interface CounterStore {
    *  `recentStartsMs` in order, `distinctRequesters` = distinct requesters over the recent windows together.
    *  Every bound must be a window start (a multiple of WINDOW_MS, see keys.ts). */
   readActivity(entityKey: string, range: ActivityRange): Promise<Activity>;
+  /** A counter brought from another store (`db move`): sets `key` to `value` until `expireAtMs` if it does not exist
+   *  yet, in one atomic step; false, and nothing changed, when it does. */
+  seedCounter(key: string, value: number, expireAtMs: number): Promise<boolean>;
   /** Resolves when the backend answers; rejects with CounterUnavailableError otherwise. */
   ping(): Promise<void>;
   close(): Promise<void>;
 }
 
 export type MeterCall = {
-  quotaKey: string; dailyLimit: number; quotaExpireAtMs: number;
+  quotaKey: string;
+  dailyLimit: number;
+  quotaExpireAtMs: number;
   /** The calling key's own count of the day (keys.ts keyQuotaKey), read by peek/peekMany like a quota. */
   keyCountKey: string;
-  burstKey: string; burstLimit: number; burstWindowMs: number;
+  burstKey: string;
+  burstLimit: number;
+  burstWindowMs: number;
   nowMs: number;
   /** What the call costs on both counters: 1 for a score call, the distinct valid IPs of a batch. A positive integer. */
   units?: number;
 };
-/** A call's units, checked: a count of 0, a fraction or a negative number would let a caller count wrongly. */
-export function meterUnits(call: MeterCall): number {
-  const units = call.units ?? 1;
-  if (!Number.isSafeInteger(units) || units < 1) throw new RangeError(`meter units must be a positive integer: ${units}`);
-  return units;
-}
-export type MeterResult = { outcome: 'counted' | 'burst_limited' | 'quota_exhausted'; used: number; burstResetAtMs: number };
+export type MeterResult = {
+  outcome: 'counted' | 'burst_limited' | 'quota_exhausted';
+  used: number;
+  burstResetAtMs: number;
+};
 
 export type LookupTally = { entity: string; windowStartMs: number; hits: number; requesters: readonly string[] };
 

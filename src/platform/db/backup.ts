@@ -42,13 +42,20 @@ export type BackupManifest = {
 };
 
 /** A consistent copy of the database in `dir` (inside DATA_DIR), removed by the archive that reads it. */
-export type EmbeddedSnapshot = { dir: string; tables: Record<string, number>; postgresVersion: string; migrations: string[] };
+export type EmbeddedSnapshot = {
+  dir: string;
+  tables: Record<string, number>;
+  postgresVersion: string;
+  migrations: string[];
+};
 
 type Query = <T>(sql: string) => Promise<T[]>;
 
 /** Row counts of every table of the public schema (the migrations' table included). */
 export async function countTables(query: Query): Promise<Record<string, number>> {
-  const tables = await query<{ name: string }>(`SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename`);
+  const tables = await query<{ name: string }>(
+    `SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename`,
+  );
   const counts: Record<string, number> = {};
   for (const { name } of tables) {
     counts[name] = (await query<{ n: number }>(`SELECT count(*)::int AS n FROM "${name.replaceAll('"', '""')}"`))[0]!.n;
@@ -57,9 +64,13 @@ export async function countTables(query: Query): Promise<Record<string, number>>
 }
 
 async function appliedMigrations(query: Query): Promise<string[]> {
-  const present = (await query<{ present: boolean }>(`SELECT to_regclass('"_prisma_migrations"') IS NOT NULL AS present`))[0]?.present;
+  const present = (
+    await query<{ present: boolean }>(`SELECT to_regclass('"_prisma_migrations"') IS NOT NULL AS present`)
+  )[0]?.present;
   if (!present) return [];
-  const rows = await query<{ name: string }>('SELECT migration_name AS name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL ORDER BY migration_name');
+  const rows = await query<{ name: string }>(
+    'SELECT migration_name AS name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL ORDER BY migration_name',
+  );
   return rows.map((r) => r.name);
 }
 
@@ -70,7 +81,8 @@ let sequence = 0;
 
 function removeStaleSnapshots(dataDir: string): void {
   for (const name of readdirSync(dataDir)) {
-    if (SNAPSHOT_DIR.test(name) && !active.has(path.join(dataDir, name))) rmSync(path.join(dataDir, name), { recursive: true, force: true });
+    if (SNAPSHOT_DIR.test(name) && !active.has(path.join(dataDir, name)))
+      rmSync(path.join(dataDir, name), { recursive: true, force: true });
   }
 }
 
@@ -84,7 +96,8 @@ export async function snapshotPglite(pglite: PGlite, pgliteDir: string, dataDir:
       await tx.exec('CHECKPOINT');
       const tables = await countTables(query);
       const migrations = await appliedMigrations(query);
-      const postgresVersion = (await query<{ v: string }>("SELECT current_setting('server_version') AS v"))[0]?.v ?? 'unknown';
+      const postgresVersion =
+        (await query<{ v: string }>("SELECT current_setting('server_version') AS v"))[0]?.v ?? 'unknown';
       // A copy-on-write clone where the file system offers one (btrfs, XFS), else a plain copy.
       await cp(pgliteDir, path.join(dir, 'pglite'), { recursive: true, mode: constants.COPYFILE_FICLONE });
       return { dir, tables, migrations, postgresVersion };
@@ -101,7 +114,10 @@ function discard(dir: string): void {
 }
 
 /** Every directory and file under `root`, parents first, in name order (paths relative to `base`). */
-function* walk(base: string, root: string): Generator<{ name: string; full: string; directory: boolean; size: number; mtime: Date }> {
+function* walk(
+  base: string,
+  root: string,
+): Generator<{ name: string; full: string; directory: boolean; size: number; mtime: Date }> {
   const st = statSync(root);
   yield { name: path.relative(base, root), full: root, directory: st.isDirectory(), size: st.size, mtime: st.mtime };
   if (!st.isDirectory()) return;
@@ -111,28 +127,59 @@ function* walk(base: string, root: string): Generator<{ name: string; full: stri
 function secretFiles(dataDir: string): Array<{ name: string; data: Buffer }> {
   const dir = path.join(dataDir, 'secrets');
   let names: string[];
-  try { names = readdirSync(dir, { withFileTypes: true }).filter((d) => d.isFile() && SEGMENT.test(d.name)).map((d) => d.name).sort(); } catch { return []; }
+  try {
+    names = readdirSync(dir, { withFileTypes: true })
+      .filter((d) => d.isFile() && SEGMENT.test(d.name))
+      .map((d) => d.name)
+      .sort();
+  } catch {
+    return [];
+  }
   return names.map((name) => ({ name: `secrets/${name}`, data: readFileSync(path.join(dir, name)) }));
 }
 
 /** The backup of a snapshot as gzip-compressed chunks (compressed in libuv's thread pool, not on the event loop). */
-export function backupArchive(snapshot: EmbeddedSnapshot, dataDir: string, createdAt = new Date()): { manifest: BackupManifest; body: Readable } {
+export function backupArchive(
+  snapshot: EmbeddedSnapshot,
+  dataDir: string,
+  createdAt = new Date(),
+): { manifest: BackupManifest; body: Readable } {
   const secrets = secretFiles(dataDir);
   const manifest: BackupManifest = {
-    format: FORMAT, version: VERSION, createdAt: createdAt.toISOString(), backend: 'pglite', postgresVersion: snapshot.postgresVersion,
-    migrations: snapshot.migrations, tables: snapshot.tables, files: secrets.map((s) => s.name),
+    format: FORMAT,
+    version: VERSION,
+    createdAt: createdAt.toISOString(),
+    backend: 'pglite',
+    postgresVersion: snapshot.postgresVersion,
+    migrations: snapshot.migrations,
+    tables: snapshot.tables,
+    files: secrets.map((s) => s.name),
   };
   async function* tar(): AsyncGenerator<Buffer> {
     try {
-      const file = (name: string, data: Buffer) => [tarHeader({ name, type: 'file', mode: 0o600, mtime: createdAt, size: data.length }), data, tarPadding(data.length)];
-      yield* file(MANIFEST_NAME, Buffer.from(JSON.stringify(manifest, null, 2) + '\n'));
-      if (secrets.length) yield tarHeader({ name: 'secrets', type: 'directory', mode: 0o700, mtime: createdAt, size: 0 });
+      const file = (name: string, data: Buffer) => [
+        tarHeader({ name, type: 'file', mode: 0o600, mtime: createdAt, size: data.length }),
+        data,
+        tarPadding(data.length),
+      ];
+      yield* file(MANIFEST_NAME, Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`));
+      if (secrets.length)
+        yield tarHeader({ name: 'secrets', type: 'directory', mode: 0o700, mtime: createdAt, size: 0 });
       for (const s of secrets) yield* file(s.name, s.data);
       for (const e of walk(snapshot.dir, path.join(snapshot.dir, 'pglite'))) {
-        yield tarHeader({ name: e.name, type: e.directory ? 'directory' : 'file', mode: e.directory ? 0o700 : 0o600, mtime: e.mtime, size: e.size });
+        yield tarHeader({
+          name: e.name,
+          type: e.directory ? 'directory' : 'file',
+          mode: e.directory ? 0o700 : 0o600,
+          mtime: e.mtime,
+          size: e.size,
+        });
         if (e.directory) continue;
         let read = 0;
-        for await (const chunk of createReadStream(e.full)) { read += (chunk as Buffer).length; yield chunk as Buffer; }
+        for await (const chunk of createReadStream(e.full)) {
+          read += (chunk as Buffer).length;
+          yield chunk as Buffer;
+        }
         if (read !== e.size) throw new Error(`${e.full} changed while it was archived`);
         yield tarPadding(e.size);
       }
@@ -146,17 +193,32 @@ export function backupArchive(snapshot: EmbeddedSnapshot, dataDir: string, creat
 
 function checkName(name: string): void {
   const segments = name.split('/');
-  if (!TOP_LEVEL.has(segments[0]!) || !segments.every((s) => SEGMENT.test(s)) || (segments[0] === 'secrets' && segments.length > 2)) {
-    throw new Error(`the backup holds an unexpected entry "${name.slice(0, 120)}": not a risk-api backup, or a damaged one`);
+  if (
+    !TOP_LEVEL.has(segments[0]!) ||
+    !segments.every((s) => SEGMENT.test(s)) ||
+    (segments[0] === 'secrets' && segments.length > 2)
+  ) {
+    throw new Error(
+      `the backup holds an unexpected entry "${name.slice(0, 120)}": not a risk-api backup, or a damaged one`,
+    );
   }
 }
 
 function parseManifest(data: Buffer): BackupManifest {
   let m: Partial<BackupManifest>;
-  try { m = JSON.parse(data.toString('utf8')) as Partial<BackupManifest>; } catch { throw new Error(`${MANIFEST_NAME} is not JSON: a damaged backup`); }
-  if (m.format !== FORMAT || typeof m.version !== 'number') throw new Error(`${MANIFEST_NAME} is not a risk-api backup manifest`);
-  if (m.version > VERSION) throw new Error(`the backup is of format version ${m.version}; this version of risk-api reads version ${VERSION}: restore it with a newer risk-api`);
-  if (typeof m.tables !== 'object' || m.tables === null || !Array.isArray(m.migrations) || !Array.isArray(m.files)) throw new Error(`${MANIFEST_NAME} is incomplete: a damaged backup`);
+  try {
+    m = JSON.parse(data.toString('utf8')) as Partial<BackupManifest>;
+  } catch {
+    throw new Error(`${MANIFEST_NAME} is not JSON: a damaged backup`);
+  }
+  if (m.format !== FORMAT || typeof m.version !== 'number')
+    throw new Error(`${MANIFEST_NAME} is not a risk-api backup manifest`);
+  if (m.version > VERSION)
+    throw new Error(
+      `the backup is of format version ${m.version}; this version of risk-api reads version ${VERSION}: restore it with a newer risk-api`,
+    );
+  if (typeof m.tables !== 'object' || m.tables === null || !Array.isArray(m.migrations) || !Array.isArray(m.files))
+    throw new Error(`${MANIFEST_NAME} is incomplete: a damaged backup`);
   return m as BackupManifest;
 }
 
@@ -174,7 +236,8 @@ export async function readBackup(
   const seen = new Set<string>();
   for await (const { entry, data } of readTar(chunks)) {
     if (manifest === null) {
-      if (entry.name !== MANIFEST_NAME) throw new Error(`not a risk-api backup (its first entry is not ${MANIFEST_NAME})`);
+      if (entry.name !== MANIFEST_NAME)
+        throw new Error(`not a risk-api backup (its first entry is not ${MANIFEST_NAME})`);
       manifest = parseManifest(data);
       continue;
     }
@@ -186,6 +249,7 @@ export async function readBackup(
   if (manifest === null) throw new Error('the backup is empty');
   if (!seen.has('pglite/PG_VERSION')) throw new Error('the backup holds no database (pglite/PG_VERSION is missing)');
   const missing = manifest.files.filter((f) => !seen.has(f));
-  if (missing.length) throw new Error(`the backup lacks ${missing.join(', ')}, which its manifest lists: a damaged backup`);
+  if (missing.length)
+    throw new Error(`the backup lacks ${missing.join(', ')}, which its manifest lists: a damaged backup`);
   return { manifest, entries };
 }

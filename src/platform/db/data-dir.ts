@@ -27,7 +27,9 @@ export function stripGroupAndOtherBits(root: string): string[] {
       try {
         chmodSync(p, mode & 0o700);
       } catch (e) {
-        throw new Error(`cannot make ${p} private to its owner (${(e as NodeJS.ErrnoException).code}): give DATA_DIR and everything in it to the service's user`);
+        throw new Error(
+          `cannot make ${p} private to its owner (${(e as NodeJS.ErrnoException).code}): give DATA_DIR and everything in it to the service's user`,
+        );
       }
       changed.push(path.relative(root, p) || '.');
     }
@@ -51,6 +53,10 @@ export function secureDataDir(dir: string, warn: (msg: string, fields: Record<st
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const changed = stripGroupAndOtherBits(dir);
   if (changed.length) {
-    warn('DATA_DIR was open to other local users: removed their access', { dir, tightened: changed.length, examples: changed.slice(0, 5) });
+    warn('DATA_DIR was open to other local users: removed their access', {
+      dir,
+      tightened: changed.length,
+      examples: changed.slice(0, 5),
+    });
   }
 }

@@ -4,9 +4,11 @@ import path from 'node:path';
 /**
  * PGlite is one connection in one process: two processes must never open the same data
  * directory. The owner writes its pid into `owner.pid`; another process that finds a live
- * owner talks to it over the admin socket instead (see src/cli/admin-socket.ts).
+ * owner talks to it over the admin socket instead (see src/transport/admin/socket.ts).
  */
-export function lockPath(dataDir: string) { return path.join(dataDir, 'owner.pid'); }
+export function lockPath(dataDir: string) {
+  return path.join(dataDir, 'owner.pid');
+}
 
 /** How long a process waits for a live owner to let go: a CLI command (a key, a tier) holds the directory for
  *  seconds, so a server started meanwhile waits for it instead of failing its start. */
@@ -14,7 +16,12 @@ const OWNER_WAIT_MS = 30_000;
 const POLL_MS = 50;
 
 function alive(pid: number): boolean {
-  try { process.kill(pid, 0); return true; } catch (e) { return (e as NodeJS.ErrnoException).code === 'EPERM'; }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /** The pid of a live owner of the data directory, or null. */
@@ -22,7 +29,9 @@ export function currentOwner(dataDir: string): number | null {
   try {
     const pid = Number(readFileSync(lockPath(dataDir), 'utf8').trim());
     return Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid) ? pid : null;
-  } catch { return null; }
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -41,6 +50,10 @@ export function acquireOwnership(dataDir: string): () => void {
   if (owner !== null) throw new Error(`the data directory ${dataDir} is in use by process ${owner}`);
   writeFileSync(lockPath(dataDir), String(process.pid), { mode: 0o600 });
   return () => {
-    try { if (readFileSync(lockPath(dataDir), 'utf8').trim() === String(process.pid)) rmSync(lockPath(dataDir)); } catch { /* gone */ }
+    try {
+      if (readFileSync(lockPath(dataDir), 'utf8').trim() === String(process.pid)) rmSync(lockPath(dataDir));
+    } catch {
+      /* gone */
+    }
   };
 }

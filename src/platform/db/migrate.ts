@@ -26,21 +26,29 @@ export type MigrationStatus = {
   unknown: string[];
 };
 
-const HISTORY = 'SELECT migration_name, checksum, finished_at FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL ORDER BY migration_name';
+const HISTORY =
+  'SELECT migration_name, checksum, finished_at FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL ORDER BY migration_name';
 type HistoryRow = { migration_name: string; checksum: string; finished_at: Date };
 
 async function migrationFiles(dir: string): Promise<Array<{ name: string; script: string; checksum: string }>> {
-  const names = (await readdir(dir, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name).sort();
-  return Promise.all(names.map(async (name) => {
-    const script = await readFile(path.join(dir, name, 'migration.sql'), 'utf8');
-    return { name, script, checksum: createHash('sha256').update(script).digest('hex') };
-  }));
+  const names = (await readdir(dir, { withFileTypes: true }))
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name)
+    .sort();
+  return Promise.all(
+    names.map(async (name) => {
+      const script = await readFile(path.join(dir, name, 'migration.sql'), 'utf8');
+      return { name, script, checksum: createHash('sha256').update(script).digest('hex') };
+    }),
+  );
 }
 
 /** Reads the history without changing anything (a database never migrated has none). */
 export async function migrationStatus(sql: SqlRunner, dir = MIGRATIONS_DIR): Promise<MigrationStatus> {
   const files = await migrationFiles(dir);
-  const present = (await sql.query<{ present: boolean }>(`SELECT to_regclass('"_prisma_migrations"') IS NOT NULL AS present`))[0]?.present === true;
+  const present =
+    (await sql.query<{ present: boolean }>(`SELECT to_regclass('"_prisma_migrations"') IS NOT NULL AS present`))[0]
+      ?.present === true;
   const rows = present ? await sql.query<HistoryRow>(HISTORY) : [];
   const done = new Map(rows.map((r) => [r.migration_name, r]));
   return {
@@ -66,7 +74,8 @@ export async function migrate(sql: SqlRunner, dir = MIGRATIONS_DIR): Promise<Mig
     for (const { name, script, checksum } of files) {
       const previous = done.get(name);
       if (previous !== undefined) {
-        if (previous !== checksum) throw new Error(`migration ${name} was changed after it was applied (checksum differs)`);
+        if (previous !== checksum)
+          throw new Error(`migration ${name} was changed after it was applied (checksum differs)`);
         continue;
       }
       await sql.exec('BEGIN');
@@ -74,7 +83,9 @@ export async function migrate(sql: SqlRunner, dir = MIGRATIONS_DIR): Promise<Mig
         await sql.exec(script);
         await sql.query(
           `INSERT INTO "_prisma_migrations" (id, checksum, finished_at, migration_name, applied_steps_count)
-           VALUES ($1, $2, now(), $3, 1)`, [randomUUID(), checksum, name]);
+           VALUES ($1, $2, now(), $3, 1)`,
+          [randomUUID(), checksum, name],
+        );
         await sql.exec('COMMIT');
       } catch (e) {
         await sql.exec('ROLLBACK');

@@ -1,4 +1,5 @@
 import type { PGlite, Transaction } from '@electric-sql/pglite';
+import { currentWork } from '../work-budget.ts';
 
 /**
  * PGlite runs each statement in this thread. The statements of one request (a GraphQL query's
@@ -8,15 +9,44 @@ import type { PGlite, Transaction } from '@electric-sql/pglite';
  * one starts per round of the event loop, after that round's I/O, inside transactions too
  * (PGlite holds the transaction's lock meanwhile; only other requests' I/O runs in between).
  * PGlite runs one statement at a time anyway, so this orders them without slowing them.
+ *
+ * A query waiting for its turn may belong to a request answered meanwhile (thirty aliases each issue a
+ * statement at once; a timeout answers the request while most still wait): once its turn comes it checks its
+ * request's budget (work-budget.ts) and is refused instead of run, so the queue holds no dead request's work and
+ * the next request's statements start at once. Statements outside any request (start-up, background) and the
+ * writes a mutation has started (never refused) run as before.
  */
 export function statementsTakeTurns(pglite: PGlite): void {
-  const { query, exec, transaction } = { query: pglite.query.bind(pglite), exec: pglite.exec.bind(pglite), transaction: pglite.transaction.bind(pglite) };
-  pglite.query = (async (...args: Parameters<PGlite['query']>) => { await turn(); return query(...args); }) as PGlite['query'];
-  pglite.exec = async (...args) => { await turn(); return exec(...args); };
-  pglite.transaction = (callback) => transaction((tx) => callback(Object.assign(Object.create(tx) as Transaction, {
-    query: (async (...args: Parameters<Transaction['query']>) => { await turn(); return tx.query(...args); }) as Transaction['query'],
-    exec: async (...args: Parameters<Transaction['exec']>) => { await turn(); return tx.exec(...args); },
-  })));
+  const { query, exec, transaction } = {
+    query: pglite.query.bind(pglite),
+    exec: pglite.exec.bind(pglite),
+    transaction: pglite.transaction.bind(pglite),
+  };
+  pglite.query = (async (...args: Parameters<PGlite['query']>) => {
+    await turn();
+    currentWork()?.check();
+    return query(...args);
+  }) as PGlite['query'];
+  pglite.exec = async (...args) => {
+    await turn();
+    return exec(...args);
+  };
+  pglite.transaction = (callback) =>
+    transaction((tx) =>
+      callback(
+        Object.assign(Object.create(tx) as Transaction, {
+          query: (async (...args: Parameters<Transaction['query']>) => {
+            await turn();
+            currentWork()?.check();
+            return tx.query(...args);
+          }) as Transaction['query'],
+          exec: async (...args: Parameters<Transaction['exec']>) => {
+            await turn();
+            return tx.exec(...args);
+          },
+        }),
+      ),
+    );
 }
 
 const waiting: Array<() => void> = [];

@@ -4,7 +4,16 @@
  * then does it take the place of DATA_DIR/pglite (and its secrets theirs). A refused or failed restore leaves
  * DATA_DIR as it was. A database already there is refused unless `force`, and then set aside, never deleted.
  */
-import { createReadStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  createReadStream,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { createGunzip } from 'node:zlib';
 import { currentOwner, acquireOwnership } from './embedded-lock.ts';
@@ -12,7 +21,12 @@ import { secureDataDir, stripGroupAndOtherBits } from './data-dir.ts';
 import { countTables, readBackup, type BackupManifest } from './backup.ts';
 
 export type RestoreResult = {
-  file: string; dataDir: string; takenAt: string; tables: number; rows: number; migrations: number;
+  file: string;
+  dataDir: string;
+  takenAt: string;
+  tables: number;
+  rows: number;
+  migrations: number;
   /** What was there before and is now kept beside it (with `force`). */
   setAside: string[];
   /** Files of DATA_DIR/secrets/ restored (the generated API-key pepper). */
@@ -41,7 +55,9 @@ async function verify(pgliteDir: string, manifest: BackupManifest): Promise<{ ta
     const names = new Set([...Object.keys(counts), ...Object.keys(manifest.tables)]);
     for (const name of names) {
       if (counts[name] !== manifest.tables[name]) {
-        throw new Error(`the restored database does not match the backup's manifest: table "${name}" has ${counts[name] ?? 'no'} rows, the backup recorded ${manifest.tables[name] ?? 'none'}`);
+        throw new Error(
+          `the restored database does not match the backup's manifest: table "${name}" has ${counts[name] ?? 'no'} rows, the backup recorded ${manifest.tables[name] ?? 'none'}`,
+        );
       }
     }
     return { tables: names.size, rows: Object.values(counts).reduce((a, b) => a + b, 0) };
@@ -50,7 +66,11 @@ async function verify(pgliteDir: string, manifest: BackupManifest): Promise<{ ta
   }
 }
 
-export async function restoreEmbedded(file: string, dataDir: string, opts: { force?: boolean; now?: Date } = {}): Promise<RestoreResult> {
+export async function restoreEmbedded(
+  file: string,
+  dataDir: string,
+  opts: { force?: boolean; now?: Date } = {},
+): Promise<RestoreResult> {
   const source = path.resolve(file);
   try {
     if (!statSync(source).isFile()) throw refusal('invalid_request', `${source} is not a file`);
@@ -60,7 +80,10 @@ export async function restoreEmbedded(file: string, dataDir: string, opts: { for
   }
   const owner = currentOwner(dataDir);
   if (owner !== null) {
-    throw refusal('data_dir_in_use', `process ${owner} is using ${dataDir} (a running server?): stop it, restore, then start it again. A restore never replaces a database in use.`);
+    throw refusal(
+      'data_dir_in_use',
+      `process ${owner} is using ${dataDir} (a running server?): stop it, restore, then start it again. A restore never replaces a database in use.`,
+    );
   }
   secureDataDir(dataDir, () => {});
   const release = acquireOwnership(dataDir); // a server started meanwhile waits for the restore to finish
@@ -70,30 +93,46 @@ export async function restoreEmbedded(file: string, dataDir: string, opts: { for
     const target = path.join(dataDir, 'pglite');
     const occupied = existsSync(path.join(target, 'PG_VERSION'));
     if (occupied && !opts.force) {
-      throw refusal('data_dir_not_empty', `${target} already holds a database. Restore into a new DATA_DIR, or pass --force to set the current database aside as pglite.before-restore-${stamp} (nothing is deleted).`);
+      throw refusal(
+        'data_dir_not_empty',
+        `${target} already holds a database. Restore into a new DATA_DIR, or pass --force to set the current database aside as pglite.before-restore-${stamp} (nothing is deleted).`,
+      );
     }
     rmSync(staging, { recursive: true, force: true });
     mkdirSync(staging, { mode: 0o700 });
     const { manifest } = await readBackup(createReadStream(source).pipe(createGunzip()), ({ name, type, data }) => {
       const to = path.join(staging, name);
-      if (type === 'directory') { mkdirSync(to, { recursive: true, mode: 0o700 }); return; }
+      if (type === 'directory') {
+        mkdirSync(to, { recursive: true, mode: 0o700 });
+        return;
+      }
       mkdirSync(path.dirname(to), { recursive: true, mode: 0o700 });
       writeFileSync(to, data, { mode: 0o600, flag: 'wx' });
-    }).catch((e: Error) => { throw refusal('invalid_backup', `${source}: ${GZIP_ERRORS[e.message] ?? e.message}`); });
+    }).catch((e: Error) => {
+      throw refusal('invalid_backup', `${source}: ${GZIP_ERRORS[e.message] ?? e.message}`);
+    });
     const counted = await verify(path.join(staging, 'pglite'), manifest);
     stripGroupAndOtherBits(staging); // PGlite rewrote some files at open with looser modes (see database.ts)
 
     // A different generated secret already here: the keys hashed with it would stop verifying.
-    const secrets = manifest.files.map((name) => ({ name, current: path.join(dataDir, name), restored: path.join(staging, name) }))
+    const secrets = manifest.files
+      .map((name) => ({ name, current: path.join(dataDir, name), restored: path.join(staging, name) }))
       .filter((s) => !existsSync(s.current) || !readFileSync(s.current).equals(readFileSync(s.restored)));
     const clashing = secrets.filter((s) => existsSync(s.current));
     if (clashing.length && !opts.force) {
-      throw refusal('data_dir_not_empty', `${clashing.map((s) => s.current).join(', ')} differs from the backup's: pass --force to set it aside and use the backup's (nothing is deleted).`);
+      throw refusal(
+        'data_dir_not_empty',
+        `${clashing.map((s) => s.current).join(', ')} differs from the backup's: pass --force to set it aside and use the backup's (nothing is deleted).`,
+      );
     }
 
     // Verified: put it in place. Renames within DATA_DIR, so each step is atomic.
     const setAside: string[] = [];
-    const moveAside = (p: string) => { const to = `${p}.before-restore-${stamp}`; renameSync(p, to); setAside.push(path.relative(dataDir, to)); };
+    const moveAside = (p: string) => {
+      const to = `${p}.before-restore-${stamp}`;
+      renameSync(p, to);
+      setAside.push(path.relative(dataDir, to));
+    };
     if (existsSync(target)) moveAside(target);
     renameSync(path.join(staging, 'pglite'), target);
     for (const s of secrets) {
@@ -102,8 +141,14 @@ export async function restoreEmbedded(file: string, dataDir: string, opts: { for
       renameSync(s.restored, s.current);
     }
     return {
-      file: source, dataDir, takenAt: manifest.createdAt, tables: counted.tables, rows: counted.rows,
-      migrations: manifest.migrations.length, setAside, secrets: manifest.files,
+      file: source,
+      dataDir,
+      takenAt: manifest.createdAt,
+      tables: counted.tables,
+      rows: counted.rows,
+      migrations: manifest.migrations.length,
+      setAside,
+      secrets: manifest.files,
     };
   } finally {
     rmSync(staging, { recursive: true, force: true });

@@ -12,7 +12,9 @@ export type SqlRunner = {
 
 export function pgliteRunner(db: PGlite): SqlRunner {
   return {
-    exec: async (sql) => { await db.exec(sql); },
+    exec: async (sql) => {
+      await db.exec(sql);
+    },
     query: async <T>(sql: string, params: unknown[] = []) => (await db.query<T>(sql, params)).rows,
     close: async () => {}, // the PGlite handle is owned by the Database
   };
@@ -23,7 +25,9 @@ export async function postgresRunner(url: string): Promise<SqlRunner> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   return {
-    exec: async (sql) => { await client.query(sql); },
+    exec: async (sql) => {
+      await client.query(sql);
+    },
     query: async <T>(sql: string, params: unknown[] = []) => (await client.query(sql, params)).rows as T[],
     close: () => client.end(),
   };

@@ -26,7 +26,8 @@ export function statementNames(): (query: { sql: string }) => string {
   return ({ sql }) => {
     if (!MARKED.test(sql)) return ''; // node-postgres' unnamed statement: parsed and planned for this call only
     let name = names.get(sql);
-    if (name === undefined) names.set(sql, (name = `risk_${createHash('sha1').update(sql).digest('hex').slice(0, 24)}`));
+    if (name === undefined)
+      names.set(sql, (name = `risk_${createHash('sha1').update(sql).digest('hex').slice(0, 24)}`));
     return name;
   };
 }

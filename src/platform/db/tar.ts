@@ -10,13 +10,16 @@ const MAX_OCTAL_SIZE = 0o77777777777;
 export type TarEntry = { name: string; type: 'file' | 'directory'; mode: number; mtime: Date; size: number };
 
 function writeOctal(block: Buffer, offset: number, length: number, value: number) {
-  block.write(value.toString(8).padStart(length - 1, '0') + '\0', offset, length, 'ascii');
+  block.write(`${value.toString(8).padStart(length - 1, '0')}\0`, offset, length, 'ascii');
 }
 
 /** The 512-byte header of one entry (uid/gid 0, no owner names: restore gives every file to its own user). */
 export function tarHeader(entry: TarEntry): Buffer {
   const block = Buffer.alloc(BLOCK);
-  const name = Buffer.from(entry.type === 'directory' && !entry.name.endsWith('/') ? `${entry.name}/` : entry.name, 'utf8');
+  const name = Buffer.from(
+    entry.type === 'directory' && !entry.name.endsWith('/') ? `${entry.name}/` : entry.name,
+    'utf8',
+  );
   let prefix = Buffer.alloc(0);
   let rest = name;
   if (name.length > 100) {
@@ -38,7 +41,7 @@ export function tarHeader(entry: TarEntry): Buffer {
   block.fill(' ', 148, 156);
   let sum = 0;
   for (const byte of block) sum += byte;
-  block.write(sum.toString(8).padStart(6, '0') + '\0 ', 148, 8, 'ascii');
+  block.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 8, 'ascii');
   return block;
 }
 
@@ -71,10 +74,15 @@ function parseHeader(block: Buffer): TarEntry {
   const type = flag === '0' || flag === '\0' ? 'file' : flag === '5' ? 'directory' : null;
   const prefix = readString(block, 345, 155);
   const name = (prefix ? `${prefix}/` : '') + readString(block, 0, 100);
-  if (type === null) throw new Error(`tar entry "${name.slice(0, 100)}" is of type "${flag}"; a backup holds only files and directories`);
+  if (type === null)
+    throw new Error(
+      `tar entry "${name.slice(0, 100)}" is of type "${flag}"; a backup holds only files and directories`,
+    );
   return {
-    name: type === 'directory' ? name.replace(/\/+$/, '') : name, type,
-    mode: readOctal(block, 100, 8, 'mode'), size: type === 'file' ? readOctal(block, 124, 12, 'size') : 0,
+    name: type === 'directory' ? name.replace(/\/+$/, '') : name,
+    type,
+    mode: readOctal(block, 100, 8, 'mode'),
+    size: type === 'file' ? readOctal(block, 124, 12, 'size') : 0,
     mtime: new Date(readOctal(block, 136, 12, 'mtime') * 1000),
   };
 }
@@ -83,7 +91,9 @@ function parseHeader(block: Buffer): TarEntry {
  * The entries of an archive read from `chunks`, each with its whole data (files of a database are at most
  * a WAL segment or a 1 GB table segment). Throws on a damaged header or an archive that ends early.
  */
-export async function* readTar(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): AsyncGenerator<{ entry: TarEntry; data: Buffer }> {
+export async function* readTar(
+  chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+): AsyncGenerator<{ entry: TarEntry; data: Buffer }> {
   const parts: Buffer[] = [];
   let have = 0;
   const take = (n: number): Buffer => {
@@ -104,7 +114,10 @@ export async function* readTar(chunks: AsyncIterable<Uint8Array> | Iterable<Uint
       if (current === null) {
         if (have < BLOCK) break;
         const block = take(BLOCK);
-        if (block.every((b) => b === 0)) { ended = true; break; } // the end of the archive: what follows is padding
+        if (block.every((b) => b === 0)) {
+          ended = true;
+          break;
+        } // the end of the archive: what follows is padding
         current = parseHeader(block);
       }
       const padded = current.size + tarPadding(current.size).length;

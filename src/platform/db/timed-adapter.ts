@@ -12,20 +12,30 @@ export function timedAdapter<F extends SqlDriverAdapterFactory>(factory: F, obse
 }
 
 function timedQueryable<Q extends SqlDriverAdapter | Transaction>(queryable: Q, observe: StatementObserver): Q {
-  const time = <A extends unknown[], R>(kind: 'query' | 'execute', run: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
-    const started = performance.now();
-    try { return await run(...args); } finally { observe(kind, (performance.now() - started) / 1000); }
-  };
+  const time =
+    <A extends unknown[], R>(kind: 'query' | 'execute', run: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      const started = performance.now();
+      try {
+        return await run(...args);
+      } finally {
+        observe(kind, (performance.now() - started) / 1000);
+      }
+    };
   return passThrough(queryable, {
     queryRaw: (real) => time('query', real),
     executeRaw: (real) => time('execute', real),
-    startTransaction: (real) => async (...args: unknown[]) => timedQueryable(await real(...args) as Transaction, observe),
+    startTransaction:
+      (real) =>
+      async (...args: unknown[]) =>
+        timedQueryable((await real(...args)) as Transaction, observe),
   });
 }
 
-type Wrappers = Record<string, (real: (...args: any[]) => any) => (...args: any[]) => unknown>;
+// biome-ignore lint/suspicious/noExplicitAny: wraps methods of any signature; each wrapper restates its own
+export type Wrappers = Record<string, (real: (...args: any[]) => any) => (...args: any[]) => unknown>;
 
-function passThrough<T extends object>(target: T, wrappers: Wrappers): T {
+export function passThrough<T extends object>(target: T, wrappers: Wrappers): T {
   const made = new Map<PropertyKey, unknown>();
   return new Proxy(target, {
     get(t, prop) {

@@ -14,17 +14,30 @@
 const PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
 const ADAPTER_KINDS = new Set(['ConnectionClosed', 'DatabaseNotReachable', 'SocketTimeout', 'TooManyConnections']);
 const SQLSTATE = /^(08[0-9A-Z]{3}|57P0[123]|53300)$/;
-const DRIVER_MESSAGES = /^(Connection terminated( unexpectedly)?|Client has encountered a connection error and is not queryable|timeout exceeded when trying to connect|connect (ECONNREFUSED|ETIMEDOUT)\b.*)$/;
+const DRIVER_MESSAGES =
+  /^(Connection terminated( unexpectedly)?|Client has encountered a connection error and is not queryable|timeout exceeded when trying to connect|connect (ECONNREFUSED|ETIMEDOUT)\b.*)$/;
 
-type Cause = { code?: unknown; message?: unknown; cause?: unknown; meta?: { driverAdapterError?: { cause?: AdapterCause } }; name?: unknown };
+type Cause = {
+  code?: unknown;
+  message?: unknown;
+  cause?: unknown;
+  meta?: { driverAdapterError?: { cause?: AdapterCause } };
+  name?: unknown;
+};
 type AdapterCause = { kind?: unknown; originalCode?: unknown; code?: unknown };
 
 export function isDatabaseUnavailable(error: unknown): boolean {
   let e = error as Cause | undefined;
   for (let depth = 0; e && typeof e === 'object' && depth < 6; depth++, e = e.cause as Cause | undefined) {
     if (typeof e.code === 'string' && (PRISMA_CODES.has(e.code) || SQLSTATE.test(e.code))) return true;
-    const adapter = e.meta?.driverAdapterError?.cause ?? (e.name === 'DriverAdapterError' ? (e.cause as AdapterCause | undefined) : undefined);
-    if (adapter && (ADAPTER_KINDS.has(String(adapter.kind)) || SQLSTATE.test(String(adapter.originalCode ?? adapter.code ?? '')))) return true;
+    const adapter =
+      e.meta?.driverAdapterError?.cause ??
+      (e.name === 'DriverAdapterError' ? (e.cause as AdapterCause | undefined) : undefined);
+    if (
+      adapter &&
+      (ADAPTER_KINDS.has(String(adapter.kind)) || SQLSTATE.test(String(adapter.originalCode ?? adapter.code ?? '')))
+    )
+      return true;
     if (typeof e.message === 'string' && DRIVER_MESSAGES.test(e.message)) return true;
   }
   return false;

@@ -4,16 +4,21 @@ import PrismaPlugin from '@pothos/plugin-prisma';
 import RelayPlugin from '@pothos/plugin-relay';
 import type PrismaTypes from '../../generated/pothos-types.ts';
 import { getDatamodel } from '../../generated/pothos-types.ts';
-import { type RequestContext, workspaceDbOf } from '../http/request-context.ts';
+import { workspaceDbOf } from '../http/request-context.ts';
+import type { GraphContext } from './context.ts';
 import { decodeNodeId, encodeNodeId } from './node-id.ts';
 import { inDateRange } from '../../domain/validation.ts';
 import type { ListSize } from './cost.ts';
 import { loadNodes } from './nodes.ts';
 
-/** Builder configuration only; each type lives in its own file under ./types. */
+/**
+ * Builder configuration only; each type lives in its own file under ./types. The one builder of both graphs:
+ * /graphql (roots Query and Mutation) and /workspace/graphql (roots WorkspaceQuery and WorkspaceMutation, declared
+ * in web/graphql/roots.ts), each a sub-graph of its schema (sub-graph.ts).
+ */
 export const builder = new SchemaBuilder<{
   PrismaTypes: PrismaTypes;
-  Context: RequestContext;
+  Context: GraphContext;
   Scalars: { DateTime: { Input: Date; Output: Date } };
   DefaultFieldNullability: false;
 }>({
@@ -21,18 +26,21 @@ export const builder = new SchemaBuilder<{
   defaultFieldNullability: false,
   relay: {
     clientMutationId: 'omit',
-    nodesOnConnection: { description: 'The items of this page (the edges\' nodes, without cursors).' },
+    nodesOnConnection: { description: "The items of this page (the edges' nodes, without cursors)." },
     cursorType: 'String',
     encodeGlobalID: encodeNodeId,
     decodeGlobalID: decodeNodeId,
     nodeTypeOptions: { description: 'An object with a global id, fetchable with `node(id:)`.' },
     pageInfoTypeOptions: { description: 'Where a page of a connection sits in the whole list.' },
     nodeQueryOptions: {
-      description: 'Any Subject, Report or Rating of the calling workspace by global id (null for an unknown id or another workspace\'s).', nullable: true,
+      description:
+        "Any Subject, Report or Rating of the calling workspace by global id (null for an unknown id or another workspace's).",
+      nullable: true,
       args: { id: { description: 'A global id (`id` of a Subject, Report or Rating).' } },
     },
     nodesQueryOptions: {
-      description: 'Several nodes by global id (at most 100), in the order given (null for each unknown or foreign id).',
+      description:
+        'Several nodes by global id (at most 100), in the order given (null for each unknown or foreign id).',
       nullable: { list: false, items: true },
       args: { ids: { description: 'Global ids (`id` of Subjects, Reports or Ratings), at most 100.' } },
       extensions: { list: { countArg: 'ids', limit: 'maxNodeIds' } satisfies ListSize },
@@ -65,8 +73,10 @@ export const builder = new SchemaBuilder<{
   },
 });
 
-builder.queryType({ description: 'Reads of the calling workspace\'s memory. Every field requires an API key.' });
-builder.mutationType({ description: 'Writebacks into the calling workspace\'s memory (free: never counted against the score quota).' });
+builder.queryType({ description: "Reads of the calling workspace's memory. Every field requires an API key." });
+builder.mutationType({
+  description: "Writebacks into the calling workspace's memory (free: never counted against the score quota).",
+});
 
 /** DateTime input: a string JavaScript reads as a date, in the years 1-9999. */
 function parseDateTime(value: unknown): Date {

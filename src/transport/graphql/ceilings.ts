@@ -1,88 +1,214 @@
 import { GraphQLError, getOperationAST, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { ERRORS } from '../../errors.ts';
-import { setDeadline, type RequestContext } from '../http/request-context.ts';
+import { AppError, ERRORS } from '../../errors.ts';
+import { setWork, type RequestContext } from '../http/request-context.ts';
 import type { Session } from '../../domain/accounts/sessions.ts';
 import { estimatedCostOf } from './limits-plugin.ts';
 import { HEAVY_READS, HeavyReadGate } from './heavy-reads.ts';
+import { QUERY_LIMITS } from './limits.ts';
+import { runAsWork, WorkBudget, type WorkLimits } from '../../platform/work-budget.ts';
 
 /**
  * Hard ceilings per GraphQL request, the backstop behind the cost estimate (limits-plugin.ts):
- * - time: a query still running `maxMs` after it started is answered `query_timeout` at once, and
- *   the resolvers it has not reached yet refuse to start (viewerOf and loadersOf check the
- *   deadline), so a long walk stops issuing database reads. Mutations are not cut: a write
- *   answered as failed while it completes would be retried and stored twice.
+ * - work: each execution gets a meter (platform/work-budget.ts) that the resolvers charge with the rows they
+ *   read and the pairs they combine; past `maxWorkUnits` the work ends and the answer is query_too_complex
+ *   (limit `maxWorkUnits`), the refusal the estimate uses.
+ * - time: `maxMs` after the execution arrived (waiting for a heavy place included) the work ends and the
+ *   answer is `query_timeout` at once. Ending it cancels the work, not only the answer: every resolver and
+ *   every long loop charges or checks the meter, so the next step of each throws and nothing keeps running.
  * - size: an answer whose JSON would exceed `maxResponseBytes` is replaced by `response_too_large`.
  *   It is measured on the result (stopping at the limit), never serialised first.
- * - turns: a heavy query (by its estimate) first waits for one of the process's places (heavy-reads.ts),
- *   and its time starts when it runs.
- * Either refusal is the whole answer (no partial data), with extensions.code and the ceiling.
+ * - turns: a heavy execution (by its estimate, or by the meter once it has charged `HEAVY_READS.minWork`)
+ *   waits for one of the process's places (heavy-reads.ts) before it goes on.
+ * A query's refusal is the whole answer (no partial data), with extensions.code and the ceiling. A mutation
+ * runs under the same meter, deadline and turns, but its writes are never cut once started (a write answered
+ * as failed while it completes would be retried and stored twice): what is ended is its selection, whose
+ * fields answer the refusal in place beside the write's own result.
  * Installed after graphql-jit and the query limits, so it wraps whichever executor runs the operation
  * and knows the operation's estimate.
  */
-export const EXECUTION_CEILINGS = {
+export type Ceilings = { maxMs: number; maxResponseBytes: number; maxWorkUnits: number };
+export const EXECUTION_CEILINGS: Ceilings = {
   maxMs: 10_000,
   maxResponseBytes: 4 * 1024 * 1024,
+  maxWorkUnits: QUERY_LIMITS.maxWorkUnits,
 };
-export type Ceilings = typeof EXECUTION_CEILINGS;
 
-const TIMED_OUT = Symbol('timed out');
 /** One per process: /graphql and /workspace/graphql share its places. */
 const heavyReads = new HeavyReadGate();
 
-export function useExecutionCeilings(ceilings: Ceilings = EXECUTION_CEILINGS): Plugin {
+export function useExecutionCeilings(ceilings: Partial<Ceilings> = {}): Plugin {
+  const limits = { ...EXECUTION_CEILINGS, ...ceilings };
   return {
     onExecute({ args, executeFn, setExecuteFn }) {
-      const timed = getOperationAST(args.document, args.operationName ?? undefined)?.operation === 'query';
-      setExecuteFn(async (a) => {
-        if (!timed || estimatedCostOf(a.contextValue as object) < HEAVY_READS.minCost) return runWithin(ceilings, timed, executeFn, a);
-        let release: () => void;
-        try {
-          release = await heavyReads.enter(callerOf(a.contextValue as Partial<RequestContext>));
-        } catch (e) {
-          if (e instanceof GraphQLError) return { errors: [e] };
-          throw e;
-        }
-        try {
-          return await runWithin(ceilings, timed, executeFn, a);
-        } finally {
-          release();
-        }
-      });
+      const mutation = getOperationAST(args.document, args.operationName ?? undefined)?.operation === 'mutation';
+      setExecuteFn((a) => runWithin(limits, mutation, executeFn, a));
     },
   };
 }
 
+type ExecuteFn = Parameters<Parameters<NonNullable<Plugin['onExecute']>>[0]['setExecuteFn']>[0];
+type Context = Partial<RequestContext> & { session?: Session };
+
 /** Whom the heavy-query places are counted for: the workspace of the key or of the signed-in account, else the client's address. */
-function callerOf(ctx: Partial<RequestContext> & { session?: Session }): string {
+function callerOf(ctx: Context): string {
   if (ctx.viewer) return `workspace:${ctx.viewer.workspaceId}`;
   if (ctx.session) return `workspace:${ctx.session.account.workspaceId}`;
   return `ip:${ctx.clientIp}`;
 }
 
-type ExecuteFn = Parameters<Parameters<NonNullable<Plugin['onExecute']>>[0]['setExecuteFn']>[0];
-
-async function runWithin(ceilings: Ceilings, timed: boolean, executeFn: ExecuteFn, a: Parameters<ExecuteFn>[0]) {
-  const deadline = performance.now() + ceilings.maxMs;
-  if (timed) setDeadline(a.contextValue as object, deadline);
-  const execution = Promise.resolve(executeFn(a));
-  let timer: NodeJS.Timeout | undefined;
-  const result = timed
-    ? await Promise.race([execution, new Promise<typeof TIMED_OUT>((resolve) => { timer = setTimeout(resolve, ceilings.maxMs, TIMED_OUT); })])
-    : await execution;
-  clearTimeout(timer);
-  if (result === TIMED_OUT || (timed && performance.now() > deadline)) {
-    execution.catch(() => {}); // it winds down on its own; its outcome is no longer anyone's answer
-    return { errors: [refusal('query_timeout', `The query ran longer than ${ceilings.maxMs} ms and was stopped. Ask for smaller pages or fewer nested lists.`, { maxMs: ceilings.maxMs })] };
+async function runWithin(ceilings: Ceilings, mutation: boolean, executeFn: ExecuteFn, a: Parameters<ExecuteFn>[0]) {
+  const ctx = a.contextValue as Context;
+  const caller = callerOf(ctx);
+  const releases: Array<() => void> = [];
+  let answered = false;
+  const work = requestWork(ceilings, mutation, ctx.arrivedAt, {
+    heavyAt: HEAVY_READS.minWork,
+    takeHeavyTurn: async (signal) => {
+      const release = await heavyReads.enter(caller, signal);
+      if (answered)
+        release(); // granted after the answer: handed straight back, never held by finished work
+      else releases.push(release);
+    },
+  });
+  setWork(ctx, work);
+  const timer = endAtDeadline(work, ceilings, mutation);
+  try {
+    // A mutation's writes never wait (nor are refused) for a heavy place: its selection does, when the meter finds it heavy.
+    if (!mutation && estimatedCostOf(ctx) >= HEAVY_READS.minCost) {
+      work.markHeavy();
+      const entered = heavyReads.enter(caller, work.signal);
+      const place = await Promise.race([entered, work.ended]).catch((e: unknown) => e);
+      if (place instanceof GraphQLError) return { errors: [place] };
+      if (typeof place !== 'function') {
+        entered.then(
+          (release) => release(),
+          () => {},
+        ); // abandoned: handed back if it was granted meanwhile
+        return refusalAnswer(work.endedBy ?? place);
+      }
+      releases.push(place as () => void);
+    }
+    // Every statement the execution issues is metered by this request and refused once its work has ended
+    // (platform/db/metered-adapter.ts), wherever in the resolvers it comes from.
+    const execution = Promise.resolve(runAsWork(work, () => executeFn(a)));
+    // A mutation's writes finish; its selection stops at the end of the work, each field answering the refusal.
+    // Its statements still queued then are refused at their turn, so what is left settles at once.
+    const result = mutation ? await execution : await Promise.race([execution, work.ended]);
+    if (result instanceof Error) {
+      execution.catch(() => {}); // ended: it stops at its next step; its outcome is no longer anyone's answer
+      return refusalAnswer(result);
+    }
+    if (Symbol.asyncIterator in result) return result; // incremental delivery is not enabled
+    if (work.endedBy) return withRefusalInPlace(result as ExecutionResult, work.endedBy);
+    if (jsonSizeExceeds((result as ExecutionResult).data, ceilings.maxResponseBytes)) {
+      return {
+        errors: [
+          refusal(
+            'response_too_large',
+            `The answer would be larger than ${ceilings.maxResponseBytes} bytes. Ask for smaller pages, fewer nested lists or fewer long text fields.`,
+            { maxBytes: ceilings.maxResponseBytes },
+          ),
+        ],
+      };
+    }
+    return result;
+  } finally {
+    answered = true;
+    clearTimeout(timer);
+    work.end(ANSWERED); // whatever is still pending (a refused query's loops) stops at its next step
+    for (const release of releases) release();
   }
-  if (Symbol.asyncIterator in result) return result; // incremental delivery is not enabled
-  if (jsonSizeExceeds((result as ExecutionResult).data, ceilings.maxResponseBytes)) {
-    return { errors: [refusal('response_too_large', `The answer would be larger than ${ceilings.maxResponseBytes} bytes. Ask for smaller pages, fewer nested lists or fewer long text fields.`, { maxBytes: ceilings.maxResponseBytes })] };
-  }
-  return result;
 }
 
-function refusal(code: 'query_timeout' | 'response_too_large', message: string, limit: Record<string, number>): GraphQLError {
+/**
+ * The one meter of a request's work, whichever surface received it (/graphql here, the REST facade and the MCP
+ * tools through rest/operation.ts, the export): `ceilings.maxWorkUnits` units, and a deadline `ceilings.maxMs` after
+ * the request arrived (the body read, the parse and the estimate count too). Past either, the refusal is
+ * query_too_complex (limit maxWorkUnits) or query_timeout. `turns` makes work found heavy take a heavy place.
+ */
+export function requestWork(
+  ceilings: Ceilings,
+  mutation: boolean,
+  arrivedAt: number | undefined,
+  turns: Pick<WorkLimits, 'heavyAt' | 'takeHeavyTurn'> = {},
+): WorkBudget {
+  return new WorkBudget({
+    maxUnits: ceilings.maxWorkUnits,
+    deadline: (arrivedAt ?? performance.now()) + ceilings.maxMs,
+    ...turns,
+    overBudget: (spent, max) =>
+      new AppError(
+        'query_too_complex',
+        `The query did more than ${max} units of work (rows read, pairs combined) and was stopped.${afterWrites(mutation)} Ask for smaller pages, fewer subjects at once or fewer nested lists.`,
+        undefined,
+        { limit: 'maxWorkUnits', maximum: max, actual: spent },
+      ),
+    pastDeadline: () => timeout(ceilings, mutation),
+  });
+}
+
+/** Ends `work` at its deadline even while none of its loops runs (all waiting on the database); clear it once answered. */
+export function endAtDeadline(work: WorkBudget, ceilings: Ceilings, mutation: boolean): NodeJS.Timeout {
+  return setTimeout(() => work.end(timeout(ceilings, mutation)), Math.max(0, work.deadline - performance.now()));
+}
+
+/** Why the work of an answered request ends: nobody is waiting for it any more. */
+const ANSWERED = new AppError('query_timeout', 'The request was already answered.');
+
+/**
+ * What a mutation's refusal adds: a write it had started was not cut, but one not yet started when the limit was
+ * reached never ran, and the answer cannot tell the client which; retrying with the same idempotency key is right
+ * either way (a stored write is replayed, a missing one is written once).
+ */
+function afterWrites(mutation: boolean): string {
+  return mutation
+    ? ' A write it had started was completed and stored; one not yet started was not made: send it again with the same idempotencyKey and a smaller selection, which stores it once and reads its result.'
+    : '';
+}
+
+function timeout(ceilings: Ceilings, mutation: boolean): AppError {
+  return new AppError(
+    'query_timeout',
+    `The query ran longer than ${ceilings.maxMs} ms and was stopped.${afterWrites(mutation)} Ask for smaller pages or fewer nested lists.`,
+    undefined,
+    { maxMs: ceilings.maxMs },
+  );
+}
+
+/**
+ * A mutation's answer once its selection was cut: each field that failed because the work ended answers the
+ * refusal itself (a statement refused by the meter reaches the resolver wrapped by Prisma, its class lost).
+ */
+function withRefusalInPlace(result: ExecutionResult, reason: Error): ExecutionResult {
+  if (!result.errors?.length || !(reason instanceof AppError) || reason === ANSWERED) return result;
+  const refused = refusalAnswer(reason).errors![0]!;
+  return {
+    ...result,
+    errors: result.errors.map((e) =>
+      e.originalError instanceof AppError
+        ? e
+        : new GraphQLError(refused.message, { nodes: e.nodes, path: e.path, extensions: refused.extensions }),
+    ),
+  };
+}
+
+/** The whole answer for work that was ended: its refusal as a GraphQL error with the ceiling it hit. */
+function refusalAnswer(reason: unknown): ExecutionResult {
+  if (reason instanceof AppError && (reason.code === 'query_timeout' || reason.code === 'query_too_complex')) {
+    return {
+      errors: [
+        new GraphQLError(reason.message, {
+          extensions: { code: reason.code, ...reason.extra, http: { status: ERRORS[reason.code].status } },
+        }),
+      ],
+    };
+  }
+  if (reason instanceof GraphQLError) return { errors: [reason] };
+  throw reason;
+}
+
+function refusal(code: 'response_too_large', message: string, limit: Record<string, number>): GraphQLError {
   return new GraphQLError(message, { extensions: { code, ...limit, http: { status: ERRORS[code].status } } });
 }
 

@@ -30,8 +30,10 @@ export function graphqlCors(origins: readonly string[]): GraphQLCors {
         const headers: Record<string, string> = { allow: 'GET, POST, OPTIONS', 'content-length': '0' };
         if (granted && req.headers['access-control-request-method']) {
           Object.assign(headers, {
-            'access-control-allow-origin': origin, 'access-control-allow-methods': METHODS,
-            'access-control-allow-headers': ALLOWED_HEADERS, 'access-control-max-age': PREFLIGHT_MAX_AGE_S,
+            'access-control-allow-origin': origin,
+            'access-control-allow-methods': METHODS,
+            'access-control-allow-headers': ALLOWED_HEADERS,
+            'access-control-max-age': PREFLIGHT_MAX_AGE_S,
           });
         }
         res.writeHead(204, headers);

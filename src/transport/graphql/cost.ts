@@ -1,10 +1,23 @@
 import {
-  Kind, getNamedType, getNullableType, isInterfaceType, isListType, isObjectType, valueFromASTUntyped,
-  type DocumentNode, type GraphQLField, type GraphQLNamedType, type GraphQLOutputType, type GraphQLSchema,
-  type OperationDefinitionNode, type SelectionSetNode, type ValueNode,
+  Kind,
+  getNamedType,
+  getNullableType,
+  isInterfaceType,
+  isListType,
+  isObjectType,
+  valueFromASTUntyped,
+  type DocumentNode,
+  type GraphQLField,
+  type GraphQLNamedType,
+  type GraphQLOutputType,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+  type ValueNode,
 } from 'graphql';
 import { QUERY_LIMITS, fragmentsOf, once, tooComplex, type QueryLimit } from './limits.ts';
 import { AppError } from '../../errors.ts';
+import { introspectionCost, isIntrospectionField } from './introspection.ts';
 
 /**
  * The cost of an operation: what it can actually return, before it runs. Every field costs its
@@ -18,9 +31,7 @@ import { AppError } from '../../errors.ts';
  */
 
 /** How many items a plain list field can return; declared on the field as `extensions: { list }`. */
-export type ListSize =
-  | { max: number; sizeArg?: string }
-  | { countArg: string; limit: QueryLimit };
+export type ListSize = { max: number; sizeArg?: string } | { countArg: string; limit: QueryLimit };
 
 /**
  * The resolver's side of a `sizeArg`: how many items to return for a `limit` argument of a list of
@@ -55,26 +66,42 @@ export type CostEstimate = {
 };
 
 /** The operation's cost; throws query_too_complex for a page over maxPageSize or a list argument over its limit. */
-export function estimateCost(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined, rawVariables: unknown): CostEstimate {
+export function estimateCost(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  rawVariables: unknown,
+): CostEstimate {
   const ops = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
   const op = operationName ? ops.find((o) => o.name?.value === operationName) : ops[0];
-  const root = !op ? null : op.operation === 'mutation' ? schema.getMutationType() : op.operation === 'subscription' ? schema.getSubscriptionType() : schema.getQueryType();
+  const root = !op
+    ? null
+    : op.operation === 'mutation'
+      ? schema.getMutationType()
+      : op.operation === 'subscription'
+        ? schema.getSubscriptionType()
+        : schema.getQueryType();
   if (!op || !root) return { cost: 0, variables: [] };
   const variables = effectiveVariables(op, rawVariables);
   const read = new Set<string>();
-  const valueOf = (node: ValueNode | undefined): unknown => {
+  const argValue = (node: ValueNode | undefined): unknown => {
     if (!node) return undefined;
     collectVariables(node, read);
     return valueFromASTUntyped(node, variables);
   };
 
   /** Items one selection of `field` can list, or null when it is not a list of objects. */
-  const itemsOf = (field: GraphQLField<unknown, unknown>, parent: GraphQLNamedType, args: Map<string, ValueNode>, name: string): number | null => {
+  const itemsOf = (
+    field: GraphQLField<unknown, unknown>,
+    parent: GraphQLNamedType,
+    args: Map<string, ValueNode>,
+    name: string,
+  ): number | null => {
     const type = getNullableType(field.type);
     if (getNamedType(type).name.endsWith('Connection')) {
       let size: number | null = null;
       for (const arg of ['first', 'last']) {
-        const n = valueOf(args.get(arg));
+        const n = argValue(args.get(arg));
         if (typeof n !== 'number') continue;
         checkPageSize(name, arg, n);
         size = Math.max(size ?? 0, n);
@@ -86,14 +113,19 @@ export function estimateCost(schema: GraphQLSchema, document: DocumentNode, oper
     const list = (field.extensions as Extensions | undefined)?.list;
     if (!list) return QUERY_LIMITS.maxPageSize;
     if ('countArg' in list) {
-      const v = valueOf(args.get(list.countArg));
+      const v = argValue(args.get(list.countArg));
       const n = Array.isArray(v) ? v.length : v == null ? 0 : 1; // a single value is coerced to a list of one
       const max = QUERY_LIMITS[list.limit];
-      if (n > max) throw tooComplex(list.limit, `${name}(${list.countArg}:) is given ${n} items; at most ${max} are allowed per call.`, { actual: n, field: name });
+      if (n > max)
+        throw tooComplex(
+          list.limit,
+          `${name}(${list.countArg}:) is given ${n} items; at most ${max} are allowed per call.`,
+          { actual: n, field: name },
+        );
       return n;
     }
     if (!list.sizeArg) return list.max;
-    const given = valueOf(args.get(list.sizeArg));
+    const given = argValue(args.get(list.sizeArg));
     const n = typeof given === 'number' ? given : field.args.find((a) => a.name === list.sizeArg)?.defaultValue;
     if (typeof n !== 'number') return list.max;
     checkPageSize(name, list.sizeArg, n);
@@ -115,11 +147,17 @@ export function estimateCost(schema: GraphQLSchema, document: DocumentNode, oper
         continue;
       }
       if (s.kind === Kind.FRAGMENT_SPREAD) {
-        total += once(s.name.value, fragments, memo, active, (f) => walk(f.selectionSet, (schema.getType(f.typeCondition.name.value) ?? named) as GraphQLOutputType));
+        total += once(s.name.value, fragments, memo, active, (f) =>
+          walk(f.selectionSet, (schema.getType(f.typeCondition.name.value) ?? named) as GraphQLOutputType),
+        );
         continue;
       }
       const field = fields[s.name.value];
-      if (!field) { total += 1; continue; }
+      if (!field) {
+        // `__schema` and `__type` weigh what they answer; `__typename` (and nothing else) is missing from the fields.
+        total += isIntrospectionField(s.name.value) ? introspectionCost(schema, document, s, variables) : 1;
+        continue;
+      }
       const args = new Map((s.arguments ?? []).map((a) => [a.name.value, a.value]));
       const weight = (field.extensions as Extensions | undefined)?.cost ?? 1;
       const items = itemsOf(field, named, args, s.name.value);
@@ -133,7 +171,11 @@ export function estimateCost(schema: GraphQLSchema, document: DocumentNode, oper
 
 function checkPageSize(field: string, arg: string, n: number): void {
   if (n > QUERY_LIMITS.maxPageSize) {
-    throw tooComplex('maxPageSize', `${field}(${arg}: ${n}) asks for more than ${QUERY_LIMITS.maxPageSize} items; page through with cursors.`, { actual: n, field });
+    throw tooComplex(
+      'maxPageSize',
+      `${field}(${arg}: ${n}) asks for more than ${QUERY_LIMITS.maxPageSize} items; page through with cursors.`,
+      { actual: n, field },
+    );
   }
 }
 

@@ -4,5 +4,8 @@
  * its meaning. Used by both schemas' builders (/graphql and /workspace/graphql).
  */
 export function enumValues<const V extends string>(entries: ReadonlyArray<{ code: V; meaning: string }>) {
-  return Object.fromEntries(entries.map((e) => [e.code, { value: e.code, description: e.meaning }])) as Record<V, { value: V; description: string }>;
+  return Object.fromEntries(entries.map((e) => [e.code, { value: e.code, description: e.meaning }])) as Record<
+    V,
+    { value: V; description: string }
+  >;
 }

@@ -20,12 +20,50 @@ const PACKAGE = '@graphql-yoga/graphiql';
 const DIST = path.join(path.dirname(require.resolve(`${PACKAGE}/package.json`)), 'dist');
 const PACKAGE_VERSION = (require(`${PACKAGE}/package.json`) as { version: string }).version;
 
-/** Sets Monaco's worker URLs (same origin, so no blob: workers), then renders once the bundle has loaded. */
+/**
+ * Sets Monaco's worker URLs (same origin, so no blob: workers), then renders once the bundle has loaded. Our own
+ * fetcher never sends the placeholder key: without a key typed into the headers, a query is answered here with how
+ * to add one, and the schema's introspection waits until a key is typed (then it runs by itself), so the page opens
+ * without an error (docs/api.md, GraphiQL).
+ */
 const START_JS = `(() => {
   const base = document.currentScript.src.replace(/[^/]*$/, '');
   const options = JSON.parse(document.getElementById('graphiql-options').textContent);
   const workers = { editorWorkerService: 'editor.worker.js', json: 'json.worker.js', graphql: 'graphql.worker.js' };
   self.MonacoEnvironment = { globalAPI: false, getWorkerUrl: (_id, label) => base + (workers[label] || workers.editorWorkerService) };
+  const keyIn = (headers) => Object.entries(headers || {}).some(([name, value]) =>
+    /^(x-api-key|authorization)$/i.test(name) && typeof value === 'string' && value.trim() !== '' && !value.includes('<API_KEY>'));
+  const endpoint = options.endpoint;
+  delete options.endpoint; // our fetcher posts to it (GraphiQL warns when given both)
+  const send = (params, headers) => fetch(endpoint, {
+    method: 'POST', credentials: 'omit', body: JSON.stringify(params),
+    headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json', ...headers },
+  });
+  const post = (params, headers) => send(params, headers).then((r) => r.json());
+  let waiting = null;
+  let typing = 0;
+  options.fetcher = (params, opts) => {
+    const headers = opts && opts.headers;
+    if (keyIn(headers)) return post(params, headers);
+    if (/query IntrospectionQuery/.test(params.query)) return new Promise((resolve) => { waiting = { params, resolve }; });
+    return Promise.resolve({ errors: [{ message: options.keyHelp }] });
+  };
+  // The schema is asked for once the headers have rested half a second (a key is typed a character at a time);
+  // a key the server refuses keeps it waiting for the next edit (Run shows why).
+  options.onEditHeaders = (text) => {
+    clearTimeout(typing);
+    typing = setTimeout(() => {
+      let headers = null;
+      try { headers = JSON.parse(text); } catch { return; }
+      if (!waiting || !keyIn(headers)) return;
+      const held = waiting;
+      waiting = null;
+      send(held.params, headers).then(async (r) => {
+        if (r.status === 401) waiting = held;
+        else held.resolve(await r.json());
+      }, (e) => held.resolve({ errors: [{ message: String(e) }] }));
+    }, 500);
+  };
   addEventListener('DOMContentLoaded', () => YogaGraphiQL.renderYogaGraphiQL(document.getElementById('root'), options));
 })();
 `;
@@ -50,7 +88,8 @@ export const GRAPHIQL_ASSETS = `/graphiql/${createHash('sha256').update(`${PACKA
  */
 const PAGE_HEADERS = {
   'content-type': 'text/html; charset=utf-8',
-  'content-security-policy': "default-src 'none'; script-src 'self'; worker-src 'self'; connect-src 'self'; style-src 'self' 'unsafe-inline'; font-src data:; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; worker-src 'self'; connect-src 'self'; style-src 'self' 'unsafe-inline'; font-src data:; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
   'x-frame-options': 'DENY',
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
@@ -58,17 +97,48 @@ const PAGE_HEADERS = {
   'cache-control': 'no-cache',
 };
 
+const KEY_HELP =
+  'Add your API key first: open Headers (below the query) and replace <API_KEY> with a key of your workspace (create one at /workspace/keys). The schema then loads by itself.';
 const OPTIONS = {
   title: 'IP risk API — GraphiQL',
   endpoint: '/graphql',
   headers: JSON.stringify({ 'X-API-Key': '<API_KEY>' }, null, 2),
+  keyHelp: KEY_HELP,
+  query: [
+    '# GraphiQL for the IP risk API.',
+    '#',
+    '# 1. Open Headers (below) and',
+    '#    replace <API_KEY> with an API',
+    '#    key of your workspace (create',
+    '#    one at /workspace/keys). The',
+    '#    schema then loads by itself.',
+    '# 2. Press Run (Ctrl-Enter).',
+    '#',
+    '# The key stays in this page: it',
+    '# is not saved in the browser.',
+    '{',
+    '  viewer { workspace { name } }',
+    '}',
+    '',
+  ].join('\n'),
   // The key stays in the page, not in localStorage, where any script of this origin could read it later.
   shouldPersistHeaders: false,
 };
 
+/**
+ * A phone (390 px): the query and headers above the response instead of beside it, no drag bar, no logo, slimmer
+ * margins, so each editor is as wide as the screen (test/web/graphiql-open.test.ts measures it).
+ */
+const NARROW_CSS = `@media (max-width:40rem){.graphiql-container .graphiql-sessions{margin:4px}
+.graphiql-container .graphiql-sidebar{width:44px;padding:8px 0}.graphiql-container .graphiql-sidebar button{width:36px;margin:0 4px}
+.graphiql-container .graphiql-logo,.graphiql-container .graphiql-horizontal-drag-bar{display:none}
+.graphiql-container .graphiql-sessions>div:last-child{flex-direction:column}
+.graphiql-container .graphiql-editors,.graphiql-container .graphiql-response{flex:1 1 50%!important;min-height:0;width:100%}}`;
+
 const PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${OPTIONS.title}</title><link rel="icon" href="data:,"><link rel="stylesheet" href="${GRAPHIQL_ASSETS}graphiql.css">
+<style>${NARROW_CSS}</style>
 </head><body class="no-focus-outline"><noscript>GraphiQL needs JavaScript. Without it, POST queries to /graphql as JSON.</noscript>
 <div id="root">Loading GraphiQL…</div>
 <script type="application/json" id="graphiql-options">${JSON.stringify(OPTIONS).replace(/</g, '\\u003c')}</script>
@@ -94,9 +164,13 @@ function load(name: string): Promise<Loaded> {
   let p = loaded.get(name);
   if (!p) {
     const f = FILES[name]!;
-    p = (f.text !== undefined ? Promise.resolve(Buffer.from(f.text)) : readFile(path.join(DIST, f.file!))).then(async (body) => ({
-      body, gzipped: await promisify(gzip)(body), etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`,
-    }));
+    p = (f.text !== undefined ? Promise.resolve(Buffer.from(f.text)) : readFile(path.join(DIST, f.file!))).then(
+      async (body) => ({
+        body,
+        gzipped: await promisify(gzip)(body),
+        etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`,
+      }),
+    );
     p.catch(() => loaded.delete(name));
     loaded.set(name, p);
   }
@@ -109,10 +183,18 @@ export const serveGraphiqlAsset: Handler = async (req, res, urlPath) => {
   if (!Object.hasOwn(FILES, name) || (req.method !== 'GET' && req.method !== 'HEAD')) return false;
   const a = await load(name);
   const headers: Record<string, string | number> = {
-    'content-type': FILES[name]!.type, etag: a.etag, vary: 'accept-encoding',
-    'cache-control': 'public, max-age=31536000, immutable', 'x-content-type-options': 'nosniff', 'cross-origin-resource-policy': 'same-origin',
+    'content-type': FILES[name]!.type,
+    etag: a.etag,
+    vary: 'accept-encoding',
+    'cache-control': 'public, max-age=31536000, immutable',
+    'x-content-type-options': 'nosniff',
+    'cross-origin-resource-policy': 'same-origin',
   };
-  if (req.headers['if-none-match'] === a.etag) { res.writeHead(304, headers); res.end(); return; }
+  if (req.headers['if-none-match'] === a.etag) {
+    res.writeHead(304, headers);
+    res.end();
+    return;
+  }
   const gz = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
   const body = gz ? a.gzipped : a.body;
   res.writeHead(200, { ...headers, ...(gz ? { 'content-encoding': 'gzip' } : {}), 'content-length': body.length });

@@ -1,4 +1,14 @@
-import { getNamedType, isAbstractType, isObjectType, TypeInfo, visit, visitWithTypeInfo, type DocumentNode, type GraphQLNamedType, type GraphQLSchema } from 'graphql';
+import {
+  getNamedType,
+  isAbstractType,
+  isObjectType,
+  TypeInfo,
+  visit,
+  visitWithTypeInfo,
+  type DocumentNode,
+  type GraphQLNamedType,
+  type GraphQLSchema,
+} from 'graphql';
 
 /**
  * Which operations graphql-jit may compile. graphql-jit rebuilds `info.path` for every resolver
@@ -19,18 +29,22 @@ export function jitCompatible(schema: GraphQLSchema, document: DocumentNode): bo
 }
 
 function isPrismaBacked(schema: GraphQLSchema, type: GraphQLNamedType): boolean {
-  const prisma = (t: GraphQLNamedType) => isObjectType(t) && Boolean((t.extensions as { pothosPrismaModel?: unknown }).pothosPrismaModel);
+  const prisma = (t: GraphQLNamedType) =>
+    isObjectType(t) && Boolean((t.extensions as { pothosPrismaModel?: unknown }).pothosPrismaModel);
   return prisma(type) || (isAbstractType(type) && schema.getPossibleTypes(type).some(prisma));
 }
 
 function reachesPrismaType(schema: GraphQLSchema, document: DocumentNode): boolean {
   const typeInfo = new TypeInfo(schema);
   let found = false;
-  visit(document, visitWithTypeInfo(typeInfo, {
-    Field() {
-      const type = typeInfo.getType();
-      if (type && isPrismaBacked(schema, getNamedType(type))) found = true;
-    },
-  }));
+  visit(
+    document,
+    visitWithTypeInfo(typeInfo, {
+      Field() {
+        const type = typeInfo.getType();
+        if (type && isPrismaBacked(schema, getNamedType(type))) found = true;
+      },
+    }),
+  );
   return found;
 }

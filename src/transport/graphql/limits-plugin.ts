@@ -1,7 +1,16 @@
-import { GraphQLError, Lexer, Source, TokenKind, type ASTVisitor, type ExecutionResult, type ValidationContext } from 'graphql';
+import {
+  GraphQLError,
+  Lexer,
+  Source,
+  TokenKind,
+  type ASTVisitor,
+  type ExecutionResult,
+  type ValidationContext,
+} from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { QUERY_LIMITS, aliasLimitRule, depthLimitRule, tooComplex } from './limits.ts';
 import { estimateCost } from './cost.ts';
+import { variablesRefusal } from './variables.ts';
 import type { DocumentNode } from 'graphql';
 import { LruMap } from '../../platform/lru-map.ts';
 
@@ -16,7 +25,10 @@ export function useQueryLimits(): Plugin {
     onParams({ params, setResult }) {
       if (typeof params.query === 'string' && tooManyTokens(params.query)) {
         setResult({ errors: [tooComplex('maxTokens', `The query has more than ${QUERY_LIMITS.maxTokens} tokens.`)] });
+        return;
       }
+      const refused = variablesRefusal(params.variables);
+      if (refused) setResult({ errors: [refused] });
     },
     onValidate({ addValidationRule }) {
       addValidationRule(depthLimitRule);
@@ -28,14 +40,23 @@ export function useQueryLimits(): Plugin {
       try {
         cost = cachedCost(args.schema, args.document, args.operationName, args.variableValues);
       } catch (e) {
-        if (e instanceof GraphQLError) { setResultAndStopExecution({ errors: [e] }); return; }
+        if (e instanceof GraphQLError) {
+          setResultAndStopExecution({ errors: [e] });
+          return;
+        }
         throw e;
       }
       estimatedCosts.set(args.contextValue as object, cost);
       const extension = { requested: cost, maximum: QUERY_LIMITS.maxCost };
       if (cost > QUERY_LIMITS.maxCost) {
         setResultAndStopExecution({
-          errors: [tooComplex('maxCost', `The query is estimated at ${cost} cost points; the budget is ${QUERY_LIMITS.maxCost}. Ask for smaller pages or fewer nested lists.`, { actual: cost })],
+          errors: [
+            tooComplex(
+              'maxCost',
+              `The query is estimated at ${cost} cost points; the budget is ${QUERY_LIMITS.maxCost}. Ask for smaller pages or fewer nested lists.`,
+              { actual: cost },
+            ),
+          ],
           extensions: { cost: extension },
         });
         return;
@@ -85,7 +106,8 @@ function cachedCost(...[schema, document, operationName, variables]: Parameters<
   const entry = op.length <= 200 ? perOperation.get(op) : undefined;
   const sent = (variables ?? {}) as Record<string, unknown>;
   // [value] when sent, 0 when absent: absent takes the variable's default, which null does not.
-  const keyOf = (names: string[]) => JSON.stringify(names.map((v) => (Object.hasOwn(sent, v) && sent[v] !== undefined ? [sent[v]] : 0)));
+  const keyOf = (names: string[]) =>
+    JSON.stringify(names.map((v) => (Object.hasOwn(sent, v) && sent[v] !== undefined ? [sent[v]] : 0)));
   if (entry) {
     const key = keyOf(entry.variables);
     const known = entry.byValues.get(key);
@@ -105,7 +127,9 @@ function tokensExceed(query: string, max: number): boolean {
   const lexer = new Lexer(new Source(query));
   try {
     for (let n = 0; lexer.advance().kind !== TokenKind.EOF; n++) if (n >= max) return true;
-  } catch { return false; } // a syntax error: let the parser report it
+  } catch {
+    return false;
+  } // a syntax error: let the parser report it
   return false;
 }
 
@@ -117,7 +141,12 @@ export function knownOperationTypeRule(context: ValidationContext): ASTVisitor {
   return {
     OperationDefinition(op) {
       const schema = context.getSchema();
-      const root = op.operation === 'query' ? schema.getQueryType() : op.operation === 'mutation' ? schema.getMutationType() : schema.getSubscriptionType();
+      const root =
+        op.operation === 'query'
+          ? schema.getQueryType()
+          : op.operation === 'mutation'
+            ? schema.getMutationType()
+            : schema.getSubscriptionType();
       if (!root) context.reportError(new GraphQLError(`This API has no ${op.operation} operations.`, { nodes: op }));
     },
   };

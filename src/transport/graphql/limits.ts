@@ -1,5 +1,11 @@
 import {
-  GraphQLError, Kind, type ASTVisitor, type DocumentNode, type FragmentDefinitionNode, type SelectionSetNode, type ValidationContext,
+  GraphQLError,
+  Kind,
+  type ASTVisitor,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type SelectionSetNode,
+  type ValidationContext,
 } from 'graphql';
 
 /**
@@ -18,6 +24,8 @@ export const QUERY_LIMITS = {
   maxPageSize: 100,
   /** Most ids one `nodes(ids:)` may look up. */
   maxNodeIds: 100,
+  /** `__schema` fields per request: its answer never changes, one is all a client needs (introspection.ts). */
+  maxSchemaFields: 1,
   /** Most reports one `reportBulk(reports:)` may write (each one an item of its answer, cost-counted). */
   maxBulkReports: 1000,
   /**
@@ -26,12 +34,20 @@ export const QUERY_LIMITS = {
    * 4 MiB by the size ceiling, ceilings.ts).
    */
   maxCost: 100_000,
+  /**
+   * Budget of the meter (ceilings.ts): units of work a request may actually do while it runs, one per row
+   * read and per pair of subjects combined. The estimate bounds what the query's shape can return; this
+   * bounds what the data makes it do (docs/security.md).
+   */
+  maxWorkUnits: 2_000_000,
 } as const;
 
 export type QueryLimit = keyof typeof QUERY_LIMITS;
 
 export function tooComplex(limit: QueryLimit, message: string, extra: Record<string, unknown> = {}): GraphQLError {
-  return new GraphQLError(message, { extensions: { code: 'query_too_complex', limit, maximum: QUERY_LIMITS[limit], ...extra } });
+  return new GraphQLError(message, {
+    extensions: { code: 'query_too_complex', limit, maximum: QUERY_LIMITS[limit], ...extra },
+  });
 }
 
 export function fragmentsOf(document: DocumentNode): Map<string, FragmentDefinitionNode> {
@@ -46,19 +62,35 @@ export function fragmentsOf(document: DocumentNode): Map<string, FragmentDefinit
  * document of a few hundred tokens. A fragment already on the path (a cycle, which validation
  * refuses anyway) adds nothing.
  */
-function depthOf(set: SelectionSetNode | undefined, fragments: Map<string, FragmentDefinitionNode>, memo: Map<string, number>, active: Set<string>): number {
+function depthOf(
+  set: SelectionSetNode | undefined,
+  fragments: Map<string, FragmentDefinitionNode>,
+  memo: Map<string, number>,
+  active: Set<string>,
+): number {
   if (!set) return 0;
   let max = 0;
   for (const s of set.selections) {
-    if (s.kind === Kind.FIELD) max = Math.max(max, s.selectionSet ? 1 + depthOf(s.selectionSet, fragments, memo, active) : 1);
+    if (s.kind === Kind.FIELD)
+      max = Math.max(max, s.selectionSet ? 1 + depthOf(s.selectionSet, fragments, memo, active) : 1);
     else if (s.kind === Kind.INLINE_FRAGMENT) max = Math.max(max, depthOf(s.selectionSet, fragments, memo, active));
-    else max = Math.max(max, once(s.name.value, fragments, memo, active, (f) => depthOf(f.selectionSet, fragments, memo, active)));
+    else
+      max = Math.max(
+        max,
+        once(s.name.value, fragments, memo, active, (f) => depthOf(f.selectionSet, fragments, memo, active)),
+      );
   }
   return max;
 }
 
 /** `measure` of one named fragment, computed once per document; 0 for an unknown fragment or one already on the path. */
-export function once(name: string, fragments: Map<string, FragmentDefinitionNode>, memo: Map<string, number>, active: Set<string>, measure: (f: FragmentDefinitionNode) => number): number {
+export function once(
+  name: string,
+  fragments: Map<string, FragmentDefinitionNode>,
+  memo: Map<string, number>,
+  active: Set<string>,
+  measure: (f: FragmentDefinitionNode) => number,
+): number {
   const known = memo.get(name);
   if (known !== undefined) return known;
   const f = fragments.get(name);
@@ -76,7 +108,11 @@ export function depthLimitRule(context: ValidationContext): ASTVisitor {
     OperationDefinition(op) {
       const depth = depthOf(op.selectionSet, fragments, new Map(), new Set());
       if (depth > QUERY_LIMITS.maxDepth) {
-        context.reportError(tooComplex('maxDepth', `The query is ${depth} levels deep; at most ${QUERY_LIMITS.maxDepth} are allowed.`, { actual: depth }));
+        context.reportError(
+          tooComplex('maxDepth', `The query is ${depth} levels deep; at most ${QUERY_LIMITS.maxDepth} are allowed.`, {
+            actual: depth,
+          }),
+        );
       }
     },
   };
@@ -85,11 +121,19 @@ export function depthLimitRule(context: ValidationContext): ASTVisitor {
 export function aliasLimitRule(context: ValidationContext): ASTVisitor {
   let aliases = 0;
   return {
-    Field(node) { if (node.alias) aliases++; },
+    Field(node) {
+      if (node.alias) aliases++;
+    },
     Document: {
       leave() {
         if (aliases > QUERY_LIMITS.maxAliases) {
-          context.reportError(tooComplex('maxAliases', `The query uses ${aliases} aliases; at most ${QUERY_LIMITS.maxAliases} are allowed.`, { actual: aliases }));
+          context.reportError(
+            tooComplex(
+              'maxAliases',
+              `The query uses ${aliases} aliases; at most ${QUERY_LIMITS.maxAliases} are allowed.`,
+              { actual: aliases },
+            ),
+          );
         }
       },
     },

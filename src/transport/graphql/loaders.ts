@@ -1,5 +1,5 @@
 import DataLoader from 'dataloader';
-import { checkDeadline, type RequestContext, viewerOf, workspaceDbOf } from '../http/request-context.ts';
+import { checkWork, type RequestContext, viewerOf, workOf, workspaceDbOf } from '../http/request-context.ts';
 import { batchWhenSettled } from './turns.ts';
 import { relatedSubjects, type RelatedSubject } from '../../domain/analyst/related.ts';
 import { subjectRowCounts, type SubjectRowCount } from '../../domain/analyst/counts.ts';
@@ -35,7 +35,7 @@ const cache = new WeakMap<RequestContext, Loaders>();
 export function loadersOf(ctx: RequestContext): Loaders {
   let loaders = cache.get(ctx);
   if (loaders) {
-    checkDeadline(ctx);
+    checkWork(ctx);
     return loaders;
   }
   const workspaceId = viewerOf(ctx).workspaceId;
@@ -43,7 +43,10 @@ export function loadersOf(ctx: RequestContext): Loaders {
   loaders = {
     workspaceId,
     snapshot: ctx.services.publications.current(),
-    related: new DataLoader((ids) => relatedSubjects(ctx.prisma, workspaceId, ids), { maxBatchSize: 100, batchScheduleFn: batchWhenSettled(ctx) }),
+    related: new DataLoader((ids) => relatedSubjects(ctx.prisma, workspaceId, ids, workOf(ctx)), {
+      maxBatchSize: 100,
+      batchScheduleFn: batchWhenSettled(ctx),
+    }),
     entityIps: new Map(),
     counts: {
       reports: countLoader(ctx, 'reports'),
@@ -54,11 +57,15 @@ export function loadersOf(ctx: RequestContext): Loaders {
       const key = JSON.stringify(query);
       let loader = bySelection.get(key);
       if (!loader) {
-        loader = new DataLoader<number, Subject>(async (ids) => {
-          const rows = await workspaceDbOf(ctx).subject.findMany({ ...query, where: { id: { in: [...ids] } } });
-          const byId = new Map(rows.map((r) => [r.id, r]));
-          return ids.map((id) => byId.get(id) ?? new Error(`subject ${id} is not in this workspace`));
-        }, { maxBatchSize: 500, batchScheduleFn: batchWhenSettled(ctx) });
+        loader = new DataLoader<number, Subject>(
+          async (ids) => {
+            // Its rows are charged to the request's meter by the database layer (platform/db/metered-adapter.ts).
+            const rows = await workspaceDbOf(ctx).subject.findMany({ ...query, where: { id: { in: [...ids] } } });
+            const byId = new Map(rows.map((r) => [r.id, r]));
+            return ids.map((id) => byId.get(id) ?? new Error(`subject ${id} is not in this workspace`));
+          },
+          { maxBatchSize: 500, batchScheduleFn: batchWhenSettled(ctx) },
+        );
         bySelection.set(key, loader);
       }
       return loader;
@@ -69,8 +76,11 @@ export function loadersOf(ctx: RequestContext): Loaders {
 }
 
 function countLoader(ctx: RequestContext, what: SubjectRowCount): DataLoader<number, number> {
-  return new DataLoader(async (ids) => {
-    const counts = await subjectRowCounts(workspaceDbOf(ctx), what, ids);
-    return ids.map((id) => counts.get(id) ?? 0);
-  }, { maxBatchSize: 500, batchScheduleFn: batchWhenSettled(ctx) });
+  return new DataLoader(
+    async (ids) => {
+      const counts = await subjectRowCounts(workspaceDbOf(ctx), what, ids);
+      return ids.map((id) => counts.get(id) ?? 0);
+    },
+    { maxBatchSize: 500, batchScheduleFn: batchWhenSettled(ctx) },
+  );
 }

@@ -25,7 +25,9 @@ export function decodeNodeId(globalId: string): { typename: string; id: string }
   const typename = text.slice(0, colon);
   const id = text.slice(colon + 1);
   if (colon < 1 || !NODE_TYPES.has(typename) || !/^[1-9][0-9]{0,9}$/.test(id) || Number(id) > MAX_DATABASE_ID) {
-    throw new AppError('invalid_request', `"${globalId.slice(0, 80)}" is not a global id returned by this API.`, [{ field: 'id', message: 'not a global id' }]);
+    throw new AppError('invalid_request', `"${globalId.slice(0, 80)}" is not a global id returned by this API.`, [
+      { field: 'id', message: 'not a global id' },
+    ]);
   }
   return { typename, id };
 }

@@ -20,7 +20,11 @@ type Delegate = { findMany(args: object): Promise<Array<{ id: number }>> };
  */
 const READ_CHUNK = 25;
 
-export async function loadNodes(ids: readonly ParsedId[], ctx: RequestContext, info: GraphQLResolveInfo): Promise<unknown[]> {
+export async function loadNodes(
+  ids: readonly ParsedId[],
+  ctx: RequestContext,
+  info: GraphQLResolveInfo,
+): Promise<unknown[]> {
   const byType = new Map<string, number[]>();
   for (const parsed of ids) {
     if (!parsed) continue;
@@ -30,16 +34,21 @@ export async function loadNodes(ids: readonly ParsedId[], ctx: RequestContext, i
   }
   const found = new Map<string, object>();
   const db = workspaceDbOf(ctx) as unknown as Record<string, Delegate>;
-  await Promise.all([...byType].map(async ([typename, typeIds]) => {
-    const query = await queryFromInfo({ context: ctx, info, typeName: typename, awaitSelections: true });
-    const model = typename[0]!.toLowerCase() + typename.slice(1);
-    const distinct = [...new Set(typeIds)];
-    for (let start = 0; start < distinct.length; start += READ_CHUNK) {
-      for (const row of await db[model]!.findMany({ ...query, where: { id: { in: distinct.slice(start, start + READ_CHUNK) } } })) {
-        brandWithType(row, typename as never); // the type's name is what the Node interface resolves by
-        found.set(`${typename}:${row.id}`, row);
+  await Promise.all(
+    [...byType].map(async ([typename, typeIds]) => {
+      const query = await queryFromInfo({ context: ctx, info, typeName: typename, awaitSelections: true });
+      const model = typename[0]!.toLowerCase() + typename.slice(1);
+      const distinct = [...new Set(typeIds)];
+      for (let start = 0; start < distinct.length; start += READ_CHUNK) {
+        for (const row of await db[model]!.findMany({
+          ...query,
+          where: { id: { in: distinct.slice(start, start + READ_CHUNK) } },
+        })) {
+          brandWithType(row, typename as never); // the type's name is what the Node interface resolves by
+          found.set(`${typename}:${row.id}`, row);
+        }
       }
-    }
-  }));
-  return ids.map((parsed) => (parsed ? found.get(`${parsed.typename}:${Number(parsed.id)}`) ?? null : null));
+    }),
+  );
+  return ids.map((parsed) => (parsed ? (found.get(`${parsed.typename}:${Number(parsed.id)}`) ?? null) : null));
 }

@@ -16,9 +16,13 @@ import './types/webhooks.ts';
 import './types/analyst.ts';
 import { isObjectType, type GraphQLSchema } from 'graphql';
 import { completeLongListsInTurns } from './turns.ts';
+import { completeMutationWrites } from './mutation-writes.ts';
+import { subGraph } from './sub-graph.ts';
 
-/** The one schema served by /graphql and executed directly by the /risk_api REST facade. */
-export const schema = completeLongListsInTurns(describeTotalCounts(builder.toSchema({ sortSchema: true })));
+/** The API-key graph served by /graphql and executed directly by the /risk_api REST facade. */
+export const schema = completeMutationWrites(
+  completeLongListsInTurns(describeTotalCounts(subGraph(builder.toSchema(), { query: 'Query', mutation: 'Mutation' }))),
+);
 
 /** The Prisma plugin adds `totalCount` to connections without a description; every field has one. */
 function describeTotalCounts(s: GraphQLSchema): GraphQLSchema {

@@ -1,6 +1,15 @@
-import { defaultFieldResolver, getNamedType, getNullableType, isLeafType, isListType, isObjectType, type GraphQLSchema } from 'graphql';
+import {
+  defaultFieldResolver,
+  getNamedType,
+  getNullableType,
+  isLeafType,
+  isListType,
+  isObjectType,
+  type GraphQLSchema,
+} from 'graphql';
 import type { ListSize } from './cost.ts';
 import { turnOver } from '../../platform/event-loop-turn.ts';
+import type { WorkBudget } from '../../platform/work-budget.ts';
 
 /**
  * The executor completes a list's items in one synchronous pass, and a parent list's items each
@@ -32,9 +41,11 @@ function turnsOf(ctx: unknown): RequestTurns {
 
 /** Runs the held dispatches once the request's released items have run (DataLoader's own timing), unless a list waits again. */
 function settle(r: RequestTurns): void {
-  Promise.resolve().then(() => process.nextTick(() => {
-    if (r.waiting === 0) for (const dispatch of r.held.splice(0)) dispatch();
-  }));
+  Promise.resolve().then(() =>
+    process.nextTick(() => {
+      if (r.waiting === 0) for (const dispatch of r.held.splice(0)) dispatch();
+    }),
+  );
 }
 
 /** DataLoader `batchScheduleFn` for one request's loaders: dispatch when none of its lists waits for a turn. */
@@ -46,15 +57,27 @@ export function batchWhenSettled(ctx: unknown): (dispatch: () => void) => void {
   };
 }
 
-/** The items of `list`, each released after the previous one's turn check (see above). */
+/**
+ * The items of `list`, each released after the previous one's turn check (see above). Each item is a row
+ * read, charged to the request's meter (ceilings.ts) as it is released: once the request's work is ended
+ * (budget spent, deadline passed, answer given), the items not yet released are refused and not completed.
+ */
 export function inTurns(list: unknown, ctx: unknown): unknown {
-  if (!Array.isArray(list) || list.length < 2) return list;
+  if (!Array.isArray(list)) return list;
+  const work = (ctx as { work?: WorkBudget } | null)?.work;
+  if (list.length < 2) {
+    work?.charge(list.length);
+    return list;
+  }
   const r = turnsOf(ctx);
   const check = (): Promise<void> | undefined => {
-    const wait = turnOver();
+    const wait = work ? work.step(1) : turnOver();
     if (!wait) return undefined;
     r.waiting++;
-    return wait.then(() => { if (--r.waiting === 0) settle(r); });
+    // Settled either way: a wait ended by the meter still lets the request's held loads go (and fail fast).
+    return wait.finally(() => {
+      if (--r.waiting === 0) settle(r);
+    });
   };
   let previous: Promise<void> = Promise.resolve();
   return list.map((item) => (previous = previous.then(check)).then(() => item));

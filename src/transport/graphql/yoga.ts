@@ -2,6 +2,7 @@ import { createYoga } from 'graphql-yoga';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { schema } from './schema.ts';
 import { useQueryLimits } from './limits-plugin.ts';
+import { useIntrospection } from './introspection.ts';
 import { useExecutionCeilings, type Ceilings } from './ceilings.ts';
 import { useGraphQlJit } from '@envelop/graphql-jit';
 import { jitCompatible } from './jit-scope.ts';
@@ -17,7 +18,11 @@ import type { Handler } from '../http/server.ts';
 import type { Logger } from '../../platform/log.ts';
 import { sendGraphiqlPage, wantsGraphiql } from './graphiql.ts';
 
-type GraphQLDeps = Pick<ApiDeps, 'services' | 'verifier' | 'log' | 'proxies'> & { ceilings?: Ceilings };
+type GraphQLDeps = Pick<ApiDeps, 'services' | 'verifier' | 'log' | 'proxies'> & {
+  ceilings?: Partial<Ceilings>;
+  /** Answer introspection without an API key (GRAPHQL_PUBLIC_INTROSPECTION); default: only with one. */
+  publicIntrospection?: boolean;
+};
 
 /** The Node adapter's server context: the request, and the id the HTTP server gave it (absent in tests calling yoga.fetch). */
 type ServerContext = { req: IncomingMessage; requestId?: string };
@@ -33,7 +38,10 @@ export function createGraphQLServer(deps: GraphQLDeps) {
     // selections such as the score query skip graphql-js's generic executor on every call. The
     // ceilings come after it: they wrap whichever executor runs.
     plugins: [
-      useQueryLimits(), useGraphQlJit({}, { enableIf: (args) => jitCompatible(args.schema, args.document) }), useExecutionCeilings(deps.ceilings),
+      useQueryLimits(),
+      useIntrospection({ requireKey: !deps.publicIntrospection }),
+      useGraphQlJit({}, { enableIf: (args) => jitCompatible(args.schema, args.document) }),
+      useExecutionCeilings(deps.ceilings),
       useRequestErrors(deps.log),
     ],
     logging: false,
@@ -42,7 +50,10 @@ export function createGraphQLServer(deps: GraphQLDeps) {
       try {
         const key = readApiKey(...apiKeyHeaders(req));
         const viewer = key === null ? null : await verifiedViewer(deps.verifier, req, key);
-        return requestContext(deps, req, requestId, viewer, { via: 'graphql', idempotencyKey: request.headers.get('idempotency-key') ?? undefined });
+        return requestContext(deps, req, requestId, viewer, {
+          via: 'graphql',
+          idempotencyKey: request.headers.get('idempotency-key') ?? undefined,
+        });
       } catch (e) {
         throw toAppError(e, requestId, deps.log); // the key store unreachable: logged and answered under this request's id
       }
@@ -60,13 +71,18 @@ type Yoga = ReturnType<typeof createGraphQLServer>;
  * origin can read these refusals too.
  */
 export function createGraphQLHandler(deps: ApiDeps): Handler {
-  const yoga = createGraphQLServer(deps);
+  const yoga = createGraphQLServer({ ...deps, publicIntrospection: deps.config.publicIntrospection });
   const cors = graphqlCors(deps.config.corsOrigins);
-  return (req, res, _path, requestId) => serveGraphQL(yoga, req, res, requestId, { maxBytes: deps.config.maxBodyBytes, cors, log: deps.log });
+  return (req, res, _path, requestId) =>
+    serveGraphQL(yoga, req, res, requestId, { maxBytes: deps.config.maxBodyBytes, cors, log: deps.log });
 }
 
 async function serveGraphQL(
-  yoga: Yoga, req: IncomingMessage & { body?: unknown }, res: ServerResponse, requestId: string, opts: { maxBytes: number; cors: GraphQLCors; log: Logger },
+  yoga: Yoga,
+  req: IncomingMessage & { body?: unknown },
+  res: ServerResponse,
+  requestId: string,
+  opts: { maxBytes: number; cors: GraphQLCors; log: Logger },
 ): Promise<void> {
   const { maxBytes, cors } = opts;
   if (cors.handle(req, res)) return;
@@ -76,7 +92,10 @@ async function serveGraphQL(
       // JSON only, as on the REST facade: yoga would also take form and multipart bodies, and answer
       // any other type with an empty 415.
       if (!/^application\/json\s*(;|$)/i.test(req.headers['content-type'] ?? '')) {
-        throw new AppError('unsupported_media_type', 'Send the GraphQL request as JSON ({"query": …, "variables": …}) with Content-Type: application/json.');
+        throw new AppError(
+          'unsupported_media_type',
+          'Send the GraphQL request as JSON ({"query": …, "variables": …}) with Content-Type: application/json.',
+        );
       }
       req.body = await readBody(req, maxBytes);
       // yoga matches the type case- and space-sensitively ("APPLICATION/JSON" got an empty 415): it is JSON, say so plainly.

@@ -8,7 +8,10 @@ import { noteRequest } from './request-notes.ts';
  * neither is present. Both present with different keys is a client bug worth naming (400):
  * which one should win is not ours to guess.
  */
-export function readApiKey(xApiKey: string | string[] | null | undefined, authorization: string | string[] | null | undefined): string | null {
+export function readApiKey(
+  xApiKey: string | string[] | null | undefined,
+  authorization: string | string[] | null | undefined,
+): string | null {
   if (Array.isArray(xApiKey) || Array.isArray(authorization)) {
     throw new AppError('conflicting_api_keys', 'Send exactly one X-API-Key or Authorization header.');
   }
@@ -20,12 +23,18 @@ export function readApiKey(xApiKey: string | string[] | null | undefined, author
     fromBearer = match[1]!;
   }
   if (fromHeader && fromBearer && fromHeader !== fromBearer) {
-    throw new AppError('conflicting_api_keys', 'The X-API-Key header and the Authorization: Bearer header carry different keys; send one key.');
+    throw new AppError(
+      'conflicting_api_keys',
+      'The X-API-Key header and the Authorization: Bearer header carry different keys; send one key.',
+    );
   }
   return fromHeader ?? fromBearer;
 }
 
-export function requireApiKey(xApiKey: string | string[] | null | undefined, authorization: string | string[] | null | undefined): string {
+export function requireApiKey(
+  xApiKey: string | string[] | null | undefined,
+  authorization: string | string[] | null | undefined,
+): string {
   const key = readApiKey(xApiKey, authorization);
   if (key === null) throw new AppError('missing_api_key');
   return key;
@@ -37,7 +46,10 @@ export function requireApiKey(xApiKey: string | string[] | null | undefined, aut
  * `req.headers` cannot show the repetition; `headersDistinct` keeps every line.
  */
 export function apiKeyHeaders(req: IncomingMessage): [string | string[] | undefined, string | string[] | undefined] {
-  const one = (name: string) => { const v = req.headersDistinct[name]; return v && v.length > 1 ? v : v?.[0]; };
+  const one = (name: string) => {
+    const v = req.headersDistinct[name];
+    return v && v.length > 1 ? v : v?.[0];
+  };
   return [one('x-api-key'), one('authorization')];
 }
 

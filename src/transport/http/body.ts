@@ -34,11 +34,14 @@ export function jsonObject(text: string, what = 'The request body'): Record<stri
     throw new AppError('invalid_json', `${what} is not valid JSON.`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new AppError('invalid_request', `${what} must be a JSON object.`, [{ field: '(body)', message: 'must be a JSON object' }]);
+    throw new AppError('invalid_request', `${what} must be a JSON object.`, [
+      { field: '(body)', message: 'must be a JSON object' },
+    ]);
   }
   if (nestsDeeperThan(value, MAX_JSON_DEPTH)) {
-    throw new AppError('invalid_request', `${what} nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep.`,
-      [{ field: '(body)', message: `must not nest more than ${MAX_JSON_DEPTH} levels deep` }]);
+    throw new AppError('invalid_request', `${what} nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep.`, [
+      { field: '(body)', message: `must not nest more than ${MAX_JSON_DEPTH} levels deep` },
+    ]);
   }
   return value as Record<string, unknown>;
 }
@@ -59,7 +62,11 @@ export class ClientDisconnected extends Error {
  * The whole body, at most `maxBytes` (413 payload_too_large on the declared length, and again while streaming).
  * `onChunk` sees each chunk as it arrives and may refuse the body by throwing (a bulk body's line bound).
  */
-export async function readBody(req: IncomingMessage, maxBytes: number, onChunk?: (chunk: Buffer) => void): Promise<Buffer> {
+export async function readBody(
+  req: IncomingMessage,
+  maxBytes: number,
+  onChunk?: (chunk: Buffer) => void,
+): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? NaN);
   if (declared > maxBytes) throw tooLarge(maxBytes);
   const chunks: Buffer[] = [];

@@ -28,7 +28,11 @@ function isTrusted(block: BlockList, ip: string): boolean {
   return block.check(ip, isIP(ip) === 6 ? 'ipv6' : 'ipv4');
 }
 
-export function clientIp(remoteAddress: string | undefined, forwardedFor: string | string[] | null | undefined, trusted: BlockList | null): string {
+export function clientIp(
+  remoteAddress: string | undefined,
+  forwardedFor: string | string[] | null | undefined,
+  trusted: BlockList | null,
+): string {
   let current = canonical(remoteAddress) ?? 'unknown';
   if (!trusted || !forwardedFor || current === 'unknown' || !isTrusted(trusted, current)) return current;
   const hops = (Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor).split(',');

@@ -7,16 +7,27 @@ import { sendJson } from './send.ts';
  * during DRAIN_DELAY_MS the server still serves every request, but a load balancer reading /readyz stops sending
  * new ones before the listener closes (main.ts).
  */
-export function healthRoutes(checks: Record<string, () => Promise<unknown>>, ready: () => boolean): Array<[string, Handler]> {
+export function healthRoutes(
+  checks: Record<string, () => Promise<unknown>>,
+  ready: () => boolean,
+): Array<[string, Handler]> {
   const healthz: Handler = async (_req, res) => sendJson(res, 200, { ok: true });
   const readyz: Handler = async (_req, res) => {
     const results: Record<string, string> = {};
     for (const [name, ping] of Object.entries(checks)) {
-      try { await ping(); results[name] = 'ok'; } catch { results[name] = 'unreachable'; }
+      try {
+        await ping();
+        results[name] = 'ok';
+      } catch {
+        results[name] = 'unreachable';
+      }
     }
     const draining = !ready();
     const ok = Object.values(results).every((v) => v === 'ok') && !draining;
     sendJson(res, ok ? 200 : 503, { ok, checks: results, draining });
   };
-  return [['/healthz', healthz], ['/readyz', readyz]];
+  return [
+    ['/healthz', healthz],
+    ['/readyz', readyz],
+  ];
 }

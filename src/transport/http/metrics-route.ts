@@ -14,16 +14,30 @@ import type { Handler } from './server.ts';
 export function metricsRoute(metrics: Metrics, token: string | undefined): Handler {
   const expected = token === undefined ? null : digest(token);
   return async (req, res) => {
-    if (req.method !== 'GET' && req.method !== 'HEAD') throw new AppError('method_not_allowed', 'Use GET for /metrics.', undefined, undefined, { allow: 'GET, HEAD' });
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      throw new AppError('method_not_allowed', 'Use GET for /metrics.', undefined, undefined, { allow: 'GET, HEAD' });
     if (expected) {
-      if (!sameToken(bearerOf(req), expected)) throw new AppError('metrics_token_invalid', undefined, undefined, undefined, { 'www-authenticate': 'Bearer realm="metrics"' });
+      if (!sameToken(bearerOf(req), expected))
+        throw new AppError('metrics_token_invalid', undefined, undefined, undefined, {
+          'www-authenticate': 'Bearer realm="metrics"',
+        });
     } else if (!isLoopback(req.socket.remoteAddress) || isForwarded(req)) {
       throw new AppError('metrics_loopback_only');
     }
     const { type, text } = await metrics.exposition().catch((e: unknown) => {
-      throw new AppError('service_unavailable', `The metrics of every worker could not be gathered (${(e as Error).message}); retry.`, undefined, undefined, { 'retry-after': '1' });
+      throw new AppError(
+        'service_unavailable',
+        `The metrics of every worker could not be gathered (${(e as Error).message}); retry.`,
+        undefined,
+        undefined,
+        { 'retry-after': '1' },
+      );
     });
-    res.writeHead(200, { 'content-type': type, 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
+    res.writeHead(200, {
+      'content-type': type,
+      'content-length': Buffer.byteLength(text),
+      'cache-control': 'no-store',
+    });
     res.end(req.method === 'HEAD' ? undefined : text);
   };
 }
@@ -37,7 +51,7 @@ function sameToken(sent: string | null, expected: Buffer): boolean {
 
 function bearerOf(req: IncomingMessage): string | null {
   const values = req.headersDistinct.authorization;
-  if (!values || values.length !== 1) return null;
+  if (values?.length !== 1) return null;
   return /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(values[0]!)?.[1] ?? null;
 }
 

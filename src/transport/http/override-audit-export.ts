@@ -8,8 +8,14 @@ import type { Logger } from '../../platform/log.ts';
 /** One audit entry as an NDJSON line. */
 export function auditLine(a: OverrideAudit) {
   return {
-    id: a.id, rule_id: a.ruleId, action: a.action, surface: a.surface, actor: { kind: a.actorKind, id: a.actorId, label: a.actorLabel },
-    before: a.before, after: a.after, created_at: a.createdAt.toISOString(),
+    id: a.id,
+    rule_id: a.ruleId,
+    action: a.action,
+    surface: a.surface,
+    actor: { kind: a.actorKind, id: a.actorId, label: a.actorLabel },
+    before: a.before,
+    after: a.after,
+    created_at: a.createdAt.toISOString(),
   };
 }
 
@@ -24,7 +30,10 @@ const AUDIT_BATCH = 500;
  * commits later. `extraHeaders` are the surface's own (the control plane's security headers).
  */
 export async function sendAuditExport(
-  res: ServerResponse, prisma: PrismaClient, workspaceId: number, input: { limit: number; cursor?: number | null | undefined },
+  res: ServerResponse,
+  prisma: PrismaClient,
+  workspaceId: number,
+  input: { limit: number; cursor?: number | null | undefined },
   opts: { requestId: string; log: Logger; extraHeaders?: Record<string, string> },
 ): Promise<void> {
   const last = await lastAuditId(prisma, workspaceId, input.cursor ?? null, input.limit);
@@ -38,11 +47,12 @@ export async function sendAuditExport(
   });
   try {
     let cursor = input.cursor ?? null;
-    for (let left = input.limit; left > 0 && last.id !== null;) {
+    for (let left = input.limit; left > 0 && last.id !== null; ) {
       const page = await overrideAudit(prisma, workspaceId, { limit: Math.min(AUDIT_BATCH, left), cursor });
       const rows = page.items.filter((a) => a.id <= last.id!);
       if (res.destroyed) return;
-      if (!res.write(rows.map((a) => `${JSON.stringify(auditLine(a))}\n`).join(''))) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+      if (!res.write(rows.map((a) => `${JSON.stringify(auditLine(a))}\n`).join('')))
+        await Promise.race([once(res, 'drain'), once(res, 'close')]);
       left -= rows.length;
       if (rows.length < page.items.length || !page.nextCursor || rows.at(-1)!.id === last.id) break;
       cursor = Number(page.nextCursor);
@@ -56,12 +66,25 @@ export async function sendAuditExport(
 }
 
 /** The id of the last entry an answer of `limit` entries after `cursor` sends (null: none), and whether more follow it. */
-async function lastAuditId(prisma: PrismaClient, workspaceId: number, cursor: number | null, limit: number): Promise<{ id: number | null; more: boolean }> {
+async function lastAuditId(
+  prisma: PrismaClient,
+  workspaceId: number,
+  cursor: number | null,
+  limit: number,
+): Promise<{ id: number | null; more: boolean }> {
   const edge = await workspaceDb(prisma, workspaceId).overrideAudit.findMany({
-    where: cursor ? { id: { gt: cursor } } : {}, orderBy: { id: 'asc' }, skip: limit - 1, take: 2, select: { id: true },
+    where: cursor ? { id: { gt: cursor } } : {},
+    orderBy: { id: 'asc' },
+    skip: limit - 1,
+    take: 2,
+    select: { id: true },
   });
   if (edge.length > 0) return { id: edge[0]!.id, more: edge.length === 2 };
   // fewer than `limit` entries: the answer ends with the newest
-  const newest = await workspaceDb(prisma, workspaceId).overrideAudit.findFirst({ where: cursor ? { id: { gt: cursor } } : {}, orderBy: { id: 'desc' }, select: { id: true } });
+  const newest = await workspaceDb(prisma, workspaceId).overrideAudit.findFirst({
+    where: cursor ? { id: { gt: cursor } } : {},
+    orderBy: { id: 'desc' },
+    select: { id: true },
+  });
   return { id: newest?.id ?? null, more: false };
 }

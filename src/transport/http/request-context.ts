@@ -10,9 +10,19 @@ import { workspaceDb } from '../../domain/workspace/scope.ts';
 import type { Logger } from '../../platform/log.ts';
 import type { ApiSurface } from '../../platform/metrics.ts';
 import { clientIp } from './client-ip.ts';
+import { notesOf } from './request-notes.ts';
+import type { Actor } from '../../domain/overrides/changes.ts';
+import type { Work, WorkBudget } from '../../platform/work-budget.ts';
+import { turnOver } from '../../platform/event-loop-turn.ts';
 
 /** What the API-key transports (REST, GraphQL, MCP) are built from. */
-export type ApiDeps = { services: Services; verifier: KeyVerifier; config: Config; log: Logger; proxies: BlockList | null };
+export type ApiDeps = {
+  services: Services;
+  verifier: KeyVerifier;
+  config: Config;
+  log: Logger;
+  proxies: BlockList | null;
+};
 
 /**
  * What every resolver gets, whichever transport received the request: /graphql (yoga), the REST facade and the
@@ -30,8 +40,12 @@ export type RequestContext = {
   clientIp: string;
   /** The Idempotency-Key header, when the transport received one. */
   idempotencyKey?: string | undefined;
-  /** performance.now() past which a query starts no more work (set by ceilings.ts). */
-  deadline?: number;
+  /** The If-None-Match header of a GET, when the transport received one: a current copy is answered 304. */
+  ifNoneMatch?: string | undefined;
+  /** What the request may still spend: its meter and deadline (set by the GraphQL ceilings, ceilings.ts). */
+  work?: WorkBudget;
+  /** performance.now() when the server took the request (absent when a test calls a transport directly). */
+  arrivedAt?: number | undefined;
   /** The quota a `score` call counts on: the API's (default; REST and /graphql) or the agent surface's (MCP). */
   surface?: MeteredSurface | undefined;
   /**
@@ -43,13 +57,25 @@ export type RequestContext = {
 
 /** The context of one API-key request. */
 export function requestContext(
-  deps: Pick<ApiDeps, 'services' | 'proxies'>, req: IncomingMessage, requestId: string, viewer: Viewer | null,
-  more: Pick<RequestContext, 'via'> & Partial<Pick<RequestContext, 'idempotencyKey' | 'surface' | 'input'>>,
+  deps: Pick<ApiDeps, 'services' | 'proxies'>,
+  req: IncomingMessage,
+  requestId: string,
+  viewer: Viewer | null,
+  more: Pick<RequestContext, 'via'> &
+    Partial<Pick<RequestContext, 'idempotencyKey' | 'surface' | 'input' | 'ifNoneMatch'>>,
 ): RequestContext {
   const ip = clientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], deps.proxies);
   // The key's country of use (key.new_country): a map read for an address already seen with the key, no query.
   if (viewer) deps.services.keyCountries.note(viewer, ip);
-  return { prisma: deps.services.prisma, services: deps.services, viewer, requestId, ...more, clientIp: ip };
+  return {
+    prisma: deps.services.prisma,
+    services: deps.services,
+    viewer,
+    requestId,
+    ...more,
+    clientIp: ip,
+    arrivedAt: notesOf(req).arrivedAt,
+  };
 }
 
 /** A resolver's input: the transport's validated one, else its arguments parsed here (each request validates once). */
@@ -57,22 +83,34 @@ export function inputOf<T>(ctx: RequestContext, parse: () => T): T {
   return ctx.input !== undefined ? (ctx.input as T) : parse();
 }
 
-/** The one gate every workspace-scoped resolver passes: no viewer, no data; past the deadline, no more work. */
+/** The caller as an author of a change: the verified API key (its name and prefix: the trail reads without a lookup). */
+export function keyActor(ctx: RequestContext): Actor {
+  const v = viewerOf(ctx);
+  return { kind: 'api_key', id: v.apiKeyId, label: `${v.keyName} (${v.keyPrefix})` };
+}
+
+/** The one gate every workspace-scoped resolver passes: no viewer, no data; past the deadline or the budget, no more work. */
 export function viewerOf(ctx: RequestContext): Viewer {
   if (!ctx.viewer) throw new AppError('missing_api_key');
-  checkDeadline(ctx);
+  checkWork(ctx);
   return ctx.viewer;
 }
 
-export function setDeadline(ctx: object, deadline: number): void {
-  (ctx as { deadline?: number }).deadline = deadline;
+export function setWork(ctx: object, work: WorkBudget): void {
+  (ctx as { work?: WorkBudget }).work = work;
 }
 
-/** Throws query_timeout once the request's deadline has passed (the answer is already the timeout). */
-export function checkDeadline(ctx: { deadline?: number | undefined }): void {
-  if (ctx.deadline !== undefined && performance.now() > ctx.deadline) {
-    throw new AppError('query_timeout', 'The query ran past its time limit and was stopped.');
-  }
+/** Throws the refusal once the request's work was ended (deadline passed, budget spent, answer given). */
+export function checkWork(ctx: { work?: WorkBudget | undefined }): void {
+  ctx.work?.check();
+}
+
+/** Unmetered work, for the transports that run no meter (REST and MCP run fixed operations of bounded size). */
+const UNMETERED: Work = { charge: () => {}, step: () => turnOver() };
+
+/** The request's meter, for domain code that charges what it reads and combines. */
+export function workOf(ctx: { work?: WorkBudget | undefined }): Work {
+  return ctx.work ?? UNMETERED;
 }
 
 /** The caller's workspace, through the client that scopes every read to it (domain/workspace/scope.ts). */

@@ -13,9 +13,17 @@ import { WorkGate } from '../../platform/work-gate.ts';
  */
 export const SCORE_BATCHES = { running: 1, perCaller: 64, minItems: 10 };
 
-export const scoreBatchGate = new WorkGate(SCORE_BATCHES, (held) => new AppError('rate_limited',
-  `Your workspace already has ${held} score batches running or waiting on this server; send this one when one of them has answered.`,
-  undefined, { in_flight: { maximum: SCORE_BATCHES.perCaller } }, { 'retry-after': '1' }));
+export const scoreBatchGate = new WorkGate(
+  SCORE_BATCHES,
+  (held) =>
+    new AppError(
+      'rate_limited',
+      `Your workspace already has ${held} score batches running or waiting on this server; send this one when one of them has answered.`,
+      undefined,
+      { in_flight: { maximum: SCORE_BATCHES.perCaller } },
+      { 'retry-after': '1' },
+    ),
+);
 
 /**
  * Runs `work` in the workspace's turn for a batch of the items `ips` holds as sent (at once when it holds few, or

@@ -10,7 +10,13 @@ import { clientIp } from './client-ip.ts';
 import { sendError } from './errors.ts';
 
 /** What a route gets: the path without its query, and the request's one id. `false`: nothing here after all (404). */
-export type Handler = (req: IncomingMessage, res: ServerResponse, path: string, requestId: string) => Promise<void | false>;
+export type Handler = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  requestId: string,
+  // biome-ignore lint/suspicious/noConfusingVoidType: a route ends by answering (void) or declines with false
+) => Promise<void | false>;
 /** An exact path, or a prefix ending in `/*` (which also matches the prefix itself without the slash). */
 export type Routes = ReadonlyArray<readonly [string, Handler]>;
 
@@ -27,7 +33,10 @@ export type HttpServer = {
 };
 
 type Options = {
-  log: Logger; requestTimeoutMs: number; shutdownGraceMs: number; notFound: (path: string) => string;
+  log: Logger;
+  requestTimeoutMs: number;
+  shutdownGraceMs: number;
+  notFound: (path: string) => string;
   /** Proxies whose X-Forwarded-For names the client on the access line (client-ip.ts). */
   proxies: BlockList | null;
   metrics?: Metrics | undefined;
@@ -40,8 +49,10 @@ function matcher(routes: Routes): (path: string) => { pattern: string; handler: 
   const exact = new Map<string, { pattern: string; handler: Handler }>();
   const prefixes: Array<[string, { pattern: string; handler: Handler }]> = [];
   for (const [pattern, handler] of routes) {
-    if (pattern.endsWith('/*')) { prefixes.push([pattern.slice(0, -1), { pattern, handler }]); exact.set(pattern.slice(0, -2), { pattern, handler }); }
-    else exact.set(pattern, { pattern, handler });
+    if (pattern.endsWith('/*')) {
+      prefixes.push([pattern.slice(0, -1), { pattern, handler }]);
+      exact.set(pattern.slice(0, -2), { pattern, handler });
+    } else exact.set(pattern, { pattern, handler });
   }
   return (path) => exact.get(path) ?? prefixes.find(([prefix]) => path.startsWith(prefix))?.[1];
 }
@@ -57,18 +68,33 @@ export function createHttpServer(routes: Routes, opts: Options): HttpServer {
   let draining = false;
   let withdrawn = false;
 
-  function finished(req: IncomingMessage, res: ServerResponse, requestId: string, path: string, traceId: string | undefined, started: number) {
+  function finished(
+    req: IncomingMessage,
+    res: ServerResponse,
+    requestId: string,
+    path: string,
+    traceId: string | undefined,
+    started: number,
+  ) {
     const seconds = (performance.now() - started) / 1000;
     // 'close' also ends a response cut short (the client hung up, or the grace period ran out): no status was sent.
     const status = res.writableFinished ? res.statusCode : 'aborted';
-    const { route: pattern = UNMATCHED, workspaceId, keyPrefix } = notesOf(req);
+    const { route: pattern = UNMATCHED, workspaceId, keyPrefix, error } = notesOf(req);
     metrics?.httpRequest(pattern, req.method, status, seconds);
     if (!log.enabled('info')) return;
     log.info('request', {
-      requestId, method: req.method, route: pattern, path, status, ms: Math.round(seconds * 100_000) / 100,
+      requestId,
+      method: req.method,
+      route: pattern,
+      path,
+      status,
+      ...(error ? { error } : {}),
+      ms: Math.round(seconds * 100_000) / 100,
       // a connection closed mid-body (a 413 while the client still sends) has already let go of its socket
       clientIp: clientIp(req.socket?.remoteAddress, req.headers['x-forwarded-for'], opts.proxies),
-      ...(workspaceId !== undefined ? { workspaceId } : {}), ...(keyPrefix ? { keyPrefix } : {}), ...(traceId ? { traceId } : {}),
+      ...(workspaceId !== undefined ? { workspaceId } : {}),
+      ...(keyPrefix ? { keyPrefix } : {}),
+      ...(traceId ? { traceId } : {}),
     });
   }
 
@@ -79,24 +105,35 @@ export function createHttpServer(routes: Routes, opts: Options): HttpServer {
     if (trace) res.setHeader('traceparent', trace.header);
     const path = (req.url ?? '/').split('?', 1)[0]!;
     const found = route(path);
-    if (found) noteRequest(req, { route: found.pattern });
+    noteRequest(req, found ? { route: found.pattern, arrivedAt: started } : { arrivedAt: started });
     res.once('close', () => finished(req, res, requestId, path, trace?.traceId, started));
-    if (draining) throw new AppError('service_unavailable', 'The server is shutting down; retry on another instance.', undefined, undefined, { connection: 'close' });
-    if (!found || (await found.handler(req, res, path, requestId)) === false) throw new AppError('not_found', opts.notFound(path));
+    if (draining)
+      throw new AppError(
+        'service_unavailable',
+        'The server is shutting down; retry on another instance.',
+        undefined,
+        undefined,
+        { connection: 'close' },
+      );
+    if (!found || (await found.handler(req, res, path, requestId)) === false)
+      throw new AppError('not_found', opts.notFound(path));
   }
 
   // A request must have arrived whole within requestTimeoutMs (checked every second): a client that stalls
   // mid-body is answered 408 and disconnected. It also bounds a Node quirk found by fuzzing: a malformed
   // chunked body after `Connection: Upgrade` raises no parse error, so the request would never end.
-  const server = createServer({
-    keepAliveTimeout: 65_000,
-    requestTimeout: opts.requestTimeoutMs,
-    headersTimeout: Math.min(60_000, opts.requestTimeoutMs),
-    connectionsCheckingInterval: 1_000,
-  }, (req, res) => {
-    const requestId = requestIdOf(req);
-    handle(req, res, requestId).catch((e) => sendError(res, e, requestId, log));
-  });
+  const server = createServer(
+    {
+      keepAliveTimeout: 65_000,
+      requestTimeout: opts.requestTimeoutMs,
+      headersTimeout: Math.min(60_000, opts.requestTimeoutMs),
+      connectionsCheckingInterval: 1_000,
+    },
+    (req, res) => {
+      const requestId = requestIdOf(req);
+      handle(req, res, requestId).catch((e) => sendError(res, e, requestId, log));
+    },
+  );
 
   return {
     server,
@@ -110,7 +147,9 @@ export function createHttpServer(routes: Routes, opts: Options): HttpServer {
         });
       });
     },
-    withdraw: () => { withdrawn = true; },
+    withdraw: () => {
+      withdrawn = true;
+    },
     ready: () => !withdrawn && !draining,
     async drain() {
       draining = true;

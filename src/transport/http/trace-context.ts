@@ -14,11 +14,12 @@ export type TraceParent = { header: string; traceId: string };
 
 export function traceParentOf(req: IncomingMessage): TraceParent | null {
   const sent = req.headersDistinct.traceparent;
-  if (!sent || sent.length !== 1) return null;
+  if (sent?.length !== 1) return null;
   const header = sent[0]!.trim();
   const m = TRACEPARENT.exec(header);
   if (!m || header.length > 512) return null;
   const [, version, traceId, parentId, , rest] = m;
-  if (version === 'ff' || ZEROS.test(traceId!) || ZEROS.test(parentId!) || (version === '00' && rest !== undefined)) return null;
+  if (version === 'ff' || ZEROS.test(traceId!) || ZEROS.test(parentId!) || (version === '00' && rest !== undefined))
+    return null;
   return { header, traceId: traceId! };
 }

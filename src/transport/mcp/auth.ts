@@ -16,7 +16,11 @@ export async function authenticate(req: IncomingMessage, verifier: KeyVerifier):
   } catch (e) {
     if (!(e instanceof AppError) || (e.status !== 401 && e.code !== 'conflicting_api_keys')) throw e;
     const message = e.message.includes('X-API-Key') ? e.message : `${e.message} ${ACCEPTED}`;
-    const challenge = e.code === 'missing_api_key' ? 'Bearer realm="risk-api"' : 'Bearer realm="risk-api", error="invalid_token"';
-    throw new AppError(e.code, message, e.details, e.extra, { ...e.headers, ...(e.status === 401 ? { 'www-authenticate': challenge } : {}) });
+    const challenge =
+      e.code === 'missing_api_key' ? 'Bearer realm="risk-api"' : 'Bearer realm="risk-api", error="invalid_token"';
+    throw new AppError(e.code, message, e.details, e.extra, {
+      ...e.headers,
+      ...(e.status === 401 ? { 'www-authenticate': challenge } : {}),
+    });
   }
 }

@@ -32,10 +32,15 @@ export class ExchangeMux implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   private lastId = 0;
-  private readonly waiting = new Map<number, { clientId: string | number; answer: (message: JSONRPCMessage) => void }>();
+  private readonly waiting = new Map<
+    number,
+    { clientId: string | number; answer: (message: JSONRPCMessage) => void }
+  >();
 
   async start() {}
-  async close() { this.onclose?.(); }
+  async close() {
+    this.onclose?.();
+  }
 
   async send(message: JSONRPCMessage) {
     // The server's own messages are well-formed: a response carries one of our ids and a result or an error.

@@ -1,4 +1,8 @@
-import { JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import {
+  JSONRPCMessageSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type JSONRPCMessage,
+} from '@modelcontextprotocol/sdk/types.js';
 import { AppError } from '../../errors.ts';
 import { requestContext, type ApiDeps } from '../http/request-context.ts';
 import { readJsonObject } from '../http/body.ts';
@@ -9,7 +13,6 @@ import { authenticate } from './auth.ts';
 import { originGuard } from './origin.ts';
 import { mcpServer } from './server.ts';
 import { connectMux, isRequest } from './exchange.ts';
-
 
 /**
  * POST /mcp: the MCP Streamable HTTP transport, stateless (no session: any process behind a balancer answers any
@@ -28,32 +31,78 @@ export function createMcpHandler(deps: ApiDeps): Handler {
     try {
       const cors = checkOrigin(req);
       for (const [name, value] of Object.entries(cors)) res.setHeader(name, value); // on refusals too, so a browser can read them
-      if (req.method === 'OPTIONS' && cors['access-control-allow-origin']) { res.writeHead(204).end(); return; } // a CORS preflight
+      if (req.method === 'OPTIONS' && cors['access-control-allow-origin']) {
+        res.writeHead(204).end();
+        return;
+      } // a CORS preflight
       if (req.method !== 'POST') {
-        throw new AppError('method_not_allowed',
+        throw new AppError(
+          'method_not_allowed',
           'This MCP server is stateless: send every JSON-RPC message as a POST (it opens no server-sent event stream and keeps no session to delete).',
-          undefined, undefined, { allow: 'POST' });
+          undefined,
+          undefined,
+          { allow: 'POST' },
+        );
       }
       const viewer = await authenticate(req, deps.verifier);
       const accept = req.headers.accept ?? '';
       if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
-        throw new AppError('not_acceptable', 'The Accept header must list both application/json and text/event-stream (MCP Streamable HTTP).');
+        throw new AppError(
+          'not_acceptable',
+          'The Accept header must list both application/json and text/event-stream (MCP Streamable HTTP).',
+        );
       }
       const checked = JSONRPCMessageSchema.safeParse(await readJsonObject(req, deps.config.maxBodyBytes));
       if (!checked.success) {
-        throw new AppError('invalid_request', 'The body is not a JSON-RPC 2.0 request, notification or response.', [{ field: '(body)', message: 'must be one JSON-RPC 2.0 message' }]);
+        throw new AppError('invalid_request', 'The body is not a JSON-RPC 2.0 request, notification or response.', [
+          { field: '(body)', message: 'must be one JSON-RPC 2.0 message' },
+        ]);
       }
       const message = checked.data;
       const version = req.headers['mcp-protocol-version'] as string | undefined; // one value: Node joins repeated custom headers
-      if (version !== undefined && !(isRequest(message) && message.method === 'initialize') && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-        throw new AppError('invalid_request', `Unsupported MCP-Protocol-Version ${version}; this server speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}.`,
-          [{ field: 'MCP-Protocol-Version', message: 'unsupported protocol version' }]);
+      if (
+        version !== undefined &&
+        !(isRequest(message) && message.method === 'initialize') &&
+        !SUPPORTED_PROTOCOL_VERSIONS.includes(version)
+      ) {
+        throw new AppError(
+          'invalid_request',
+          `Unsupported MCP-Protocol-Version ${version}; this server speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}.`,
+          [{ field: 'MCP-Protocol-Version', message: 'unsupported protocol version' }],
+        );
       }
-      const answer = mux.exchange(message, requestContext(deps, req, requestId, viewer, { via: 'mcp', surface: 'agent_score' }));
+      const badParams = invalidToolArguments(message);
+      if (badParams) {
+        sendJson(res, 200, badParams);
+        return;
+      }
+      const answer = mux.exchange(
+        message,
+        requestContext(deps, req, requestId, viewer, { via: 'mcp', surface: 'agent_score' }),
+      );
       if (answer) sendJson(res, 200, await answer);
       else res.writeHead(202).end();
     } catch (e) {
       sendError(res, e, requestId, deps.log, 'jsonrpc'); // the refusal as a JSON-RPC error, REST's body in its data
     }
+  };
+}
+
+/**
+ * A tools/call whose `arguments` is not an object is invalid params (-32602, as JSON-RPC defines it): the
+ * SDK's own check of the request threw a plain validation error there, which it answers as an internal
+ * error (-32603), telling the client the fault was ours.
+ */
+function invalidToolArguments(message: JSONRPCMessage): object | null {
+  if (!isRequest(message) || message.method !== 'tools/call') return null;
+  const args = (message.params as { arguments?: unknown } | undefined)?.arguments;
+  if (args === undefined || (args !== null && typeof args === 'object' && !Array.isArray(args))) return null;
+  return {
+    jsonrpc: '2.0',
+    id: message.id,
+    error: {
+      code: -32602,
+      message: "Invalid params: tools/call `arguments` must be an object of the tool's arguments.",
+    },
   };
 }

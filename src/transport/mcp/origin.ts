@@ -17,16 +17,25 @@ const PREFLIGHT = {
  *
  * Returns the CORS headers an allowed browser origin needs to read the answer (none without an Origin).
  */
-export function originGuard(baseUrl: string, allowed: readonly string[]): (req: IncomingMessage) => Record<string, string> {
+export function originGuard(
+  baseUrl: string,
+  allowed: readonly string[],
+): (req: IncomingMessage) => Record<string, string> {
   const origins = new Set([new URL(baseUrl).origin, ...allowed]);
   return (req) => {
     const origin = req.headersDistinct.origin;
     if (origin === undefined) return {};
     if (origin.length === 1 && origins.has(origin[0]!)) {
-      return { 'access-control-allow-origin': origin[0]!, vary: 'Origin', ...(req.method === 'OPTIONS' ? PREFLIGHT : {}) };
+      return {
+        'access-control-allow-origin': origin[0]!,
+        vary: 'Origin',
+        ...(req.method === 'OPTIONS' ? PREFLIGHT : {}),
+      };
     }
-    throw new AppError('origin_not_allowed',
-      `Requests from the origin ${JSON.stringify(origin.join(', '))} are refused: /mcp accepts browser requests only from ${[...origins].join(', ')} `
-      + '(set MCP_ALLOWED_ORIGINS to add one). Agent hosts and scripts send no Origin header.');
+    throw new AppError(
+      'origin_not_allowed',
+      `Requests from the origin ${JSON.stringify(origin.join(', '))} are refused: /mcp accepts browser requests only from ${[...origins].join(', ')} ` +
+        '(set MCP_ALLOWED_ORIGINS to add one). Agent hosts and scripts send no Origin header.',
+    );
   };
 }

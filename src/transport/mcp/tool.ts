@@ -1,9 +1,9 @@
 import type { z } from 'zod';
 import type { CallToolResult, Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
-import { AppError, invalidRequest, type ErrorDetail } from '../../errors.ts';
-import { camelToSnakePath, snakeToCamelKeys, toDetails } from '../../domain/validation.ts';
+import type { AppError, ErrorDetail } from '../../errors.ts';
+import { camelToSnakePath, checkInput, snakeToCamelKeys } from '../../domain/validation.ts';
 import { IDEMPOTENCY_KEY, IDEMPOTENCY_TTL_HOURS } from '../../domain/memory/idempotency.ts';
-import { bodySchema, errorBody } from '../rest/openapi-schemas.ts';
+import { bodySchema, errorBody } from '../operations/schemas.ts';
 import type { RequestContext } from '../http/request-context.ts';
 
 /**
@@ -32,26 +32,46 @@ export type ToolSpec<I = never> = {
 };
 
 const idempotencyKeyProperty = {
-  type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$',
-  description: `Makes a retry return the first answer without writing twice (as REST's Idempotency-Key header; kept ${IDEMPOTENCY_TTL_HOURS} hours per workspace). `
-    + 'Reusing a key with other arguments is refused with idempotency_key_reused.',
+  type: 'string',
+  minLength: 1,
+  maxLength: 255,
+  pattern: '^[\\x21-\\x7e]+$',
+  description:
+    `Makes a retry return the first answer without writing twice (as REST's Idempotency-Key header; kept ${IDEMPOTENCY_TTL_HOURS} hours per workspace). ` +
+    'Reusing a key with other arguments is refused with idempotency_key_reused.',
 };
 
 /** A tool error's structuredContent: REST's error body, plus the Retry-After delay an agent cannot read from a header. */
 const errorResult = {
   ...errorBody,
-  properties: { ...errorBody.properties, retry_after_s: { type: 'integer', description: 'Seconds to wait before retrying (rate_limited, quota_exceeded, *_unavailable).' } },
+  properties: {
+    ...errorBody.properties,
+    retry_after_s: {
+      type: 'integer',
+      description: 'Seconds to wait before retrying (rate_limited, quota_exceeded, *_unavailable).',
+    },
+  },
 };
 
 /** The tools/list entry, built once: the same object answers every listing. */
 export function listing(spec: ToolSpec<unknown>): Tool {
-  const input = (spec.inputJsonSchema ?? bodySchema(spec.input)) as { type: 'object'; properties?: Record<string, object> };
+  const input = (spec.inputJsonSchema ?? bodySchema(spec.input)) as {
+    type: 'object';
+    properties?: Record<string, object>;
+  };
   if (spec.idempotencyKey) input.properties = { ...input.properties, idempotency_key: idempotencyKeyProperty };
   return {
-    name: spec.name, title: spec.title, description: spec.description,
+    name: spec.name,
+    title: spec.title,
+    description: spec.description,
     inputSchema: input,
     // Errors carry structuredContent too (ok: false), so the schema admits both answers.
-    outputSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'], oneOf: [spec.output, errorResult] },
+    outputSchema: {
+      type: 'object',
+      properties: { ok: { type: 'boolean' } },
+      required: ['ok'],
+      oneOf: [spec.output, errorResult],
+    },
     annotations: { title: spec.title, ...spec.annotations },
   };
 }
@@ -62,16 +82,22 @@ export function parseArguments<I>(spec: ToolSpec<I>, args: Record<string, unknow
   let idempotencyKey: unknown;
   if (spec.idempotencyKey) ({ idempotency_key: idempotencyKey, ...rest } = args);
   const raw = snakeToCamelKeys(rest) as Record<string, unknown>;
-  const checked = spec.input.safeParse(raw);
-  const details: ErrorDetail[] = checked.success ? [] : toDetails(checked.error).map((d) => ({ field: camelToSnakePath(d.field), message: d.message }));
-  if (idempotencyKey !== undefined && (typeof idempotencyKey !== 'string' || !IDEMPOTENCY_KEY.test(idempotencyKey))) {
-    details.push({ field: 'idempotency_key', message: 'must be 1-255 printable ASCII characters' });
-  }
-  if (!checked.success || details.length) throw invalidRequest(details, `The arguments of ${spec.name} are invalid`);
-  return { input: checked.data, raw, idempotencyKey: idempotencyKey as string | undefined };
+  const extra: ErrorDetail[] =
+    idempotencyKey !== undefined && (typeof idempotencyKey !== 'string' || !IDEMPOTENCY_KEY.test(idempotencyKey))
+      ? [{ field: 'idempotency_key', message: 'must be 1-255 printable ASCII characters' }]
+      : [];
+  const input = checkInput(spec.input, raw, {
+    field: camelToSnakePath,
+    extra,
+    problem: `The arguments of ${spec.name} are invalid`,
+  });
+  return { input, raw, idempotencyKey: idempotencyKey as string | undefined };
 }
 
-export function success(body: Record<string, unknown>, render: (body: Record<string, unknown>) => string = JSON.stringify): CallToolResult {
+export function success(
+  body: Record<string, unknown>,
+  render: (body: Record<string, unknown>) => string = JSON.stringify,
+): CallToolResult {
   return { content: [{ type: 'text', text: render(body) }], structuredContent: body };
 }
 

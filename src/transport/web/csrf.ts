@@ -16,7 +16,8 @@ export function checkOrigin(req: IncomingMessage, baseUrl: string) {
   const origin = req.headers.origin;
   if (!origin) return;
   const own = new Set([new URL(baseUrl).origin, `http://${req.headers.host}`, `https://${req.headers.host}`]);
-  if (!own.has(origin)) throw new AppError('origin_not_allowed', 'The request came from another site (Origin mismatch).');
+  if (!own.has(origin))
+    throw new AppError('origin_not_allowed', 'The request came from another site (Origin mismatch).');
 }
 
 export function checkSessionToken(sent: string | null | undefined, expected: string) {
@@ -26,7 +27,9 @@ export function checkSessionToken(sent: string | null | undefined, expected: str
 /** The pre-session token of the register/sign-in forms; a new one when the browser has none. */
 export function preSessionToken(req: IncomingMessage): { token: string; fresh: boolean } {
   const have = readCookies(req).get(PRE_CSRF_COOKIE);
-  return have && /^[A-Za-z0-9_-]{32}$/.test(have) ? { token: have, fresh: false } : { token: randomBytes(24).toString('base64url'), fresh: true };
+  return have && /^[A-Za-z0-9_-]{32}$/.test(have)
+    ? { token: have, fresh: false }
+    : { token: randomBytes(24).toString('base64url'), fresh: true };
 }
 
 export function checkPreSessionToken(req: IncomingMessage, sent: string | null) {

@@ -17,7 +17,11 @@ export function readCookies(req: IncomingMessage): Map<string, string> {
 
 /** A malformed escape ("%zz", a cut UTF-8 sequence) is not our cookie: ignored, never a 500 (URIError). */
 function decodeCookieValue(raw: string): string | null {
-  try { return decodeURIComponent(raw); } catch { return null; }
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return null;
+  }
 }
 
 export type CookieOptions = { maxAgeS: number; secure: boolean; path?: string };
@@ -32,20 +36,27 @@ export function cookie(name: string, value: string, o: CookieOptions): string {
 export async function readForm(req: IncomingMessage & { parsedForm?: URLSearchParams }): Promise<URLSearchParams> {
   if (req.parsedForm) return req.parsedForm;
   const type = req.headers['content-type'] ?? '';
-  if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(type)) throw new AppError('unsupported_media_type', 'Send the form as application/x-www-form-urlencoded.');
+  if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(type))
+    throw new AppError('unsupported_media_type', 'Send the form as application/x-www-form-urlencoded.');
   req.parsedForm = new URLSearchParams((await readBody(req, 16 * 1024)).toString('utf8'));
   return req.parsedForm;
 }
 
 export const securityHeaders: Record<string, string> = {
-  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; script-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; connect-src 'self'",
+  'content-security-policy':
+    "default-src 'none'; style-src 'unsafe-inline'; script-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; connect-src 'self'",
   'x-frame-options': 'DENY',
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'same-origin', // never leak report URLs (they name IPs) to other sites; same-origin keeps a real Origin on our forms
   'cache-control': 'no-store',
 };
 
-export function sendHtml(res: ServerResponse, status: number, body: string, headers: Record<string, string | string[]> = {}) {
+export function sendHtml(
+  res: ServerResponse,
+  status: number,
+  body: string,
+  headers: Record<string, string | string[]> = {},
+) {
   res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', ...securityHeaders, ...headers });
   res.end(body);
 }

@@ -12,9 +12,13 @@ import { createKey, findKey, listKeys, revokeKey } from './workspace-actions.ts'
 async function render(deps: WebDeps, w: SignedIn, status: number, top: Html | string = '') {
   const a = w.session.account;
   const keys = await listKeys(deps, a);
-  const rows = keys.map((k) => html`<tr data-prefix="${k.prefix}"><td>${k.name}</td><td><code>${k.prefix}</code></td><td>${when(new Date(k.created_at))}</td>
+  const rows = keys.map(
+    (
+      k,
+    ) => html`<tr data-prefix="${k.prefix}"><td>${k.name}</td><td><code>${k.prefix}</code></td><td>${when(new Date(k.created_at))}</td>
 <td>${k.last_used_at ? when(new Date(k.last_used_at)) : 'never'}</td><td>${k.status}</td>
-<td>${k.status === 'active' ? html`<a href="/workspace/keys/${k.prefix}/revoke">Revoke…</a>` : ''}</td></tr>`);
+<td>${k.status === 'active' ? html`<a href="/workspace/keys/${k.prefix}/revoke">Revoke…</a>` : ''}</td></tr>`,
+  );
   const body = html`${top}
 <h2>Create a key</h2>
 <form method="post" action="/workspace/keys">${csrfField(w.session.csrfToken)}

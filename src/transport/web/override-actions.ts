@@ -3,9 +3,16 @@ import type { OverrideAudit, OverrideRule } from '../../generated/prisma/client.
 import type { AccountView } from '../../domain/accounts/accounts.ts';
 import { createOverride, expireOverride, updateOverride, type Actor } from '../../domain/overrides/changes.ts';
 import { listOverrides, overrideAudit, type Page } from '../../domain/overrides/reads.ts';
-import { auditPageSchema, createOverrideSchema, expireOverrideSchema, listOverridesSchema, updateOverrideSchema } from '../../domain/overrides/schemas.ts';
-import { toDetails } from '../../domain/validation.ts';
-import { invalidRequest, type ErrorDetail } from '../../errors.ts';
+import {
+  auditPageSchema,
+  createOverrideSchema,
+  expireOverrideSchema,
+  listOverridesSchema,
+  updateOverrideSchema,
+  UPDATE_OVERRIDE_CLEARABLE,
+} from '../../domain/overrides/schemas.ts';
+import { changes, checkInput, given } from '../../domain/validation.ts';
+import type { ErrorDetail } from '../../errors.ts';
 import type { WebDeps } from './context.ts';
 
 /**
@@ -16,41 +23,69 @@ import type { WebDeps } from './context.ts';
  */
 
 /** The signed-in account as the author of a change (its e-mail, so the trail reads without a lookup). */
-export const accountActor = (account: AccountView): Actor => ({ kind: 'account', id: account.id, label: account.email });
+export const accountActor = (account: AccountView): Actor => ({
+  kind: 'account',
+  id: account.id,
+  label: account.email,
+});
 
 /** The input as the schema reads it; refused with every problem named, the schema's and a form's own (`extra`), together. */
-function parse<S extends z.ZodType>(schema: S, input: unknown, extra: ErrorDetail[] = []): z.output<S> {
-  const result = schema.safeParse(input);
-  const details = [...(result.success ? [] : toDetails(result.error)), ...extra];
-  if (details.length > 0 || !result.success) throw invalidRequest(details, 'The rule is invalid');
-  return result.data;
-}
-
-/** Input fields as the schemas take them: absent and null alike mean "not given". */
-const given = (input: Record<string, unknown>) => Object.fromEntries(Object.entries(input).filter(([, v]) => v !== null && v !== undefined));
+const parse = <S extends z.ZodType>(schema: S, input: unknown, extra: ErrorDetail[] = []): z.output<S> =>
+  checkInput(schema, input, { problem: 'The rule is invalid', extra });
 
 /** `extra`: problems the caller found in fields of its own (the page's "expires in"), refused with the schema's. */
-export async function createRule(deps: WebDeps, account: AccountView, input: Record<string, unknown>, extra: ErrorDetail[] = []): Promise<OverrideRule> {
-  return createOverride(deps.services, account.workspaceId, parse(createOverrideSchema, given(input), extra), accountActor(account), 'control_plane');
+export async function createRule(
+  deps: WebDeps,
+  account: AccountView,
+  input: Record<string, unknown>,
+  extra: ErrorDetail[] = [],
+): Promise<OverrideRule> {
+  return createOverride(
+    deps.services,
+    account.workspaceId,
+    parse(createOverrideSchema, given(input), extra),
+    accountActor(account),
+    'control_plane',
+  );
 }
 
 /** null reason or note: unchanged; a null expiresAt removes the expiry (as on GraphQL for API keys). */
-export async function updateRule(deps: WebDeps, account: AccountView, input: Record<string, unknown>): Promise<OverrideRule> {
-  const { expiresAt, ...rest } = input;
-  const parsed = parse(updateOverrideSchema, { ...given(rest), ...(expiresAt === undefined ? {} : { expiresAt }) });
+export async function updateRule(
+  deps: WebDeps,
+  account: AccountView,
+  input: Record<string, unknown>,
+): Promise<OverrideRule> {
+  const parsed = parse(updateOverrideSchema, changes(input, UPDATE_OVERRIDE_CLEARABLE));
   return updateOverride(deps.services, account.workspaceId, parsed, accountActor(account), 'control_plane');
 }
 
 /** not_found for another workspace's rule, as for one that never existed. */
 export async function expireRule(deps: WebDeps, account: AccountView, id: unknown): Promise<OverrideRule> {
-  return expireOverride(deps.services, account.workspaceId, parse(expireOverrideSchema, { id }).id, accountActor(account), 'control_plane');
+  return expireOverride(
+    deps.services,
+    account.workspaceId,
+    parse(expireOverrideSchema, { id }).id,
+    accountActor(account),
+    'control_plane',
+  );
 }
 
-export async function listRules(deps: WebDeps, account: AccountView, q: { state?: unknown; limit?: unknown; cursor?: unknown }): Promise<Page<OverrideRule>> {
+export async function listRules(
+  deps: WebDeps,
+  account: AccountView,
+  q: { state?: unknown; limit?: unknown; cursor?: unknown },
+): Promise<Page<OverrideRule>> {
   return listOverrides(deps.services.prisma, account.workspaceId, parse(listOverridesSchema, given(q)));
 }
 
-export async function auditEntries(deps: WebDeps, account: AccountView, q: { limit?: unknown; cursor?: unknown; newestFirst?: boolean }): Promise<Page<OverrideAudit>> {
+export async function auditEntries(
+  deps: WebDeps,
+  account: AccountView,
+  q: { limit?: unknown; cursor?: unknown; newestFirst?: boolean },
+): Promise<Page<OverrideAudit>> {
   const { newestFirst, ...page } = q;
-  return overrideAudit(deps.services.prisma, account.workspaceId, { ...parse(auditPageSchema, given(page)), newestFirst: newestFirst ?? false });
+  return overrideAudit(deps.services.prisma, account.workspaceId, {
+    ...parse(auditPageSchema, given(page)),
+    newestFirst: newestFirst ?? false,
+  });
 }

@@ -1,8 +1,8 @@
 import type { OverrideAudit, OverrideRule } from '../../generated/prisma/client.ts';
 import type { ruleRecord } from '../../domain/overrides/changes.ts';
 import { OVERRIDE_ACTIONS, OVERRIDE_LIMITS, overrideAuditSchema } from '../../domain/overrides/schemas.ts';
-import { AppError, isAppError, invalidRequest, type ErrorDetail } from '../../errors.ts';
-import { toDetails } from '../../domain/validation.ts';
+import { type AppError, isAppError, type ErrorDetail } from '../../errors.ts';
+import { checkInput } from '../../domain/validation.ts';
 import { sendAuditExport } from '../http/override-audit-export.ts';
 import { html, page, csrfField, when, type Html } from './html.ts';
 import { readForm, redirect, securityHeaders, sendHtml } from './http.ts';
@@ -46,9 +46,12 @@ function refusalOf(e: AppError): Refusal {
 
 const fieldError = (r: Refusal | null, name: string) => {
   const message = r?.fields.get(name);
-  return message ? html` <span class="field-error" id="${name}-error" data-field="${name}">${name} ${message}</span>` : '';
+  return message
+    ? html` <span class="field-error" id="${name}-error" data-field="${name}">${name} ${message}</span>`
+    : '';
 };
-const invalid = (r: Refusal | null, name: string) => (r?.fields.has(name) ? html` aria-invalid="true" aria-describedby="${name}-error"` : '');
+const invalid = (r: Refusal | null, name: string) =>
+  r?.fields.has(name) ? html` aria-invalid="true" aria-describedby="${name}-error"` : '';
 
 function createForm(csrf: string, typed: Typed, r: Refusal | null): Html {
   return html`<form method="post" action="${OVERRIDES_PATH}" id="create-rule">${csrfField(csrf)}
@@ -64,10 +67,14 @@ ${fieldError(r, 'body')}
 
 function rulesTable(csrf: string, rules: OverrideRule[]): Html {
   if (rules.length === 0) return html`<p id="no-rules">No rules in force.</p>`;
-  const rows = rules.map((r) => html`<tr data-rule="${r.id}"><td>${r.id}</td><td><code>${r.target}</code> (${r.targetKind})</td><td>${r.action}</td>
+  const rows = rules.map(
+    (
+      r,
+    ) => html`<tr data-rule="${r.id}"><td>${r.id}</td><td><code>${r.target}</code> (${r.targetKind})</td><td>${r.action}</td>
 <td>${r.action === 'adjust' ? (r.points > 0 ? `+${r.points}` : String(r.points)) : '—'}</td><td>${r.reason}</td><td>${r.note}</td><td>${r.authorLabel} (${r.authorKind})</td>
 <td>${r.expiresAt ? when(r.expiresAt) : 'never'}</td>
-<td><form method="post" action="${OVERRIDES_PATH}/expire">${csrfField(csrf)}<input type="hidden" name="id" value="${r.id}"><button type="submit">Expire</button></form></td></tr>`);
+<td><form method="post" action="${OVERRIDES_PATH}/expire">${csrfField(csrf)}<input type="hidden" name="id" value="${r.id}"><button type="submit">Expire</button></form></td></tr>`,
+  );
   return html`<div class="scroll"><table id="rules"><thead><tr><th>Id</th><th>Target</th><th>Action</th><th>Points</th><th>Reason</th><th>Note</th><th>Author</th><th>Expires</th><th></th></tr></thead>
 <tbody>${rows}</tbody></table></div>`;
 }
@@ -82,17 +89,25 @@ function changeOf(a: OverrideAudit): string {
   const before = a.before as RuleRecord | null;
   if (!after) return '';
   if (!before) {
-    return `${after.target} ${after.action}${after.action === 'adjust' ? ` ${after.points > 0 ? '+' : ''}${after.points}` : ''}: ${after.reason}`
-      + (after.expires_at ? ` (until ${after.expires_at})` : '');
+    return (
+      `${after.target} ${after.action}${after.action === 'adjust' ? ` ${after.points > 0 ? '+' : ''}${after.points}` : ''}: ${after.reason}` +
+      (after.expires_at ? ` (until ${after.expires_at})` : '')
+    );
   }
-  const changed = SHOWN.filter((k) => before[k] !== after[k]).map((k) => `${k}: ${shown(before[k])} → ${shown(after[k])}`);
+  const changed = SHOWN.filter((k) => before[k] !== after[k]).map(
+    (k) => `${k}: ${shown(before[k])} → ${shown(after[k])}`,
+  );
   return `${after.target}: ${changed.join('; ') || 'no visible change'}`;
 }
 
 function auditTable(entries: OverrideAudit[]): Html {
   if (entries.length === 0) return html`<p id="no-audit">No changes yet.</p>`;
-  const rows = entries.map((a) => html`<tr data-entry="${a.id}"><td>${when(a.createdAt)}</td><td>${a.ruleId}</td><td>${a.action}</td><td>${a.surface}</td>
-<td>${a.actorLabel} (${a.actorKind})</td><td>${changeOf(a)}</td></tr>`);
+  const rows = entries.map(
+    (
+      a,
+    ) => html`<tr data-entry="${a.id}"><td>${when(a.createdAt)}</td><td>${a.ruleId}</td><td>${a.action}</td><td>${a.surface}</td>
+<td>${a.actorLabel} (${a.actorKind})</td><td>${changeOf(a)}</td></tr>`,
+  );
   return html`<div class="scroll"><table id="audit"><thead><tr><th>When</th><th>Rule</th><th>Change</th><th>From</th><th>By</th><th>What</th></tr></thead>
 <tbody>${rows}</tbody></table></div>`;
 }
@@ -103,8 +118,16 @@ async function render(deps: WebDeps, w: SignedIn, status: number, typed: Typed, 
   const a = w.session.account;
   const csrf = w.session.csrfToken;
   // Cursors from the address bar: checked by the same schemas as every other surface's (invalid_request otherwise).
-  const rules = await listRules(deps, a, { state: 'active', limit: OVERRIDE_LIMITS.listPage, cursor: w.query.get('rules_after') ?? undefined });
-  const audit = await auditEntries(deps, a, { limit: AUDIT_PAGE, cursor: w.query.get('audit_after') ?? undefined, newestFirst: true });
+  const rules = await listRules(deps, a, {
+    state: 'active',
+    limit: OVERRIDE_LIMITS.listPage,
+    cursor: w.query.get('rules_after') ?? undefined,
+  });
+  const audit = await auditEntries(deps, a, {
+    limit: AUDIT_PAGE,
+    cursor: w.query.get('audit_after') ?? undefined,
+    newestFirst: true,
+  });
   const done = Object.keys(DONE).find((k) => /^\d{1,10}$/.test(w.query.get(k) ?? ''));
   const body = html`${done ? html`<p class="notice ok" role="status" id="done">Rule ${w.query.get(done)} ${DONE[done]}.</p>` : ''}
 ${refusal ? html`<p class="notice error" role="alert" id="refused" data-code="${refusal.code}"><strong>${refusal.code}</strong>: ${refusal.message} Nothing was changed.</p>` : ''}
@@ -131,14 +154,29 @@ export async function overridesPage(deps: WebDeps, w: SignedIn) {
   const f = await readForm(w.req);
   const typed = Object.fromEntries(Object.keys(EMPTY).map((k) => [k, f.get(k) ?? ''])) as Typed;
   const expiry = EXPIRES_IN.find((e) => e.code === typed.expires_in);
-  const extra: ErrorDetail[] = expiry ? [] : [{ field: 'expires_in', message: `must be one of: ${EXPIRES_IN.map((e) => e.code).join(', ')}` }];
+  const extra: ErrorDetail[] = expiry
+    ? []
+    : [{ field: 'expires_in', message: `must be one of: ${EXPIRES_IN.map((e) => e.code).join(', ')}` }];
   try {
-    const rule = await createRule(deps, w.session.account, {
-      target: typed.target, action: typed.action, reason: typed.reason, note: typed.note,
-      // a number the schema checks; anything else is passed as typed, so the schema names the problem
-      points: typed.points.trim() === '' ? undefined : /^[+-]?\d{1,4}$/.test(typed.points.trim()) ? Number(typed.points) : typed.points,
-      expiresAt: expiry?.ms ? new Date(Date.now() + expiry.ms).toISOString() : undefined,
-    }, extra);
+    const rule = await createRule(
+      deps,
+      w.session.account,
+      {
+        target: typed.target,
+        action: typed.action,
+        reason: typed.reason,
+        note: typed.note,
+        // a number the schema checks; anything else is passed as typed, so the schema names the problem
+        points:
+          typed.points.trim() === ''
+            ? undefined
+            : /^[+-]?\d{1,4}$/.test(typed.points.trim())
+              ? Number(typed.points)
+              : typed.points,
+        expiresAt: expiry?.ms ? new Date(Date.now() + expiry.ms).toISOString() : undefined,
+      },
+      extra,
+    );
     redirect(w.res, `${OVERRIDES_PATH}?created=${rule.id}`);
   } catch (e) {
     if (!isAppError(e) || !['invalid_request', 'override_exists', 'override_limit_reached'].includes(e.code)) throw e;
@@ -157,12 +195,17 @@ export async function expireRulePage(deps: WebDeps, w: SignedIn) {
 export async function auditDownload(deps: WebDeps, w: SignedIn) {
   const limit = w.query.get('limit');
   const cursor = w.query.get('cursor');
-  const parsed = overrideAuditSchema.safeParse({
-    ...(limit === null ? {} : { limit: /^\d{1,6}$/.test(limit) ? Number(limit) : limit }),
-    ...(cursor === null ? {} : { cursor }),
-  });
-  if (!parsed.success) throw invalidRequest(toDetails(parsed.error), 'The download address is invalid');
-  await sendAuditExport(w.res, deps.services.prisma, w.session.account.workspaceId, parsed.data, {
-    requestId: w.requestId, log: deps.log, extraHeaders: securityHeaders,
+  const page = checkInput(
+    overrideAuditSchema,
+    {
+      ...(limit === null ? {} : { limit: /^\d{1,6}$/.test(limit) ? Number(limit) : limit }),
+      ...(cursor === null ? {} : { cursor }),
+    },
+    { problem: 'The download address is invalid' },
+  );
+  await sendAuditExport(w.res, deps.services.prisma, w.session.account.workspaceId, page, {
+    requestId: w.requestId,
+    log: deps.log,
+    extraHeaders: securityHeaders,
   });
 }

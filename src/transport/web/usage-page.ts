@@ -10,12 +10,24 @@ const sum = (list: number[]) => list.reduce((a, b) => a + b, 0);
 
 /** Calls per key: today, the last 7 days and the last 30 (the chart's segments, as numbers). Four columns: a phone's width. */
 function perKeyTable(u: Usage): Html {
-  const row = (label: Html, prefix: string, used: number[]) => html`<tr${prefix ? html` data-prefix="${prefix}"` : ''}><td>${label}</td>
+  const row = (
+    label: Html,
+    prefix: string,
+    used: number[],
+  ) => html`<tr${prefix ? html` data-prefix="${prefix}"` : ''}><td>${label}</td>
 <td>${n(used.at(-1) ?? 0)}</td><td>${n(sum(used.slice(-7)))}</td><td>${n(sum(used))}</td></tr>`;
-  const rows = u.by_key.map((k) => row(html`${k.name}<br><code>${k.prefix}</code>${k.status === 'active' ? '' : html` <em>${k.status}</em>`}`, k.prefix, k.used));
+  const rows = u.by_key.map((k) =>
+    row(
+      html`${k.name}<br><code>${k.prefix}</code>${k.status === 'active' ? '' : html` <em>${k.status}</em>`}`,
+      k.prefix,
+      k.used,
+    ),
+  );
   if (sum(u.not_attributed) > 0) rows.push(row(html`<em>not attributed to a key</em>`, '', u.not_attributed));
-  const unread = u.keys_not_read > 0
-    ? html`<p>${u.keys_not_read} more keys are not broken down (only the ${MAX_KEYS_IN_BREAKDOWN} most recently used are); their calls count as not attributed.</p>` : '';
+  const unread =
+    u.keys_not_read > 0
+      ? html`<p>${u.keys_not_read} more keys are not broken down (only the ${MAX_KEYS_IN_BREAKDOWN} most recently used are); their calls count as not attributed.</p>`
+      : '';
   return html`<div class="scroll"><table id="usage-by-key"><thead><tr><th>Key</th><th>Today</th><th>7 days</th><th>${USAGE_DAYS} days</th></tr></thead>
 <tbody>${rows}</tbody></table></div>${unread}
 <p>Calls counted before per-key counting was introduced, and calls of keys beyond the breakdown, show as not attributed.</p>`;

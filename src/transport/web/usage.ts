@@ -32,22 +32,34 @@ function keysToRead(keys: KeyListing[], sinceMs: number): KeyListing[] {
   return keys.filter((k) => k.status === 'active' || lastUsed(k) >= sinceMs).sort((a, b) => lastUsed(b) - lastUsed(a));
 }
 
-export async function readUsage(counters: CounterStore, workspaceId: number, tier: Tier, keys: KeyListing[], nowMs = Date.now()): Promise<Usage> {
+export async function readUsage(
+  counters: CounterStore,
+  workspaceId: number,
+  tier: Tier,
+  keys: KeyListing[],
+  nowMs = Date.now(),
+): Promise<Usage> {
   const dayList = Array.from({ length: USAGE_DAYS }, (_, i) => utcDay(nowMs - (USAGE_DAYS - 1 - i) * 86_400_000));
   const ws = String(workspaceId);
   const candidates = keysToRead(keys, nowMs - (USAGE_DAYS + 1) * 86_400_000);
   const read = candidates.slice(0, MAX_KEYS_IN_BREAKDOWN);
   // One counter call for the whole chart: every key shares the workspace's hash tag (one MGET on Redis).
   const [counts, reports, agent] = await Promise.all([
-    counters.peekMany([...dayList.map((d) => quotaKey(ws, 'api_score', d)), ...read.flatMap((k) => dayList.map((d) => keyQuotaKey(ws, 'api_score', d, k.prefix)))]),
+    counters.peekMany([
+      ...dayList.map((d) => quotaKey(ws, 'api_score', d)),
+      ...read.flatMap((k) => dayList.map((d) => keyQuotaKey(ws, 'api_score', d, k.prefix))),
+    ]),
     counters.peek(quotaKey(ws, 'direct_report', utcDay(nowMs))),
     counters.peek(quotaKey(ws, 'agent_score', utcDay(nowMs))),
   ]);
   const totals = dayList.map((_, i) => counts[i] ?? 0);
-  const byKey = read.map((k, n) => {
-    const used = dayList.map((_, i) => counts[USAGE_DAYS * (n + 1) + i] ?? 0);
-    return { prefix: k.prefix, name: k.name, status: k.status, used, total: used.reduce((a, b) => a + b, 0) };
-  }).filter((k) => k.total > 0 || k.status === 'active').sort((a, b) => b.total - a.total);
+  const byKey = read
+    .map((k, n) => {
+      const used = dayList.map((_, i) => counts[USAGE_DAYS * (n + 1) + i] ?? 0);
+      return { prefix: k.prefix, name: k.name, status: k.status, used, total: used.reduce((a, b) => a + b, 0) };
+    })
+    .filter((k) => k.total > 0 || k.status === 'active')
+    .sort((a, b) => b.total - a.total);
   return {
     score: { used_today: totals.at(-1) ?? 0, daily_limit: tier.dailyLimit },
     direct_report: { used_today: reports, daily_limit: tier.directReportLimit },

@@ -4,9 +4,14 @@ import type { AccountView } from '../../domain/accounts/accounts.ts';
 import type { Page } from '../../domain/overrides/reads.ts';
 import { createWatch, deleteWatch, updateWatch } from '../../domain/watches/changes.ts';
 import { listWatches } from '../../domain/watches/reads.ts';
-import { createWatchSchema, deleteWatchSchema, listWatchesSchema, updateWatchSchema } from '../../domain/watches/schemas.ts';
-import { toDetails } from '../../domain/validation.ts';
-import { invalidRequest } from '../../errors.ts';
+import {
+  createWatchSchema,
+  deleteWatchSchema,
+  listWatchesSchema,
+  UPDATE_WATCH_CLEARABLE,
+  updateWatchSchema,
+} from '../../domain/watches/schemas.ts';
+import { changes, checkInput, given } from '../../domain/validation.ts';
 import type { WebDeps } from './context.ts';
 import { accountActor } from './override-actions.ts';
 
@@ -16,23 +21,33 @@ import { accountActor } from './override-actions.ts';
  * session's workspace only; nothing here reads a request or checks CSRF (the transports do that first).
  */
 
-function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
-  const result = schema.safeParse(input);
-  if (!result.success) throw invalidRequest(toDetails(result.error), 'The watch is invalid');
-  return result.data;
-}
+const parse = <S extends z.ZodType>(schema: S, input: unknown): z.output<S> =>
+  checkInput(schema, input, { problem: 'The watch is invalid' });
 
-/** Input fields as the schemas take them: absent and null alike mean "not given". */
-const given = (input: Record<string, unknown>) => Object.fromEntries(Object.entries(input).filter(([, v]) => v !== null && v !== undefined));
-
-export async function createWatchFor(deps: WebDeps, account: AccountView, input: Record<string, unknown>): Promise<Watch> {
-  return createWatch(deps.services.prisma, account.workspaceId, parse(createWatchSchema, given(input)), accountActor(account));
+export async function createWatchFor(
+  deps: WebDeps,
+  account: AccountView,
+  input: Record<string, unknown>,
+): Promise<Watch> {
+  return createWatch(
+    deps.services.prisma,
+    account.workspaceId,
+    parse(createWatchSchema, given(input)),
+    accountActor(account),
+  );
 }
 
 /** A null scoreThreshold removes it; a null note is "unchanged" (as on GraphQL for API keys). */
-export async function updateWatchFor(deps: WebDeps, account: AccountView, input: Record<string, unknown>): Promise<Watch> {
-  const { scoreThreshold, ...rest } = input;
-  return updateWatch(deps.services.prisma, account.workspaceId, parse(updateWatchSchema, { ...given(rest), ...(scoreThreshold === undefined ? {} : { scoreThreshold }) }));
+export async function updateWatchFor(
+  deps: WebDeps,
+  account: AccountView,
+  input: Record<string, unknown>,
+): Promise<Watch> {
+  return updateWatch(
+    deps.services.prisma,
+    account.workspaceId,
+    parse(updateWatchSchema, changes(input, UPDATE_WATCH_CLEARABLE)),
+  );
 }
 
 /** not_found for another workspace's watch, as for one that never existed. */
@@ -40,6 +55,10 @@ export async function deleteWatchFor(deps: WebDeps, account: AccountView, id: un
   return deleteWatch(deps.services.prisma, account.workspaceId, parse(deleteWatchSchema, { id }).id);
 }
 
-export async function listWatchesFor(deps: WebDeps, account: AccountView, q: { limit?: unknown; cursor?: unknown }): Promise<Page<Watch>> {
+export async function listWatchesFor(
+  deps: WebDeps,
+  account: AccountView,
+  q: { limit?: unknown; cursor?: unknown },
+): Promise<Page<Watch>> {
   return listWatches(deps.services.prisma, account.workspaceId, parse(listWatchesSchema, given(q)));
 }

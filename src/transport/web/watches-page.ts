@@ -2,7 +2,7 @@ import type { Watch } from '../../generated/prisma/client.ts';
 import { WATCH_LIMITS } from '../../domain/watches/schemas.ts';
 import { WATCHABLE_SUBJECT_KINDS } from '../../domain/watches/target.ts';
 import { countWatches } from '../../domain/watches/reads.ts';
-import { AppError, isAppError } from '../../errors.ts';
+import { type AppError, isAppError } from '../../errors.ts';
 import { html, page, csrfField, when, type Html } from './html.ts';
 import { readForm, redirect, sendHtml } from './http.ts';
 import type { SignedIn, WebDeps } from './context.ts';
@@ -19,7 +19,12 @@ type Typed = Record<'target' | 'subject_kind' | 'subject_key' | 'score_threshold
 type Refusal = { status: number; code: string; message: string; fields: Map<string, string> };
 
 /** The schema's field paths as the form names its inputs. */
-const FORM_FIELDS: Record<string, string> = { scoreThreshold: 'score_threshold', subject: 'subject_kind', 'subject.kind': 'subject_kind', 'subject.key': 'subject_key' };
+const FORM_FIELDS: Record<string, string> = {
+  scoreThreshold: 'score_threshold',
+  subject: 'subject_kind',
+  'subject.kind': 'subject_kind',
+  'subject.key': 'subject_key',
+};
 
 function refusalOf(e: AppError): Refusal {
   const fields = new Map<string, string>();
@@ -32,9 +37,12 @@ function refusalOf(e: AppError): Refusal {
 
 const fieldError = (r: Refusal | null, name: string) => {
   const message = r?.fields.get(name);
-  return message ? html` <span class="field-error" id="${name}-error" data-field="${name}">${name} ${message}</span>` : '';
+  return message
+    ? html` <span class="field-error" id="${name}-error" data-field="${name}">${name} ${message}</span>`
+    : '';
 };
-const invalid = (r: Refusal | null, name: string) => (r?.fields.has(name) ? html` aria-invalid="true" aria-describedby="${name}-error"` : '');
+const invalid = (r: Refusal | null, name: string) =>
+  r?.fields.has(name) ? html` aria-invalid="true" aria-describedby="${name}-error"` : '';
 
 function createForm(csrf: string, typed: Typed, r: Refusal | null): Html {
   return html`<form method="post" action="${WATCHES_PATH}" id="create-watch">${csrfField(csrf)}
@@ -52,10 +60,14 @@ const shown = (v: unknown) => (v === null || v === '' ? '—' : String(v));
 
 function watchesTable(csrf: string, watches: Watch[]): Html {
   if (watches.length === 0) return html`<p id="no-watches">No watches yet.</p>`;
-  const rows = watches.map((w) => html`<tr data-watch="${w.id}"><td>${w.id}</td><td><code>${w.target}</code> (${w.targetKind})</td><td>${shown(w.scoreThreshold)}</td>
+  const rows = watches.map(
+    (
+      w,
+    ) => html`<tr data-watch="${w.id}"><td>${w.id}</td><td><code>${w.target}</code> (${w.targetKind})</td><td>${shown(w.scoreThreshold)}</td>
 <td>${w.lastScore === null ? '—' : `${w.lastScore} (${w.lastLevel}), publication ${w.lastPublicationVersion}`}</td><td>${w.lastSpiking ? 'spiking' : '—'}</td>
 <td>${w.note}</td><td>${w.authorLabel} (${w.authorKind})</td><td>${when(w.createdAt)}</td>
-<td><form method="post" action="${WATCHES_PATH}/delete">${csrfField(csrf)}<input type="hidden" name="id" value="${w.id}"><button type="submit">Delete</button></form></td></tr>`);
+<td><form method="post" action="${WATCHES_PATH}/delete">${csrfField(csrf)}<input type="hidden" name="id" value="${w.id}"><button type="submit">Delete</button></form></td></tr>`,
+  );
   return html`<div class="scroll"><table id="watches"><thead><tr><th>Id</th><th>Target</th><th>Threshold</th><th>Last score</th><th>Community</th><th>Note</th><th>Author</th><th>Created</th><th></th></tr></thead>
 <tbody>${rows}</tbody></table></div>`;
 }
@@ -66,7 +78,10 @@ async function render(deps: WebDeps, w: SignedIn, status: number, typed: Typed, 
   const a = w.session.account;
   const csrf = w.session.csrfToken;
   // The cursor from the address bar: checked by the same schema as every other surface's (invalid_request otherwise).
-  const watches = await listWatchesFor(deps, a, { limit: WATCH_LIMITS.listPage, cursor: w.query.get('after') ?? undefined });
+  const watches = await listWatchesFor(deps, a, {
+    limit: WATCH_LIMITS.listPage,
+    cursor: w.query.get('after') ?? undefined,
+  });
   const total = await countWatches(deps.services.prisma, a.workspaceId);
   const done = Object.keys(DONE).find((k) => /^\d{1,10}$/.test(w.query.get(k) ?? ''));
   const body = html`${done ? html`<p class="notice ok" role="status" id="done">Watch ${w.query.get(done)} ${DONE[done]}.</p>` : ''}
@@ -94,7 +109,10 @@ export async function watchesPage(deps: WebDeps, w: SignedIn) {
     const watch = await createWatchFor(deps, w.session.account, {
       // the fields left empty are "not given": the schema then names what is missing
       target: typed.target.trim() === '' ? undefined : typed.target,
-      subject: typed.subject_kind === '' && typed.subject_key.trim() === '' ? undefined : { kind: typed.subject_kind, key: typed.subject_key },
+      subject:
+        typed.subject_kind === '' && typed.subject_key.trim() === ''
+          ? undefined
+          : { kind: typed.subject_kind, key: typed.subject_key },
       // a number the schema checks; anything else is passed as typed, so the schema names the problem
       scoreThreshold: threshold === '' ? undefined : /^[+-]?\d{1,4}$/.test(threshold) ? Number(threshold) : threshold,
       note: typed.note,

@@ -19,7 +19,8 @@ export function webhookHandler(deps: WebDeps): Handler {
 async function handleWebhook(deps: WebDeps, req: IncomingMessage, res: ServerResponse) {
   const provider = deps.billing.provider;
   if (!provider) throw new AppError('not_found', 'No payment provider is configured.');
-  if (req.method !== 'POST') throw new AppError('method_not_allowed', 'POST only.', undefined, undefined, { allow: 'POST' });
+  if (req.method !== 'POST')
+    throw new AppError('method_not_allowed', 'POST only.', undefined, undefined, { allow: 'POST' });
   const raw = await readBody(req, 256 * 1024);
   let event;
   try {

@@ -1,7 +1,12 @@
 import type { WebDeps } from './context.ts';
 import type { AccountView } from '../../domain/accounts/accounts.ts';
 import { createApiKey, listApiKeys, revokeApiKey, type KeyListing } from '../../domain/access/keys.ts';
-import { requestSubscription, resendApproval, subscriptionOf, type SubscriptionView } from '../../domain/billing/subscriptions.ts';
+import {
+  requestSubscription,
+  resendApproval,
+  subscriptionOf,
+  type SubscriptionView,
+} from '../../domain/billing/subscriptions.ts';
 import { sendAddressConfirmation, type RegistrationDeps } from '../../domain/accounts/registration.ts';
 import type { Tier } from '../../domain/metering/tiers.ts';
 import { AppError } from '../../errors.ts';
@@ -14,7 +19,9 @@ import { readUsage, type Usage } from './usage.ts';
  * (the transports do that before calling).
  */
 
-export type TierOffer = Tier & { /** A payment provider is configured and has a plan for this tier. */ requestable: boolean };
+export type TierOffer = Tier & {
+  /** A payment provider is configured and has a plan for this tier. */ requestable: boolean;
+};
 export type Me = { email: string; emailVerified: boolean; workspace: string; tier: Tier };
 export type SubscriptionState = SubscriptionView & {
   /** Name of the configured payment provider; null when none is configured. */
@@ -27,12 +34,22 @@ export type WorkspaceUsage = Usage & { tier: Tier };
 const PREFIX = /^rk_[A-Za-z0-9]{8}$/; // the visible part of a key (key-format.ts)
 
 export function me(deps: WebDeps, account: AccountView): Me {
-  return { email: account.email, emailVerified: account.emailVerified, workspace: account.workspaceName, tier: deps.services.tiers.get(account.tier) };
+  return {
+    email: account.email,
+    emailVerified: account.emailVerified,
+    workspace: account.workspaceName,
+    tier: deps.services.tiers.get(account.tier),
+  };
 }
 
 /** What registration and address confirmation need, from the control plane's dependencies. */
 export function accountDeps(deps: WebDeps): RegistrationDeps {
-  return { prisma: deps.services.prisma, counters: deps.services.counters, mailer: deps.mailer, baseUrl: deps.config.baseUrl };
+  return {
+    prisma: deps.services.prisma,
+    counters: deps.services.counters,
+    mailer: deps.mailer,
+    baseUrl: deps.config.baseUrl,
+  };
 }
 
 /** E-mails a confirmation link to the account's unconfirmed address (rate_limited: once a minute). */
@@ -52,9 +69,23 @@ export async function findKey(deps: WebDeps, account: AccountView, prefix: strin
 }
 
 /** Creates a key; the secret is in this answer and nowhere else. invalid_request for a bad name. */
-export async function createKey(deps: WebDeps, account: AccountView, name: string): Promise<{ secret: string; key: KeyListing }> {
-  const created = await createApiKey(deps.services.prisma, deps.pepper, { workspace: account.workspaceName, name, accountId: account.id });
-  deps.log.audit('api key created', { via: 'control plane', accountId: account.id, workspaceId: account.workspaceId, prefix: created.prefix, name });
+export async function createKey(
+  deps: WebDeps,
+  account: AccountView,
+  name: string,
+): Promise<{ secret: string; key: KeyListing }> {
+  const created = await createApiKey(deps.services.prisma, deps.pepper, {
+    workspace: account.workspaceName,
+    name,
+    accountId: account.id,
+  });
+  deps.log.audit('api key created', {
+    via: 'control plane',
+    accountId: account.id,
+    workspaceId: account.workspaceId,
+    prefix: created.prefix,
+    name,
+  });
   const key = await findKey(deps, account, created.prefix);
   if (!key) throw new Error(`key ${created.prefix} vanished right after creation`);
   return { secret: created.secret, key };
@@ -67,11 +98,17 @@ export async function createKey(deps: WebDeps, account: AccountView, name: strin
  */
 export async function revokeKey(deps: WebDeps, account: AccountView, prefix: string): Promise<KeyListing> {
   if (!PREFIX.test(prefix)) throw new AppError('not_found', `No key with prefix ${prefix} in this workspace.`);
-  const listing = await revokeApiKey(deps.services.prisma, prefix, account.workspaceId)
-    .catch((e) => { throw isNotFound(e) ? new AppError('not_found', `No key with prefix ${prefix} in this workspace.`) : e; });
+  const listing = await revokeApiKey(deps.services.prisma, prefix, account.workspaceId).catch((e) => {
+    throw isNotFound(e) ? new AppError('not_found', `No key with prefix ${prefix} in this workspace.`) : e;
+  });
   deps.verifier.invalidate(prefix);
   await deps.announce?.(`key:${prefix}`).catch((e) => deps.log.warn('revocation announce failed', { err: e }));
-  deps.log.audit('api key revoked', { via: 'control plane', accountId: account.id, workspaceId: account.workspaceId, prefix });
+  deps.log.audit('api key revoked', {
+    via: 'control plane',
+    accountId: account.id,
+    workspaceId: account.workspaceId,
+    prefix,
+  });
   return listing;
 }
 
@@ -105,5 +142,8 @@ export async function resendApprovalMail(deps: WebDeps, account: AccountView): P
 /** Today's score and direct-report counts against the tier's limits, and 30 days of score calls in total and per key. */
 export async function usageOf(deps: WebDeps, account: AccountView, nowMs = Date.now()): Promise<WorkspaceUsage> {
   const tier = deps.services.tiers.get(account.tier);
-  return { tier, ...(await readUsage(deps.services.counters, account.workspaceId, tier, await listKeys(deps, account), nowMs)) };
+  return {
+    tier,
+    ...(await readUsage(deps.services.counters, account.workspaceId, tier, await listKeys(deps, account), nowMs)),
+  };
 }

@@ -406,6 +406,7 @@ export const ModelName = {
   ReportLink: 'ReportLink',
   Rating: 'Rating',
   IdempotencyRecord: 'IdempotencyRecord',
+  PepperFingerprint: 'PepperFingerprint',
   Feed: 'Feed',
   FeedEntry: 'FeedEntry',
   FeedSchedule: 'FeedSchedule',
@@ -443,7 +444,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "workspace" | "account" | "apiKey" | "apiKeyCountry" | "subject" | "report" | "reportLink" | "rating" | "idempotencyRecord" | "feed" | "feedEntry" | "feedSchedule" | "publication" | "publicationImagePart" | "publishedSummary" | "tier" | "webSession" | "emailVerification" | "subscriptionRequest" | "providerCancellation" | "providerEvent" | "mailOutbox" | "subjectMemory" | "overrideRule" | "overrideAudit" | "watch" | "watchReportCursor" | "webhookEndpoint" | "webhookEvent" | "webhookDelivery" | "webhookAttempt"
+    modelProps: "workspace" | "account" | "apiKey" | "apiKeyCountry" | "subject" | "report" | "reportLink" | "rating" | "idempotencyRecord" | "pepperFingerprint" | "feed" | "feedEntry" | "feedSchedule" | "publication" | "publicationImagePart" | "publishedSummary" | "tier" | "webSession" | "emailVerification" | "subscriptionRequest" | "providerCancellation" | "providerEvent" | "mailOutbox" | "subjectMemory" | "overrideRule" | "overrideAudit" | "watch" | "watchReportCursor" | "webhookEndpoint" | "webhookEvent" | "webhookDelivery" | "webhookAttempt"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -1110,6 +1111,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         count: {
           args: Prisma.IdempotencyRecordCountArgs<ExtArgs>
           result: runtime.Types.Utils.Optional<Prisma.IdempotencyRecordCountAggregateOutputType> | number
+        }
+      }
+    }
+    PepperFingerprint: {
+      payload: Prisma.$PepperFingerprintPayload<ExtArgs>
+      fields: Prisma.PepperFingerprintFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.PepperFingerprintFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PepperFingerprintPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.PepperFingerprintFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PepperFingerprintPayload>
+        }
+        findFirst: {
+          args: Prisma.PepperFingerprintFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PepperFingerprintPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.PepperFingerprintFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PepperFingerprintPayload>
+        }
+        findMany: {
+          args: Prisma.PepperFingerprintFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PepperFingerprintPayload>[]
+        }
+        create: {
+          args: Prisma.PepperFingerprintCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PepperFingerprintPayload>
+        }
+        createMany: {
+          args: Prisma.PepperFingerprintCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.PepperFingerprintCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PepperFingerprintPayload>[]
+        }
+        delete: {
+          args: Prisma.PepperFingerprintDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PepperFingerprintPayload>
+        }
+        update: {
+          args: Prisma.PepperFingerprintUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PepperFingerprintPayload>
+        }
+        deleteMany: {
+          args: Prisma.PepperFingerprintDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.PepperFingerprintUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.PepperFingerprintUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PepperFingerprintPayload>[]
+        }
+        upsert: {
+          args: Prisma.PepperFingerprintUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PepperFingerprintPayload>
+        }
+        aggregate: {
+          args: Prisma.PepperFingerprintAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregatePepperFingerprint>
+        }
+        groupBy: {
+          args: Prisma.PepperFingerprintGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PepperFingerprintGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.PepperFingerprintCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PepperFingerprintCountAggregateOutputType> | number
         }
       }
     }
@@ -2897,6 +2972,15 @@ export const IdempotencyRecordScalarFieldEnum = {
 export type IdempotencyRecordScalarFieldEnum = (typeof IdempotencyRecordScalarFieldEnum)[keyof typeof IdempotencyRecordScalarFieldEnum]
 
 
+export const PepperFingerprintScalarFieldEnum = {
+  id: 'id',
+  fingerprint: 'fingerprint',
+  createdAt: 'createdAt'
+} as const
+
+export type PepperFingerprintScalarFieldEnum = (typeof PepperFingerprintScalarFieldEnum)[keyof typeof PepperFingerprintScalarFieldEnum]
+
+
 export const FeedScalarFieldEnum = {
   id: 'id',
   name: 'name',
@@ -2980,7 +3064,8 @@ export const PublishedSummaryScalarFieldEnum = {
   counts: 'counts',
   reporters: 'reporters',
   firstSeen: 'firstSeen',
-  lastSeen: 'lastSeen'
+  lastSeen: 'lastSeen',
+  reported: 'reported'
 } as const
 
 export type PublishedSummaryScalarFieldEnum = (typeof PublishedSummaryScalarFieldEnum)[keyof typeof PublishedSummaryScalarFieldEnum]
@@ -3094,6 +3179,12 @@ export const SubjectMemoryScalarFieldEnum = {
   lastRating: 'lastRating',
   lastNote: 'lastNote',
   lastRatedAt: 'lastRatedAt',
+  ownBad: 'ownBad',
+  ownGood: 'ownGood',
+  ownBadAt: 'ownBadAt',
+  ownGoodAt: 'ownGoodAt',
+  ownFloorAt: 'ownFloorAt',
+  outcomes: 'outcomes',
   revision: 'revision',
   writtenXid: 'writtenXid'
 } as const
@@ -3548,6 +3639,7 @@ export type GlobalOmitConfig = {
   reportLink?: Prisma.ReportLinkOmit
   rating?: Prisma.RatingOmit
   idempotencyRecord?: Prisma.IdempotencyRecordOmit
+  pepperFingerprint?: Prisma.PepperFingerprintOmit
   feed?: Prisma.FeedOmit
   feedEntry?: Prisma.FeedEntryOmit
   feedSchedule?: Prisma.FeedScheduleOmit

@@ -60,6 +60,7 @@ export const ModelName = {
   ReportLink: 'ReportLink',
   Rating: 'Rating',
   IdempotencyRecord: 'IdempotencyRecord',
+  PepperFingerprint: 'PepperFingerprint',
   Feed: 'Feed',
   FeedEntry: 'FeedEntry',
   FeedSchedule: 'FeedSchedule',
@@ -217,6 +218,15 @@ export const IdempotencyRecordScalarFieldEnum = {
 export type IdempotencyRecordScalarFieldEnum = (typeof IdempotencyRecordScalarFieldEnum)[keyof typeof IdempotencyRecordScalarFieldEnum]
 
 
+export const PepperFingerprintScalarFieldEnum = {
+  id: 'id',
+  fingerprint: 'fingerprint',
+  createdAt: 'createdAt'
+} as const
+
+export type PepperFingerprintScalarFieldEnum = (typeof PepperFingerprintScalarFieldEnum)[keyof typeof PepperFingerprintScalarFieldEnum]
+
+
 export const FeedScalarFieldEnum = {
   id: 'id',
   name: 'name',
@@ -300,7 +310,8 @@ export const PublishedSummaryScalarFieldEnum = {
   counts: 'counts',
   reporters: 'reporters',
   firstSeen: 'firstSeen',
-  lastSeen: 'lastSeen'
+  lastSeen: 'lastSeen',
+  reported: 'reported'
 } as const
 
 export type PublishedSummaryScalarFieldEnum = (typeof PublishedSummaryScalarFieldEnum)[keyof typeof PublishedSummaryScalarFieldEnum]
@@ -414,6 +425,12 @@ export const SubjectMemoryScalarFieldEnum = {
   lastRating: 'lastRating',
   lastNote: 'lastNote',
   lastRatedAt: 'lastRatedAt',
+  ownBad: 'ownBad',
+  ownGood: 'ownGood',
+  ownBadAt: 'ownBadAt',
+  ownGoodAt: 'ownGoodAt',
+  ownFloorAt: 'ownFloorAt',
+  outcomes: 'outcomes',
   revision: 'revision',
   writtenXid: 'writtenXid'
 } as const

@@ -80,6 +80,7 @@ export type PublishedSummaryCountAggregateOutputType = {
   reporters: number
   firstSeen: number
   lastSeen: number
+  reported: number
   _all: number
 }
 
@@ -136,6 +137,7 @@ export type PublishedSummaryCountAggregateInputType = {
   reporters?: true
   firstSeen?: true
   lastSeen?: true
+  reported?: true
   _all?: true
 }
 
@@ -237,6 +239,7 @@ export type PublishedSummaryGroupByOutputType = {
   reporters: number
   firstSeen: Date | null
   lastSeen: Date | null
+  reported: runtime.JsonValue | null
   _count: PublishedSummaryCountAggregateOutputType | null
   _avg: PublishedSummaryAvgAggregateOutputType | null
   _sum: PublishedSummarySumAggregateOutputType | null
@@ -274,6 +277,7 @@ export type PublishedSummaryWhereInput = {
   reporters?: Prisma.IntFilter<"PublishedSummary"> | number
   firstSeen?: Prisma.DateTimeNullableFilter<"PublishedSummary"> | Date | string | null
   lastSeen?: Prisma.DateTimeNullableFilter<"PublishedSummary"> | Date | string | null
+  reported?: Prisma.JsonNullableFilter<"PublishedSummary">
   publication?: Prisma.XOR<Prisma.PublicationScalarRelationFilter, Prisma.PublicationWhereInput>
 }
 
@@ -289,6 +293,7 @@ export type PublishedSummaryOrderByWithRelationInput = {
   reporters?: Prisma.SortOrder
   firstSeen?: Prisma.SortOrderInput | Prisma.SortOrder
   lastSeen?: Prisma.SortOrderInput | Prisma.SortOrder
+  reported?: Prisma.SortOrderInput | Prisma.SortOrder
   publication?: Prisma.PublicationOrderByWithRelationInput
 }
 
@@ -308,6 +313,7 @@ export type PublishedSummaryWhereUniqueInput = Prisma.AtLeast<{
   reporters?: Prisma.IntFilter<"PublishedSummary"> | number
   firstSeen?: Prisma.DateTimeNullableFilter<"PublishedSummary"> | Date | string | null
   lastSeen?: Prisma.DateTimeNullableFilter<"PublishedSummary"> | Date | string | null
+  reported?: Prisma.JsonNullableFilter<"PublishedSummary">
   publication?: Prisma.XOR<Prisma.PublicationScalarRelationFilter, Prisma.PublicationWhereInput>
 }, "publicationId_workspaceId_code_key">
 
@@ -323,6 +329,7 @@ export type PublishedSummaryOrderByWithAggregationInput = {
   reporters?: Prisma.SortOrder
   firstSeen?: Prisma.SortOrderInput | Prisma.SortOrder
   lastSeen?: Prisma.SortOrderInput | Prisma.SortOrder
+  reported?: Prisma.SortOrderInput | Prisma.SortOrder
   _count?: Prisma.PublishedSummaryCountOrderByAggregateInput
   _avg?: Prisma.PublishedSummaryAvgOrderByAggregateInput
   _max?: Prisma.PublishedSummaryMaxOrderByAggregateInput
@@ -345,6 +352,7 @@ export type PublishedSummaryScalarWhereWithAggregatesInput = {
   reporters?: Prisma.IntWithAggregatesFilter<"PublishedSummary"> | number
   firstSeen?: Prisma.DateTimeNullableWithAggregatesFilter<"PublishedSummary"> | Date | string | null
   lastSeen?: Prisma.DateTimeNullableWithAggregatesFilter<"PublishedSummary"> | Date | string | null
+  reported?: Prisma.JsonNullableWithAggregatesFilter<"PublishedSummary">
 }
 
 export type PublishedSummaryCreateInput = {
@@ -358,6 +366,7 @@ export type PublishedSummaryCreateInput = {
   reporters: number
   firstSeen?: Date | string | null
   lastSeen?: Date | string | null
+  reported?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   publication: Prisma.PublicationCreateNestedOneWithoutSummariesInput
 }
 
@@ -373,6 +382,7 @@ export type PublishedSummaryUncheckedCreateInput = {
   reporters: number
   firstSeen?: Date | string | null
   lastSeen?: Date | string | null
+  reported?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type PublishedSummaryUpdateInput = {
@@ -386,6 +396,7 @@ export type PublishedSummaryUpdateInput = {
   reporters?: Prisma.IntFieldUpdateOperationsInput | number
   firstSeen?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   lastSeen?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reported?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   publication?: Prisma.PublicationUpdateOneRequiredWithoutSummariesNestedInput
 }
 
@@ -401,6 +412,7 @@ export type PublishedSummaryUncheckedUpdateInput = {
   reporters?: Prisma.IntFieldUpdateOperationsInput | number
   firstSeen?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   lastSeen?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reported?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type PublishedSummaryCreateManyInput = {
@@ -415,6 +427,7 @@ export type PublishedSummaryCreateManyInput = {
   reporters: number
   firstSeen?: Date | string | null
   lastSeen?: Date | string | null
+  reported?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type PublishedSummaryUpdateManyMutationInput = {
@@ -428,6 +441,7 @@ export type PublishedSummaryUpdateManyMutationInput = {
   reporters?: Prisma.IntFieldUpdateOperationsInput | number
   firstSeen?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   lastSeen?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reported?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type PublishedSummaryUncheckedUpdateManyInput = {
@@ -442,6 +456,7 @@ export type PublishedSummaryUncheckedUpdateManyInput = {
   reporters?: Prisma.IntFieldUpdateOperationsInput | number
   firstSeen?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   lastSeen?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reported?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type PublishedSummaryListRelationFilter = {
@@ -473,6 +488,7 @@ export type PublishedSummaryCountOrderByAggregateInput = {
   reporters?: Prisma.SortOrder
   firstSeen?: Prisma.SortOrder
   lastSeen?: Prisma.SortOrder
+  reported?: Prisma.SortOrder
 }
 
 export type PublishedSummaryAvgOrderByAggregateInput = {
@@ -568,6 +584,7 @@ export type PublishedSummaryCreateWithoutPublicationInput = {
   reporters: number
   firstSeen?: Date | string | null
   lastSeen?: Date | string | null
+  reported?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type PublishedSummaryUncheckedCreateWithoutPublicationInput = {
@@ -581,6 +598,7 @@ export type PublishedSummaryUncheckedCreateWithoutPublicationInput = {
   reporters: number
   firstSeen?: Date | string | null
   lastSeen?: Date | string | null
+  reported?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type PublishedSummaryCreateOrConnectWithoutPublicationInput = {
@@ -624,6 +642,7 @@ export type PublishedSummaryScalarWhereInput = {
   reporters?: Prisma.IntFilter<"PublishedSummary"> | number
   firstSeen?: Prisma.DateTimeNullableFilter<"PublishedSummary"> | Date | string | null
   lastSeen?: Prisma.DateTimeNullableFilter<"PublishedSummary"> | Date | string | null
+  reported?: Prisma.JsonNullableFilter<"PublishedSummary">
 }
 
 export type PublishedSummaryCreateManyPublicationInput = {
@@ -637,6 +656,7 @@ export type PublishedSummaryCreateManyPublicationInput = {
   reporters: number
   firstSeen?: Date | string | null
   lastSeen?: Date | string | null
+  reported?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type PublishedSummaryUpdateWithoutPublicationInput = {
@@ -650,6 +670,7 @@ export type PublishedSummaryUpdateWithoutPublicationInput = {
   reporters?: Prisma.IntFieldUpdateOperationsInput | number
   firstSeen?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   lastSeen?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reported?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type PublishedSummaryUncheckedUpdateWithoutPublicationInput = {
@@ -663,6 +684,7 @@ export type PublishedSummaryUncheckedUpdateWithoutPublicationInput = {
   reporters?: Prisma.IntFieldUpdateOperationsInput | number
   firstSeen?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   lastSeen?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reported?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type PublishedSummaryUncheckedUpdateManyWithoutPublicationInput = {
@@ -676,6 +698,7 @@ export type PublishedSummaryUncheckedUpdateManyWithoutPublicationInput = {
   reporters?: Prisma.IntFieldUpdateOperationsInput | number
   firstSeen?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   lastSeen?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reported?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 
@@ -692,6 +715,7 @@ export type PublishedSummarySelect<ExtArgs extends runtime.Types.Extensions.Inte
   reporters?: boolean
   firstSeen?: boolean
   lastSeen?: boolean
+  reported?: boolean
   publication?: boolean | Prisma.PublicationDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["publishedSummary"]>
 
@@ -707,6 +731,7 @@ export type PublishedSummarySelectCreateManyAndReturn<ExtArgs extends runtime.Ty
   reporters?: boolean
   firstSeen?: boolean
   lastSeen?: boolean
+  reported?: boolean
   publication?: boolean | Prisma.PublicationDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["publishedSummary"]>
 
@@ -722,6 +747,7 @@ export type PublishedSummarySelectUpdateManyAndReturn<ExtArgs extends runtime.Ty
   reporters?: boolean
   firstSeen?: boolean
   lastSeen?: boolean
+  reported?: boolean
   publication?: boolean | Prisma.PublicationDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["publishedSummary"]>
 
@@ -737,9 +763,10 @@ export type PublishedSummarySelectScalar = {
   reporters?: boolean
   firstSeen?: boolean
   lastSeen?: boolean
+  reported?: boolean
 }
 
-export type PublishedSummaryOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"publicationId" | "workspaceId" | "code" | "key" | "name" | "score" | "level" | "counts" | "reporters" | "firstSeen" | "lastSeen", ExtArgs["result"]["publishedSummary"]>
+export type PublishedSummaryOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"publicationId" | "workspaceId" | "code" | "key" | "name" | "score" | "level" | "counts" | "reporters" | "firstSeen" | "lastSeen" | "reported", ExtArgs["result"]["publishedSummary"]>
 export type PublishedSummaryInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   publication?: boolean | Prisma.PublicationDefaultArgs<ExtArgs>
 }
@@ -767,6 +794,11 @@ export type $PublishedSummaryPayload<ExtArgs extends runtime.Types.Extensions.In
     reporters: number
     firstSeen: Date | null
     lastSeen: Date | null
+    /**
+     * What was reported: [sources, outcomes, sharedOutcomes, [[feed, block], ...]] (scoring/evidence.ts,
+     * ReportedSummary); null in rows written before it was kept.
+     */
+    reported: runtime.JsonValue | null
   }, ExtArgs["result"]["publishedSummary"]>
   composites: {}
 }
@@ -1202,6 +1234,7 @@ export interface PublishedSummaryFieldRefs {
   readonly reporters: Prisma.FieldRef<"PublishedSummary", 'Int'>
   readonly firstSeen: Prisma.FieldRef<"PublishedSummary", 'DateTime'>
   readonly lastSeen: Prisma.FieldRef<"PublishedSummary", 'DateTime'>
+  readonly reported: Prisma.FieldRef<"PublishedSummary", 'Json'>
 }
     
 

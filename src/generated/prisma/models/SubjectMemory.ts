@@ -37,6 +37,9 @@ export type SubjectMemoryAvgAggregateOutputType = {
   reports: number | null
   lastRatingId: number | null
   lastRating: number | null
+  ownBad: number | null
+  ownGood: number | null
+  outcomes: number | null
   revision: number | null
   writtenXid: number | null
 }
@@ -49,6 +52,9 @@ export type SubjectMemorySumAggregateOutputType = {
   reports: number | null
   lastRatingId: number | null
   lastRating: number | null
+  ownBad: number | null
+  ownGood: number | null
+  outcomes: number[]
   revision: number | null
   writtenXid: bigint | null
 }
@@ -63,6 +69,11 @@ export type SubjectMemoryMinAggregateOutputType = {
   lastRating: number | null
   lastNote: string | null
   lastRatedAt: Date | null
+  ownBad: number | null
+  ownGood: number | null
+  ownBadAt: Date | null
+  ownGoodAt: Date | null
+  ownFloorAt: Date | null
   revision: number | null
   writtenXid: bigint | null
 }
@@ -77,6 +88,11 @@ export type SubjectMemoryMaxAggregateOutputType = {
   lastRating: number | null
   lastNote: string | null
   lastRatedAt: Date | null
+  ownBad: number | null
+  ownGood: number | null
+  ownBadAt: Date | null
+  ownGoodAt: Date | null
+  ownFloorAt: Date | null
   revision: number | null
   writtenXid: bigint | null
 }
@@ -91,6 +107,12 @@ export type SubjectMemoryCountAggregateOutputType = {
   lastRating: number
   lastNote: number
   lastRatedAt: number
+  ownBad: number
+  ownGood: number
+  ownBadAt: number
+  ownGoodAt: number
+  ownFloorAt: number
+  outcomes: number
   revision: number
   writtenXid: number
   _all: number
@@ -105,6 +127,9 @@ export type SubjectMemoryAvgAggregateInputType = {
   reports?: true
   lastRatingId?: true
   lastRating?: true
+  ownBad?: true
+  ownGood?: true
+  outcomes?: true
   revision?: true
   writtenXid?: true
 }
@@ -117,6 +142,9 @@ export type SubjectMemorySumAggregateInputType = {
   reports?: true
   lastRatingId?: true
   lastRating?: true
+  ownBad?: true
+  ownGood?: true
+  outcomes?: true
   revision?: true
   writtenXid?: true
 }
@@ -131,6 +159,11 @@ export type SubjectMemoryMinAggregateInputType = {
   lastRating?: true
   lastNote?: true
   lastRatedAt?: true
+  ownBad?: true
+  ownGood?: true
+  ownBadAt?: true
+  ownGoodAt?: true
+  ownFloorAt?: true
   revision?: true
   writtenXid?: true
 }
@@ -145,6 +178,11 @@ export type SubjectMemoryMaxAggregateInputType = {
   lastRating?: true
   lastNote?: true
   lastRatedAt?: true
+  ownBad?: true
+  ownGood?: true
+  ownBadAt?: true
+  ownGoodAt?: true
+  ownFloorAt?: true
   revision?: true
   writtenXid?: true
 }
@@ -159,6 +197,12 @@ export type SubjectMemoryCountAggregateInputType = {
   lastRating?: true
   lastNote?: true
   lastRatedAt?: true
+  ownBad?: true
+  ownGood?: true
+  ownBadAt?: true
+  ownGoodAt?: true
+  ownFloorAt?: true
+  outcomes?: true
   revision?: true
   writtenXid?: true
   _all?: true
@@ -260,6 +304,12 @@ export type SubjectMemoryGroupByOutputType = {
   lastRating: number | null
   lastNote: string | null
   lastRatedAt: Date | null
+  ownBad: number
+  ownGood: number
+  ownBadAt: Date | null
+  ownGoodAt: Date | null
+  ownFloorAt: Date | null
+  outcomes: number[]
   revision: number
   writtenXid: bigint
   _count: SubjectMemoryCountAggregateOutputType | null
@@ -297,6 +347,12 @@ export type SubjectMemoryWhereInput = {
   lastRating?: Prisma.IntNullableFilter<"SubjectMemory"> | number | null
   lastNote?: Prisma.StringNullableFilter<"SubjectMemory"> | string | null
   lastRatedAt?: Prisma.DateTimeNullableFilter<"SubjectMemory"> | Date | string | null
+  ownBad?: Prisma.FloatFilter<"SubjectMemory"> | number
+  ownGood?: Prisma.FloatFilter<"SubjectMemory"> | number
+  ownBadAt?: Prisma.DateTimeNullableFilter<"SubjectMemory"> | Date | string | null
+  ownGoodAt?: Prisma.DateTimeNullableFilter<"SubjectMemory"> | Date | string | null
+  ownFloorAt?: Prisma.DateTimeNullableFilter<"SubjectMemory"> | Date | string | null
+  outcomes?: Prisma.IntNullableListFilter<"SubjectMemory">
   revision?: Prisma.IntFilter<"SubjectMemory"> | number
   writtenXid?: Prisma.BigIntFilter<"SubjectMemory"> | bigint | number
   subject?: Prisma.XOR<Prisma.SubjectScalarRelationFilter, Prisma.SubjectWhereInput>
@@ -312,6 +368,12 @@ export type SubjectMemoryOrderByWithRelationInput = {
   lastRating?: Prisma.SortOrderInput | Prisma.SortOrder
   lastNote?: Prisma.SortOrderInput | Prisma.SortOrder
   lastRatedAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  ownBad?: Prisma.SortOrder
+  ownGood?: Prisma.SortOrder
+  ownBadAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  ownGoodAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  ownFloorAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  outcomes?: Prisma.SortOrder
   revision?: Prisma.SortOrder
   writtenXid?: Prisma.SortOrder
   subject?: Prisma.SubjectOrderByWithRelationInput
@@ -330,6 +392,12 @@ export type SubjectMemoryWhereUniqueInput = Prisma.AtLeast<{
   lastRating?: Prisma.IntNullableFilter<"SubjectMemory"> | number | null
   lastNote?: Prisma.StringNullableFilter<"SubjectMemory"> | string | null
   lastRatedAt?: Prisma.DateTimeNullableFilter<"SubjectMemory"> | Date | string | null
+  ownBad?: Prisma.FloatFilter<"SubjectMemory"> | number
+  ownGood?: Prisma.FloatFilter<"SubjectMemory"> | number
+  ownBadAt?: Prisma.DateTimeNullableFilter<"SubjectMemory"> | Date | string | null
+  ownGoodAt?: Prisma.DateTimeNullableFilter<"SubjectMemory"> | Date | string | null
+  ownFloorAt?: Prisma.DateTimeNullableFilter<"SubjectMemory"> | Date | string | null
+  outcomes?: Prisma.IntNullableListFilter<"SubjectMemory">
   revision?: Prisma.IntFilter<"SubjectMemory"> | number
   writtenXid?: Prisma.BigIntFilter<"SubjectMemory"> | bigint | number
   subject?: Prisma.XOR<Prisma.SubjectScalarRelationFilter, Prisma.SubjectWhereInput>
@@ -345,6 +413,12 @@ export type SubjectMemoryOrderByWithAggregationInput = {
   lastRating?: Prisma.SortOrderInput | Prisma.SortOrder
   lastNote?: Prisma.SortOrderInput | Prisma.SortOrder
   lastRatedAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  ownBad?: Prisma.SortOrder
+  ownGood?: Prisma.SortOrder
+  ownBadAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  ownGoodAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  ownFloorAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  outcomes?: Prisma.SortOrder
   revision?: Prisma.SortOrder
   writtenXid?: Prisma.SortOrder
   _count?: Prisma.SubjectMemoryCountOrderByAggregateInput
@@ -367,6 +441,12 @@ export type SubjectMemoryScalarWhereWithAggregatesInput = {
   lastRating?: Prisma.IntNullableWithAggregatesFilter<"SubjectMemory"> | number | null
   lastNote?: Prisma.StringNullableWithAggregatesFilter<"SubjectMemory"> | string | null
   lastRatedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"SubjectMemory"> | Date | string | null
+  ownBad?: Prisma.FloatWithAggregatesFilter<"SubjectMemory"> | number
+  ownGood?: Prisma.FloatWithAggregatesFilter<"SubjectMemory"> | number
+  ownBadAt?: Prisma.DateTimeNullableWithAggregatesFilter<"SubjectMemory"> | Date | string | null
+  ownGoodAt?: Prisma.DateTimeNullableWithAggregatesFilter<"SubjectMemory"> | Date | string | null
+  ownFloorAt?: Prisma.DateTimeNullableWithAggregatesFilter<"SubjectMemory"> | Date | string | null
+  outcomes?: Prisma.IntNullableListFilter<"SubjectMemory">
   revision?: Prisma.IntWithAggregatesFilter<"SubjectMemory"> | number
   writtenXid?: Prisma.BigIntWithAggregatesFilter<"SubjectMemory"> | bigint | number
 }
@@ -380,6 +460,12 @@ export type SubjectMemoryCreateInput = {
   lastRating?: number | null
   lastNote?: string | null
   lastRatedAt?: Date | string | null
+  ownBad?: number
+  ownGood?: number
+  ownBadAt?: Date | string | null
+  ownGoodAt?: Date | string | null
+  ownFloorAt?: Date | string | null
+  outcomes?: Prisma.SubjectMemoryCreateoutcomesInput | number[]
   revision?: number
   writtenXid: bigint | number
   subject: Prisma.SubjectCreateNestedOneWithoutMemoryInput
@@ -395,6 +481,12 @@ export type SubjectMemoryUncheckedCreateInput = {
   lastRating?: number | null
   lastNote?: string | null
   lastRatedAt?: Date | string | null
+  ownBad?: number
+  ownGood?: number
+  ownBadAt?: Date | string | null
+  ownGoodAt?: Date | string | null
+  ownFloorAt?: Date | string | null
+  outcomes?: Prisma.SubjectMemoryCreateoutcomesInput | number[]
   revision?: number
   writtenXid: bigint | number
 }
@@ -408,6 +500,12 @@ export type SubjectMemoryUpdateInput = {
   lastRating?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   lastNote?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   lastRatedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  ownBad?: Prisma.FloatFieldUpdateOperationsInput | number
+  ownGood?: Prisma.FloatFieldUpdateOperationsInput | number
+  ownBadAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  ownGoodAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  ownFloorAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  outcomes?: Prisma.SubjectMemoryUpdateoutcomesInput | number[]
   revision?: Prisma.IntFieldUpdateOperationsInput | number
   writtenXid?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   subject?: Prisma.SubjectUpdateOneRequiredWithoutMemoryNestedInput
@@ -423,6 +521,12 @@ export type SubjectMemoryUncheckedUpdateInput = {
   lastRating?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   lastNote?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   lastRatedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  ownBad?: Prisma.FloatFieldUpdateOperationsInput | number
+  ownGood?: Prisma.FloatFieldUpdateOperationsInput | number
+  ownBadAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  ownGoodAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  ownFloorAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  outcomes?: Prisma.SubjectMemoryUpdateoutcomesInput | number[]
   revision?: Prisma.IntFieldUpdateOperationsInput | number
   writtenXid?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
 }
@@ -437,6 +541,12 @@ export type SubjectMemoryCreateManyInput = {
   lastRating?: number | null
   lastNote?: string | null
   lastRatedAt?: Date | string | null
+  ownBad?: number
+  ownGood?: number
+  ownBadAt?: Date | string | null
+  ownGoodAt?: Date | string | null
+  ownFloorAt?: Date | string | null
+  outcomes?: Prisma.SubjectMemoryCreateoutcomesInput | number[]
   revision?: number
   writtenXid: bigint | number
 }
@@ -450,6 +560,12 @@ export type SubjectMemoryUpdateManyMutationInput = {
   lastRating?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   lastNote?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   lastRatedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  ownBad?: Prisma.FloatFieldUpdateOperationsInput | number
+  ownGood?: Prisma.FloatFieldUpdateOperationsInput | number
+  ownBadAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  ownGoodAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  ownFloorAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  outcomes?: Prisma.SubjectMemoryUpdateoutcomesInput | number[]
   revision?: Prisma.IntFieldUpdateOperationsInput | number
   writtenXid?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
 }
@@ -464,6 +580,12 @@ export type SubjectMemoryUncheckedUpdateManyInput = {
   lastRating?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   lastNote?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   lastRatedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  ownBad?: Prisma.FloatFieldUpdateOperationsInput | number
+  ownGood?: Prisma.FloatFieldUpdateOperationsInput | number
+  ownBadAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  ownGoodAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  ownFloorAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  outcomes?: Prisma.SubjectMemoryUpdateoutcomesInput | number[]
   revision?: Prisma.IntFieldUpdateOperationsInput | number
   writtenXid?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
 }
@@ -471,6 +593,14 @@ export type SubjectMemoryUncheckedUpdateManyInput = {
 export type SubjectMemoryNullableScalarRelationFilter = {
   is?: Prisma.SubjectMemoryWhereInput | null
   isNot?: Prisma.SubjectMemoryWhereInput | null
+}
+
+export type IntNullableListFilter<$PrismaModel = never> = {
+  equals?: number[] | Prisma.ListIntFieldRefInput<$PrismaModel> | null
+  has?: number | Prisma.IntFieldRefInput<$PrismaModel> | null
+  hasEvery?: number[] | Prisma.ListIntFieldRefInput<$PrismaModel>
+  hasSome?: number[] | Prisma.ListIntFieldRefInput<$PrismaModel>
+  isEmpty?: boolean
 }
 
 export type SubjectMemoryCountOrderByAggregateInput = {
@@ -483,6 +613,12 @@ export type SubjectMemoryCountOrderByAggregateInput = {
   lastRating?: Prisma.SortOrder
   lastNote?: Prisma.SortOrder
   lastRatedAt?: Prisma.SortOrder
+  ownBad?: Prisma.SortOrder
+  ownGood?: Prisma.SortOrder
+  ownBadAt?: Prisma.SortOrder
+  ownGoodAt?: Prisma.SortOrder
+  ownFloorAt?: Prisma.SortOrder
+  outcomes?: Prisma.SortOrder
   revision?: Prisma.SortOrder
   writtenXid?: Prisma.SortOrder
 }
@@ -495,6 +631,9 @@ export type SubjectMemoryAvgOrderByAggregateInput = {
   reports?: Prisma.SortOrder
   lastRatingId?: Prisma.SortOrder
   lastRating?: Prisma.SortOrder
+  ownBad?: Prisma.SortOrder
+  ownGood?: Prisma.SortOrder
+  outcomes?: Prisma.SortOrder
   revision?: Prisma.SortOrder
   writtenXid?: Prisma.SortOrder
 }
@@ -509,6 +648,11 @@ export type SubjectMemoryMaxOrderByAggregateInput = {
   lastRating?: Prisma.SortOrder
   lastNote?: Prisma.SortOrder
   lastRatedAt?: Prisma.SortOrder
+  ownBad?: Prisma.SortOrder
+  ownGood?: Prisma.SortOrder
+  ownBadAt?: Prisma.SortOrder
+  ownGoodAt?: Prisma.SortOrder
+  ownFloorAt?: Prisma.SortOrder
   revision?: Prisma.SortOrder
   writtenXid?: Prisma.SortOrder
 }
@@ -523,6 +667,11 @@ export type SubjectMemoryMinOrderByAggregateInput = {
   lastRating?: Prisma.SortOrder
   lastNote?: Prisma.SortOrder
   lastRatedAt?: Prisma.SortOrder
+  ownBad?: Prisma.SortOrder
+  ownGood?: Prisma.SortOrder
+  ownBadAt?: Prisma.SortOrder
+  ownGoodAt?: Prisma.SortOrder
+  ownFloorAt?: Prisma.SortOrder
   revision?: Prisma.SortOrder
   writtenXid?: Prisma.SortOrder
 }
@@ -535,6 +684,9 @@ export type SubjectMemorySumOrderByAggregateInput = {
   reports?: Prisma.SortOrder
   lastRatingId?: Prisma.SortOrder
   lastRating?: Prisma.SortOrder
+  ownBad?: Prisma.SortOrder
+  ownGood?: Prisma.SortOrder
+  outcomes?: Prisma.SortOrder
   revision?: Prisma.SortOrder
   writtenXid?: Prisma.SortOrder
 }
@@ -571,6 +723,15 @@ export type SubjectMemoryUncheckedUpdateOneWithoutSubjectNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.SubjectMemoryUpdateToOneWithWhereWithoutSubjectInput, Prisma.SubjectMemoryUpdateWithoutSubjectInput>, Prisma.SubjectMemoryUncheckedUpdateWithoutSubjectInput>
 }
 
+export type SubjectMemoryCreateoutcomesInput = {
+  set: number[]
+}
+
+export type SubjectMemoryUpdateoutcomesInput = {
+  set?: number[]
+  push?: number | number[]
+}
+
 export type BigIntFieldUpdateOperationsInput = {
   set?: bigint | number
   increment?: bigint | number
@@ -588,6 +749,12 @@ export type SubjectMemoryCreateWithoutSubjectInput = {
   lastRating?: number | null
   lastNote?: string | null
   lastRatedAt?: Date | string | null
+  ownBad?: number
+  ownGood?: number
+  ownBadAt?: Date | string | null
+  ownGoodAt?: Date | string | null
+  ownFloorAt?: Date | string | null
+  outcomes?: Prisma.SubjectMemoryCreateoutcomesInput | number[]
   revision?: number
   writtenXid: bigint | number
 }
@@ -601,6 +768,12 @@ export type SubjectMemoryUncheckedCreateWithoutSubjectInput = {
   lastRating?: number | null
   lastNote?: string | null
   lastRatedAt?: Date | string | null
+  ownBad?: number
+  ownGood?: number
+  ownBadAt?: Date | string | null
+  ownGoodAt?: Date | string | null
+  ownFloorAt?: Date | string | null
+  outcomes?: Prisma.SubjectMemoryCreateoutcomesInput | number[]
   revision?: number
   writtenXid: bigint | number
 }
@@ -630,6 +803,12 @@ export type SubjectMemoryUpdateWithoutSubjectInput = {
   lastRating?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   lastNote?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   lastRatedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  ownBad?: Prisma.FloatFieldUpdateOperationsInput | number
+  ownGood?: Prisma.FloatFieldUpdateOperationsInput | number
+  ownBadAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  ownGoodAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  ownFloorAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  outcomes?: Prisma.SubjectMemoryUpdateoutcomesInput | number[]
   revision?: Prisma.IntFieldUpdateOperationsInput | number
   writtenXid?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
 }
@@ -643,6 +822,12 @@ export type SubjectMemoryUncheckedUpdateWithoutSubjectInput = {
   lastRating?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   lastNote?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   lastRatedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  ownBad?: Prisma.FloatFieldUpdateOperationsInput | number
+  ownGood?: Prisma.FloatFieldUpdateOperationsInput | number
+  ownBadAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  ownGoodAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  ownFloorAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  outcomes?: Prisma.SubjectMemoryUpdateoutcomesInput | number[]
   revision?: Prisma.IntFieldUpdateOperationsInput | number
   writtenXid?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
 }
@@ -659,6 +844,12 @@ export type SubjectMemorySelect<ExtArgs extends runtime.Types.Extensions.Interna
   lastRating?: boolean
   lastNote?: boolean
   lastRatedAt?: boolean
+  ownBad?: boolean
+  ownGood?: boolean
+  ownBadAt?: boolean
+  ownGoodAt?: boolean
+  ownFloorAt?: boolean
+  outcomes?: boolean
   revision?: boolean
   writtenXid?: boolean
   subject?: boolean | Prisma.SubjectDefaultArgs<ExtArgs>
@@ -674,6 +865,12 @@ export type SubjectMemorySelectCreateManyAndReturn<ExtArgs extends runtime.Types
   lastRating?: boolean
   lastNote?: boolean
   lastRatedAt?: boolean
+  ownBad?: boolean
+  ownGood?: boolean
+  ownBadAt?: boolean
+  ownGoodAt?: boolean
+  ownFloorAt?: boolean
+  outcomes?: boolean
   revision?: boolean
   writtenXid?: boolean
   subject?: boolean | Prisma.SubjectDefaultArgs<ExtArgs>
@@ -689,6 +886,12 @@ export type SubjectMemorySelectUpdateManyAndReturn<ExtArgs extends runtime.Types
   lastRating?: boolean
   lastNote?: boolean
   lastRatedAt?: boolean
+  ownBad?: boolean
+  ownGood?: boolean
+  ownBadAt?: boolean
+  ownGoodAt?: boolean
+  ownFloorAt?: boolean
+  outcomes?: boolean
   revision?: boolean
   writtenXid?: boolean
   subject?: boolean | Prisma.SubjectDefaultArgs<ExtArgs>
@@ -704,11 +907,17 @@ export type SubjectMemorySelectScalar = {
   lastRating?: boolean
   lastNote?: boolean
   lastRatedAt?: boolean
+  ownBad?: boolean
+  ownGood?: boolean
+  ownBadAt?: boolean
+  ownGoodAt?: boolean
+  ownFloorAt?: boolean
+  outcomes?: boolean
   revision?: boolean
   writtenXid?: boolean
 }
 
-export type SubjectMemoryOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"subjectId" | "good" | "neutral" | "bad" | "reports" | "lastRatingId" | "lastRating" | "lastNote" | "lastRatedAt" | "revision" | "writtenXid", ExtArgs["result"]["subjectMemory"]>
+export type SubjectMemoryOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"subjectId" | "good" | "neutral" | "bad" | "reports" | "lastRatingId" | "lastRating" | "lastNote" | "lastRatedAt" | "ownBad" | "ownGood" | "ownBadAt" | "ownGoodAt" | "ownFloorAt" | "outcomes" | "revision" | "writtenXid", ExtArgs["result"]["subjectMemory"]>
 export type SubjectMemoryInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   subject?: boolean | Prisma.SubjectDefaultArgs<ExtArgs>
 }
@@ -743,6 +952,23 @@ export type $SubjectMemoryPayload<ExtArgs extends runtime.Types.Extensions.Inter
     lastRating: number | null
     lastNote: string | null
     lastRatedAt: Date | null
+    /**
+     * The workspace's own verdict on the subject, as sums writes only add to (scoring/own-verdict.ts): bad and
+     * benign weight, each item's weight times 2^((t - 2026-01-01) / 30 days), and each side's newest item.
+     */
+    ownBad: number
+    ownGood: number
+    ownBadAt: Date | null
+    ownGoodAt: Date | null
+    /**
+     * The newest fraud_confirmed report of high or critical severity naming the subject.
+     */
+    ownFloorAt: Date | null
+    /**
+     * Reports naming the subject by outcome code, in the order of the outcome vocabulary (scoring/weights.ts,
+     * OUTCOME_CODES): what the workspace reported, live, in its score's `outcomes`.
+     */
+    outcomes: number[]
     /**
      * +1 on every change: a copy keeps a row only when it is newer than the one it holds.
      */
@@ -1185,6 +1411,12 @@ export interface SubjectMemoryFieldRefs {
   readonly lastRating: Prisma.FieldRef<"SubjectMemory", 'Int'>
   readonly lastNote: Prisma.FieldRef<"SubjectMemory", 'String'>
   readonly lastRatedAt: Prisma.FieldRef<"SubjectMemory", 'DateTime'>
+  readonly ownBad: Prisma.FieldRef<"SubjectMemory", 'Float'>
+  readonly ownGood: Prisma.FieldRef<"SubjectMemory", 'Float'>
+  readonly ownBadAt: Prisma.FieldRef<"SubjectMemory", 'DateTime'>
+  readonly ownGoodAt: Prisma.FieldRef<"SubjectMemory", 'DateTime'>
+  readonly ownFloorAt: Prisma.FieldRef<"SubjectMemory", 'DateTime'>
+  readonly outcomes: Prisma.FieldRef<"SubjectMemory", 'Int[]'>
   readonly revision: Prisma.FieldRef<"SubjectMemory", 'Int'>
   readonly writtenXid: Prisma.FieldRef<"SubjectMemory", 'BigInt'>
 }

@@ -1,7 +1,13 @@
 import { builder } from '../builder.ts';
-import { viewerOf, workspaceDbOf, type RequestContext } from '../../http/request-context.ts';
+import { viewerOf, workOf, workspaceDbOf, type RequestContext } from '../../http/request-context.ts';
 import { AppError } from '../../../errors.ts';
-import { MAX_WINDOW_DAYS, reportCountsByOutcome, topSubjects, type OutcomeDay, type SubjectCount } from '../../../domain/analyst/aggregates.ts';
+import {
+  MAX_WINDOW_DAYS,
+  reportCountsByOutcome,
+  topSubjects,
+  type OutcomeDay,
+  type SubjectCount,
+} from '../../../domain/analyst/aggregates.ts';
 import { EntityIpIndex, IPS_INDEX_LIMIT } from '../../../domain/analyst/entity-ips.ts';
 import { DimensionEntityRef, EntityView } from './network.ts';
 import { loadersOf } from '../loaders.ts';
@@ -16,7 +22,11 @@ const OutcomeDayRef = builder.objectRef<OutcomeDay>('OutcomeDayCount').implement
   description: 'Number of reports with one outcome code stored on one UTC day.',
   fields: (t) => ({
     day: t.exposeString('day', { description: 'UTC day, YYYY-MM-DD.' }),
-    outcomeCode: t.field({ type: OutcomeCodeEnum, description: 'Outcome code.', resolve: (d) => d.outcomeCode as OutcomeCode }),
+    outcomeCode: t.field({
+      type: OutcomeCodeEnum,
+      description: 'Outcome code.',
+      resolve: (d) => d.outcomeCode as OutcomeCode,
+    }),
     count: t.exposeInt('count', { description: 'Reports stored that day with that outcome.' }),
   }),
 });
@@ -45,11 +55,14 @@ builder.queryField('reportCountsByOutcome', (t) =>
     resolve: (_root, { from, to }, ctx) => {
       const workspaceId = viewerOf(ctx).workspaceId;
       if (from >= to || to.getTime() - from.getTime() > MAX_WINDOW_DAYS * DAY_MS) {
-        throw new AppError('invalid_request', `from must be before to, at most ${MAX_WINDOW_DAYS} days apart.`, [{ field: 'to', message: 'window out of range' }]);
+        throw new AppError('invalid_request', `from must be before to, at most ${MAX_WINDOW_DAYS} days apart.`, [
+          { field: 'to', message: 'window out of range' },
+        ]);
       }
       return reportCountsByOutcome(ctx.prisma, workspaceId, from, to);
     },
-  }));
+  }),
+);
 
 builder.queryField('topSubjects', (t) =>
   t.field({
@@ -63,24 +76,33 @@ builder.queryField('topSubjects', (t) =>
     resolve: (_root, { limit, kind }, ctx) => {
       const workspaceId = viewerOf(ctx).workspaceId;
       const n = limit ?? 10;
-      if (!Number.isInteger(n) || n < 1 || n > 100) throw new AppError('invalid_request', 'limit must be 1-100.', [{ field: 'limit', message: 'must be 1-100' }]);
-      return topSubjects(ctx.prisma, workspaceId, n, kind ?? null);
+      if (!Number.isInteger(n) || n < 1 || n > 100)
+        throw new AppError('invalid_request', 'limit must be 1-100.', [{ field: 'limit', message: 'must be 1-100' }]);
+      return topSubjects(ctx.prisma, workspaceId, n, kind ?? null, workOf(ctx));
     },
-  }));
+  }),
+);
 
 /** `ips` on both views of a dimension entity, so a walk can go IP → entity → the entity's other IPs. */
 for (const ref of [EntityView, DimensionEntityRef] as const) {
   builder.objectField(ref as typeof EntityView, 'ips', (t) =>
-    t.prismaConnection({
-      type: 'Subject',
-      cursor: 'id',
-      description: `The calling workspace's IP address subjects with evidence (a report, mention or rating) that resolve into this entity, oldest first (of the workspace's first ${IPS_INDEX_LIMIT.toLocaleString('en-US')} IP subjects).`,
-      totalCount: async (entity, _args, ctx) => (await entityIps(ctx, entity)).length,
-      resolve: async (query, entity, _args, ctx) => {
-        const ids = pageWindow(await entityIps(ctx, entity), query);
-        return ids.length === 0 ? [] : workspaceDbOf(ctx).subject.findMany({ ...query, where: { id: { in: ids } }, orderBy: { id: 'asc' } });
+    t.prismaConnection(
+      {
+        type: 'Subject',
+        cursor: 'id',
+        description: `The calling workspace's IP address subjects with evidence (a report, mention or rating) that resolve into this entity, oldest first (of the workspace's first ${IPS_INDEX_LIMIT.toLocaleString('en-US')} IP subjects).`,
+        totalCount: async (entity, _args, ctx) => (await entityIps(ctx, entity)).length,
+        resolve: async (query, entity, _args, ctx) => {
+          const ids = pageWindow(await entityIps(ctx, entity), query);
+          return ids.length === 0
+            ? []
+            : workspaceDbOf(ctx).subject.findMany({ ...query, where: { id: { in: ids } }, orderBy: { id: 'asc' } });
+        },
       },
-    }, { description: 'A page of IP address subjects.' }, { description: 'An IP address subject with its cursor.' }));
+      { description: 'A page of IP address subjects.' },
+      { description: 'An IP address subject with its cursor.' },
+    ),
+  );
 }
 
 /** One index per service set (one per process): see EntityIpIndex. */
@@ -104,7 +126,10 @@ function entityIps(ctx: RequestContext, entity: { code: DimensionCode; key: stri
  * reads of `ids`: the page then asks the database for those rows only, not for every id of the entity,
  * and gets the same page as over the whole list.
  */
-function pageWindow(ids: readonly number[], page: { take?: number; skip?: number; cursor?: { id?: number } | undefined }): number[] {
+function pageWindow(
+  ids: readonly number[],
+  page: { take?: number; skip?: number; cursor?: { id?: number } | undefined },
+): number[] {
   const take = page.take ?? ids.length;
   const span = (page.skip ?? 0) + Math.abs(take);
   const at = (id: number, inclusive: boolean) => {

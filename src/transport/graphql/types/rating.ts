@@ -12,7 +12,10 @@ builder.prismaNode('Rating', {
   fields: (t) => ({
     databaseId: t.exposeInt('id', { description: 'Rating id.' }),
     rating: t.exposeInt('rating', { description: '1 good, 0 neutral, -1 bad.' }),
-    note: t.exposeString('note', { description: 'Free-text comment, empty when none.', extensions: { cost: textCost(LIMITS.note) } }),
+    note: t.exposeString('note', {
+      description: 'Free-text comment, empty when none.',
+      extensions: { cost: textCost(LIMITS.note) },
+    }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was stored.' }),
     subject: t.relation('subject', { description: 'The rated IP address subject.' }),
     ip: t.string({
@@ -24,19 +27,29 @@ builder.prismaNode('Rating', {
 });
 
 builder.queryField('ratingsOfIp', (t) =>
-  t.prismaConnection({
-    type: 'Rating',
-    cursor: 'id',
-    description: 'Ratings of one IP address by the calling workspace over time, newest first.',
-    args: {
-      ip: t.arg.string({ required: true, description: 'IPv4 or IPv6 address (canonicalised like on write).' }),
-      from: t.arg({ type: 'DateTime', description: 'Stored at or after this instant.' }),
-      to: t.arg({ type: 'DateTime', description: 'Stored before this instant.' }),
+  t.prismaConnection(
+    {
+      type: 'Rating',
+      cursor: 'id',
+      description: 'Ratings of one IP address by the calling workspace over time, newest first.',
+      args: {
+        ip: t.arg.string({ required: true, description: 'IPv4 or IPv6 address (canonicalised like on write).' }),
+        from: t.arg({ type: 'DateTime', description: 'Stored at or after this instant.' }),
+        to: t.arg({ type: 'DateTime', description: 'Stored before this instant.' }),
+      },
+      totalCount: (_root, args, ctx) =>
+        workspaceDbOf(ctx).rating.count({ where: ratingsWhere(args, viewerOf(ctx).workspaceId) }),
+      resolve: (query, _root, args, ctx) =>
+        workspaceDbOf(ctx).rating.findMany({
+          ...query,
+          where: ratingsWhere(args, viewerOf(ctx).workspaceId),
+          orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+        }),
     },
-    totalCount: (_root, args, ctx) => workspaceDbOf(ctx).rating.count({ where: ratingsWhere(args, viewerOf(ctx).workspaceId) }),
-    resolve: (query, _root, args, ctx) =>
-      workspaceDbOf(ctx).rating.findMany({ ...query, where: ratingsWhere(args, viewerOf(ctx).workspaceId), orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] }),
-  }, { description: 'A page of ratings.' }, { description: 'A rating with its cursor.' }));
+    { description: 'A page of ratings.' },
+    { description: 'A rating with its cursor.' },
+  ),
+);
 
 /**
  * The subject is matched with its workspace too: a rating's subject is always of the rating's
@@ -46,7 +59,11 @@ builder.queryField('ratingsOfIp', (t) =>
  */
 function ratingsWhere(args: { ip: string; from?: Date | null; to?: Date | null }, workspaceId: number) {
   const ip = requireIp(args.ip, 'ip');
-  if (args.from && args.to && args.from >= args.to) throw new AppError('invalid_request', 'from must be before to.', [{ field: 'to', message: 'must be after from' }]);
+  if (args.from && args.to && args.from >= args.to)
+    throw new AppError('invalid_request', 'from must be before to.', [{ field: 'to', message: 'must be after from' }]);
   const createdAt = { ...(args.from ? { gte: args.from } : {}), ...(args.to ? { lt: args.to } : {}) };
-  return { subject: { is: { workspaceId, kind: 'ipaddress', key: ip } }, ...(args.from || args.to ? { createdAt } : {}) };
+  return {
+    subject: { is: { workspaceId, kind: 'ipaddress', key: ip } },
+    ...(args.from || args.to ? { createdAt } : {}),
+  };
 }

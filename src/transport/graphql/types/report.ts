@@ -3,8 +3,23 @@ import { workspaceDbOf } from '../../http/request-context.ts';
 import { REPORT_ORDER, parseReportFilter, reportWhere } from '../../../domain/analyst/report-filter.ts';
 import { LIMITS } from '../../../domain/memory/schemas.ts';
 import { listLimit, textCost, type ListSize } from '../cost.ts';
-import type { EventType, OutcomeCode, Role, Severity, SharePolicy, Visibility } from '../../../domain/memory/vocabulary.ts';
-import { EventTypeEnum, OutcomeCodeEnum, SeverityEnum, SharePolicyEnum, SubjectKindEnum, SubjectRoleEnum, VisibilityEnum } from './vocabularies.ts';
+import type {
+  EventType,
+  OutcomeCode,
+  Role,
+  Severity,
+  SharePolicy,
+  Visibility,
+} from '../../../domain/memory/vocabulary.ts';
+import {
+  EventTypeEnum,
+  OutcomeCodeEnum,
+  SeverityEnum,
+  SharePolicyEnum,
+  SubjectKindEnum,
+  SubjectRoleEnum,
+  VisibilityEnum,
+} from './vocabularies.ts';
 
 // Stored vocabulary columns are text; the write rules (domain/memory/schemas.ts) let only the vocabulary's codes in.
 export const ReportType = builder.prismaNode('Report', {
@@ -13,19 +28,50 @@ export const ReportType = builder.prismaNode('Report', {
   nullable: true,
   fields: (t) => ({
     databaseId: t.exposeInt('id', { description: 'Report id (integer, increasing); the id the REST API returns.' }),
-    eventType: t.field({ type: EventTypeEnum, description: 'Kind of event.', resolve: (r) => r.eventType as EventType }),
-    outcomeCode: t.field({ type: OutcomeCodeEnum, description: 'Outcome classification.', resolve: (r) => r.outcomeCode as OutcomeCode }),
+    eventType: t.field({
+      type: EventTypeEnum,
+      description: 'Kind of event.',
+      resolve: (r) => r.eventType as EventType,
+    }),
+    outcomeCode: t.field({
+      type: OutcomeCodeEnum,
+      description: 'Outcome classification.',
+      resolve: (r) => r.outcomeCode as OutcomeCode,
+    }),
     severity: t.field({ type: SeverityEnum, description: 'Severity.', resolve: (r) => r.severity as Severity }),
     title: t.exposeString('title', { description: 'Short headline.', extensions: { cost: textCost(LIMITS.title) } }),
-    summary: t.exposeString('summary', { description: 'One-line summary.', extensions: { cost: textCost(LIMITS.summary) } }),
-    details: t.exposeString('details', { description: 'Longer free text.', extensions: { cost: textCost(LIMITS.details) } }),
-    tags: t.exposeStringList('tags', { description: 'Lower-case tags.', extensions: { cost: textCost(LIMITS.tags * LIMITS.tagLength) } }),
+    summary: t.exposeString('summary', {
+      description: 'One-line summary.',
+      extensions: { cost: textCost(LIMITS.summary) },
+    }),
+    details: t.exposeString('details', {
+      description: 'Longer free text.',
+      extensions: { cost: textCost(LIMITS.details) },
+    }),
+    tags: t.exposeStringList('tags', {
+      description: 'Lower-case tags.',
+      extensions: { cost: textCost(LIMITS.tags * LIMITS.tagLength) },
+    }),
     status: t.exposeString('status', { description: 'Empty, open, confirmed, disputed or resolved.' }),
-    sharePolicy: t.field({ type: SharePolicyEnum, description: 'TLP 2.0 style share policy of the subject.', resolve: (r) => r.sharePolicy as SharePolicy }),
+    sharePolicy: t.field({
+      type: SharePolicyEnum,
+      description: 'TLP 2.0 style share policy of the subject.',
+      resolve: (r) => r.sharePolicy as SharePolicy,
+    }),
     namespace: t.exposeString('namespace', { description: 'Caller-chosen namespace, empty when none.' }),
-    requestedVisibility: t.field({ type: VisibilityEnum, description: 'Visibility the writer asked for.', resolve: (r) => r.requestedVisibility as Visibility }),
-    effectiveVisibility: t.field({ type: VisibilityEnum, description: 'Visibility applied after the share policy.', resolve: (r) => r.effectiveVisibility as Visibility }),
-    policyNotice: t.exposeString('policyNotice', { description: 'Why the effective visibility differs, empty when it does not.' }),
+    requestedVisibility: t.field({
+      type: VisibilityEnum,
+      description: 'Visibility the writer asked for.',
+      resolve: (r) => r.requestedVisibility as Visibility,
+    }),
+    effectiveVisibility: t.field({
+      type: VisibilityEnum,
+      description: 'Visibility applied after the share policy.',
+      resolve: (r) => r.effectiveVisibility as Visibility,
+    }),
+    policyNotice: t.exposeString('policyNotice', {
+      description: 'Why the effective visibility differs, empty when it does not.',
+    }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was stored.' }),
     subject: t.relation('subject', { description: 'The subject the report is about.' }),
     relatedSubjects: t.relation('links', {
@@ -38,19 +84,29 @@ export const ReportType = builder.prismaNode('Report', {
 });
 
 builder.prismaObject('ReportLink', {
-  description: 'A report\'s link to a related subject.',
+  description: "A report's link to a related subject.",
   fields: (t) => ({
-    role: t.field({ type: SubjectRoleEnum, description: 'The role the subject played, e.g. source_ip.', resolve: (l) => l.role as Role }),
-    position: t.exposeInt('position', { description: 'Position of the link in the report\'s related subjects (0-based).' }),
+    role: t.field({
+      type: SubjectRoleEnum,
+      description: 'The role the subject played, e.g. source_ip.',
+      resolve: (l) => l.role as Role,
+    }),
+    position: t.exposeInt('position', {
+      description: "Position of the link in the report's related subjects (0-based).",
+    }),
     subject: t.relation('subject', { description: 'The related subject.' }),
     report: t.relation('report', { description: 'The report that links it.' }),
   }),
 });
 
 export const ReportFilterInput = builder.inputType('ReportFilter', {
-  description: 'Which reports to list. Every list means "any of"; fields combine with AND. Also used by the REST export.',
+  description:
+    'Which reports to list. Every list means "any of"; fields combine with AND. Also used by the REST export.',
   fields: (t) => ({
-    kind: t.field({ type: [SubjectKindEnum], description: 'Kinds of the report\'s main subject, e.g. [ipaddress, email].' }),
+    kind: t.field({
+      type: [SubjectKindEnum],
+      description: "Kinds of the report's main subject, e.g. [ipaddress, email].",
+    }),
     outcomeCode: t.field({ type: [OutcomeCodeEnum], description: 'Outcome codes, e.g. [account_takeover].' }),
     severity: t.field({ type: [SeverityEnum], description: 'Severities.' }),
     sharePolicy: t.field({ type: [SharePolicyEnum], description: 'Share policies, e.g. [clear_share].' }),
@@ -68,18 +124,30 @@ builder.queryField('report', (t) =>
   t.prismaField({
     type: 'Report',
     nullable: true,
-    description: 'A report of the calling workspace by database id (null when it does not exist or belongs to another workspace).',
-    args: { id: t.arg.int({ required: true, description: 'The report\'s databaseId.' }) },
+    description:
+      'A report of the calling workspace by database id (null when it does not exist or belongs to another workspace).',
+    args: { id: t.arg.int({ required: true, description: "The report's databaseId." }) },
     resolve: (query, _root, args, ctx) => workspaceDbOf(ctx).report.findFirst({ ...query, where: { id: args.id } }),
-  }));
+  }),
+);
 
 builder.queryField('reports', (t) =>
-  t.prismaConnection({
-    type: 'Report',
-    cursor: 'id',
-    description: 'The calling workspace\'s reports, newest first (by time, then id), filtered. Cursors hold a report\'s position, so reports stored between two page reads never shift or repeat items.',
-    args: { filter: t.arg({ type: ReportFilterInput, description: 'Which reports; all when omitted.' }) },
-    totalCount: (_root, args, ctx) => workspaceDbOf(ctx).report.count({ where: reportWhere(filterOf(args.filter)) }),
-    resolve: (query, _root, args, ctx) =>
-      workspaceDbOf(ctx).report.findMany({ ...query, where: reportWhere(filterOf(args.filter)), orderBy: REPORT_ORDER }),
-  }, { description: 'A page of reports.' }, { description: 'A report with its cursor.' }));
+  t.prismaConnection(
+    {
+      type: 'Report',
+      cursor: 'id',
+      description:
+        "The calling workspace's reports, newest first (by time, then id), filtered. Cursors hold a report's position, so reports stored between two page reads never shift or repeat items.",
+      args: { filter: t.arg({ type: ReportFilterInput, description: 'Which reports; all when omitted.' }) },
+      totalCount: (_root, args, ctx) => workspaceDbOf(ctx).report.count({ where: reportWhere(filterOf(args.filter)) }),
+      resolve: (query, _root, args, ctx) =>
+        workspaceDbOf(ctx).report.findMany({
+          ...query,
+          where: reportWhere(filterOf(args.filter)),
+          orderBy: REPORT_ORDER,
+        }),
+    },
+    { description: 'A page of reports.' },
+    { description: 'A report with its cursor.' },
+  ),
+);

@@ -1,10 +1,15 @@
 import { builder } from '../builder.ts';
 import type { ListSize } from '../cost.ts';
-import { inputOf, viewerOf } from '../../http/request-context.ts';
-import { parseInput } from './writes.ts';
+import { scoreBatch } from '../../operations/score-batch.ts';
+import { checkInput } from '../../../domain/validation.ts';
 import { ApiKeyInfo } from './workspace.ts';
 import { Quota, ScoreResult } from './score.ts';
-import { MAX_BATCH_IPS, scoreBatchInputSchema, scoreBatchRequest, type ScoreBatchItem, type ScoreBatchOutcome } from '../../../domain/lookups/score-batch.ts';
+import {
+  MAX_BATCH_IPS,
+  scoreBatchInputSchema,
+  type ScoreBatchItem,
+  type ScoreBatchOutcome,
+} from '../../../domain/lookups/score-batch.ts';
 
 const ScoreItemError = builder.objectRef<NonNullable<ScoreBatchItem['error']>>('ScoreItemError').implement({
   description: 'Why one item of a batch was not scored; it was not counted.',
@@ -18,7 +23,11 @@ const ScoreBatchItemRef = builder.objectRef<ScoreBatchItem>('ScoreBatchItem').im
   description: 'One requested IP of a batch, in request order: its score, or the error that kept it out of the batch.',
   fields: (t) => ({
     input: t.exposeString('input', { description: 'The item as sent.' }),
-    score: t.expose('score', { type: ScoreResult, nullable: true, description: 'The score of the canonical IP (quota: the batch\'s); null when the item is not an IP.' }),
+    score: t.expose('score', {
+      type: ScoreResult,
+      nullable: true,
+      description: "The score of the canonical IP (quota: the batch's); null when the item is not an IP.",
+    }),
     error: t.expose('error', { type: ScoreItemError, nullable: true, description: 'Null when scored.' }),
   }),
 });
@@ -27,9 +36,13 @@ const ScoreBatchRef = builder.objectRef<ScoreBatchOutcome>('ScoreBatch').impleme
   description: 'The answer of one metered batch of score calls.',
   fields: (t) => ({
     apiKey: t.expose('apiKey', { type: ApiKeyInfo, description: 'The key used.' }),
-    quota: t.expose('quota', { type: Quota, description: 'Daily quota after the batch: one call counted per distinct valid IP.' }),
+    quota: t.expose('quota', {
+      type: Quota,
+      description: 'Daily quota after the batch: one call counted per distinct valid IP.',
+    }),
     results: t.expose('results', {
-      type: [ScoreBatchItemRef], description: 'One item per requested IP, in request order (a repeated IP repeats its answer).',
+      type: [ScoreBatchItemRef],
+      description: 'One item per requested IP, in request order (a repeated IP repeats its answer).',
       extensions: { list: { max: MAX_BATCH_IPS } satisfies ListSize },
     }),
   }),
@@ -38,13 +51,12 @@ const ScoreBatchRef = builder.objectRef<ScoreBatchOutcome>('ScoreBatch').impleme
 builder.queryField('scoreBatch', (t) =>
   t.field({
     type: ScoreBatchRef,
-    description: `Score 1 to ${MAX_BATCH_IPS} IPs in one call, as POST /risk_api/score/batch/ does. Metered on the same daily quota as score: `
-      + 'one call per distinct valid IP, reserved all or nothing before any IP is scored (too few left: quota_exceeded, nothing counted); '
-      + 'the key\'s burst limit counts each of them too, and a batch of more distinct IPs than the tier\'s burst_per_second is refused '
-      + '(invalid_request). An item that is not an IP is answered with its error and not counted.',
+    description:
+      `Score 1 to ${MAX_BATCH_IPS} IPs in one call, as POST /risk_api/score/batch/ does. Metered on the same daily quota as score: ` +
+      'one call per distinct valid IP, reserved all or nothing before any IP is scored (too few left: quota_exceeded, nothing counted); ' +
+      "the key's burst limit counts each of them too, and a batch of more distinct IPs than the tier's burst_per_second is refused " +
+      '(invalid_request). An item that is not an IP is answered with its error and not counted.',
     args: { ips: t.arg.stringList({ required: true, description: 'IPv4 or IPv6 addresses.' }) },
-    resolve: (_root, args, ctx) => scoreBatchRequest({
-      ips: inputOf(ctx, () => parseInput(scoreBatchInputSchema, { ips: args.ips })).ips,
-      viewer: viewerOf(ctx), requester: ctx.clientIp, surface: ctx.surface, via: ctx.via,
-    }, ctx.services),
-  }));
+    resolve: (_root, args, ctx) => scoreBatch.resolve(checkInput(scoreBatchInputSchema, { ips: args.ips }), ctx),
+  }),
+);

@@ -41,23 +41,66 @@ export const SubjectType = builder.prismaNode('Subject', {
   fields: (t) => ({
     databaseId: t.exposeInt('id', { description: 'Numeric database id of this subject.' }),
     kind: t.field({ type: SubjectKindEnum, description: 'Identifier family.', resolve: (s) => s.kind as SubjectKind }),
-    key: t.exposeString('key', { description: 'The normalised identifier.', extensions: { cost: textCost(MAX_RAW_KEY) } }),
+    key: t.exposeString('key', {
+      description: 'The normalised identifier.',
+      extensions: { cost: textCost(MAX_RAW_KEY) },
+    }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When this workspace first mentioned it.' }),
-    reports: t.relatedConnection('reports', {
-      description: 'Reports whose main subject this is, newest first.',
-      cursor: 'id',
-      query: { orderBy: REPORT_ORDER },
-    }, { description: 'A page of a subject\'s reports.', fields: (c) => ({ totalCount: c.int({ description: TOTAL_COUNT, resolve: (page, _args, ctx) => totalCountOf('reports', page, ctx) }) }) }, { description: 'A report with its cursor.' }),
-    mentions: t.relatedConnection('links', {
-      description: 'Links from reports that name this subject as a related subject (with the role it played), newest report first.',
-      cursor: 'reportId_subjectId_role',
-      query: { orderBy: [{ reportId: 'desc' }, { role: 'asc' }] },
-    }, { description: 'A page of the links naming a subject.', fields: (c) => ({ totalCount: c.int({ description: TOTAL_COUNT, resolve: (page, _args, ctx) => totalCountOf('mentions', page, ctx) }) }) }, { description: 'A link with its cursor.' }),
-    ratings: t.relatedConnection('ratings', {
-      description: 'Ratings of this subject (IP addresses only), newest first.',
-      cursor: 'id',
-      query: { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] },
-    }, { description: 'A page of a subject\'s ratings.', fields: (c) => ({ totalCount: c.int({ description: TOTAL_COUNT, resolve: (page, _args, ctx) => totalCountOf('ratings', page, ctx) }) }) }, { description: 'A rating with its cursor.' }),
+    reports: t.relatedConnection(
+      'reports',
+      {
+        description: 'Reports whose main subject this is, newest first.',
+        cursor: 'id',
+        query: { orderBy: REPORT_ORDER },
+      },
+      {
+        description: "A page of a subject's reports.",
+        fields: (c) => ({
+          totalCount: c.int({
+            description: TOTAL_COUNT,
+            resolve: (page, _args, ctx) => totalCountOf('reports', page, ctx),
+          }),
+        }),
+      },
+      { description: 'A report with its cursor.' },
+    ),
+    mentions: t.relatedConnection(
+      'links',
+      {
+        description:
+          'Links from reports that name this subject as a related subject (with the role it played), newest report first.',
+        cursor: 'reportId_subjectId_role',
+        query: { orderBy: [{ reportId: 'desc' }, { role: 'asc' }] },
+      },
+      {
+        description: 'A page of the links naming a subject.',
+        fields: (c) => ({
+          totalCount: c.int({
+            description: TOTAL_COUNT,
+            resolve: (page, _args, ctx) => totalCountOf('mentions', page, ctx),
+          }),
+        }),
+      },
+      { description: 'A link with its cursor.' },
+    ),
+    ratings: t.relatedConnection(
+      'ratings',
+      {
+        description: 'Ratings of this subject (IP addresses only), newest first.',
+        cursor: 'id',
+        query: { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] },
+      },
+      {
+        description: "A page of a subject's ratings.",
+        fields: (c) => ({
+          totalCount: c.int({
+            description: TOTAL_COUNT,
+            resolve: (page, _args, ctx) => totalCountOf('ratings', page, ctx),
+          }),
+        }),
+      },
+      { description: 'A rating with its cursor.' },
+    ),
     relatedSubjects: t.field({
       type: [RelatedSubjectRef],
       description: `Other subjects linked through this subject's reports (as main subject or related subject), most shared reports first; at most ${RELATED_LIMIT}.`,
@@ -71,7 +114,8 @@ export const SubjectType = builder.prismaNode('Subject', {
     ipDimensions: t.field({
       type: IpAddressRef,
       nullable: true,
-      description: 'For an ipaddress subject: its report hierarchy (prefix, AS, organisation, ISP, city, region, country) with published summaries; null for other kinds. Needs a score-eligible tier (tier_not_eligible otherwise).',
+      description:
+        'For an ipaddress subject: its report hierarchy (prefix, AS, organisation, ISP, city, region, country) with published summaries; null for other kinds. Needs a score-eligible tier (tier_not_eligible otherwise).',
       resolve: (subject, _args, ctx) => {
         if (subject.kind !== 'ipaddress') return null;
         return readDimensions(subject.key, viewerOf(ctx), ctx.services, loadersOf(ctx).snapshot);
@@ -83,7 +127,9 @@ export const SubjectType = builder.prismaNode('Subject', {
 export const RelatedSubjectRef = builder.objectRef<RelatedSubject>('RelatedSubject').implement({
   description: 'A subject that shares reports with another subject.',
   fields: (t) => ({
-    roles: t.exposeStringList('roles', { description: 'Roles the other subject played in the shared reports ("subject" when it was the main subject).' }),
+    roles: t.exposeStringList('roles', {
+      description: 'Roles the other subject played in the shared reports ("subject" when it was the main subject).',
+    }),
     sharedReports: t.exposeInt('sharedReports', { description: 'Number of reports naming both subjects.' }),
     subject: t.prismaField({
       type: 'Subject',
@@ -106,4 +152,5 @@ builder.queryField('subject', (t) =>
       const db = workspaceDbOf(ctx);
       return db.subject.findFirst({ ...query, where: requireSubject(args.kind, args.key) });
     },
-  }));
+  }),
+);

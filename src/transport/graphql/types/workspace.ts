@@ -23,7 +23,7 @@ export const ApiKeyInfo = builder.objectRef<ApiKeyShape>('ApiKeyInfo').implement
 const ViewerType = builder.objectRef<{ workspace: WorkspaceShape; apiKey: ApiKeyShape }>('Viewer').implement({
   description: 'Who is calling.',
   fields: (t) => ({
-    workspace: t.field({ type: WorkspaceInfo, description: 'The caller\'s workspace.', resolve: (v) => v.workspace }),
+    workspace: t.field({ type: WorkspaceInfo, description: "The caller's workspace.", resolve: (v) => v.workspace }),
     apiKey: t.field({ type: ApiKeyInfo, description: 'The key used for this request.', resolve: (v) => v.apiKey }),
   }),
 });
@@ -36,4 +36,5 @@ builder.queryField('viewer', (t) =>
       const v = viewerOf(ctx);
       return { workspace: { name: v.workspaceName, tier: v.tier }, apiKey: { name: v.keyName, prefix: v.keyPrefix } };
     },
-  }));
+  }),
+);

@@ -1,19 +1,19 @@
-import type { z } from 'zod';
 import { builder } from '../builder.ts';
-import { inputOf, viewerOf } from '../../http/request-context.ts';
-import { invalidRequest } from '../../../errors.ts';
-import { toDetails } from '../../../domain/validation.ts';
-import { rateInputSchema, reportInputSchema } from '../../../domain/memory/schemas.ts';
-import { writeRating, writeReport, type RatingRow, type ReportRow } from '../../../domain/memory/writes.ts';
+import { rate } from '../../operations/rate.ts';
+import { report } from '../../operations/report.ts';
+import { checkInput, given } from '../../../domain/validation.ts';
+import { checkReportInput, rateInputSchema } from '../../../domain/memory/schemas.ts';
+import type { RatingRow, ReportRow } from '../../../domain/memory/writes.ts';
 import type { Written } from '../../../domain/memory/idempotency.ts';
-import { EventTypeEnum, OutcomeCodeEnum, SeverityEnum, SharePolicyEnum, SubjectKindEnum, SubjectRoleEnum, VisibilityEnum } from './vocabularies.ts';
-
-/** Parse with the same named zod schema the REST facade uses, so both surfaces reject alike. */
-export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
-  const result = schema.safeParse(input);
-  if (!result.success) throw invalidRequest(toDetails(result.error));
-  return result.data;
-}
+import {
+  EventTypeEnum,
+  OutcomeCodeEnum,
+  SeverityEnum,
+  SharePolicyEnum,
+  SubjectKindEnum,
+  SubjectRoleEnum,
+  VisibilityEnum,
+} from './vocabularies.ts';
 
 const FREE = { counted: false, reason: 'free_endpoint' };
 const FreeQuota = builder.objectRef<typeof FREE>('FreeQuota').implement({
@@ -33,13 +33,18 @@ const RatePayload = builder.objectRef<Written<RatingRow>>('RatePayload').impleme
   description: 'Result of `rate`.',
   fields: (t) => ({
     rating: t.prismaField({
-      type: 'Rating', description: 'The stored rating.',
+      type: 'Rating',
+      description: 'The stored rating.',
       // The write already returned the row and its subject: answer from it unless more is asked for.
-      resolve: (query, w, _a, ctx) => (w.row && coveredBy(query, ['subject'])
-        ? w.row
-        : ctx.prisma.rating.findUniqueOrThrow({ ...query, where: { id: w.id } })),
+      resolve: (query, w, _a, ctx) =>
+        w.row && coveredBy(query, ['subject'])
+          ? w.row
+          : ctx.prisma.rating.findUniqueOrThrow({ ...query, where: { id: w.id } }),
     }),
-    replayed: t.boolean({ description: 'True when an Idempotency-Key matched an earlier write and nothing new was written.', resolve: (w) => w.replayed }),
+    replayed: t.boolean({
+      description: 'True when an Idempotency-Key matched an earlier write and nothing new was written.',
+      resolve: (w) => w.replayed,
+    }),
     quota: t.field({ type: FreeQuota, description: 'Never counted against the score quota.', resolve: () => FREE }),
   }),
 });
@@ -48,12 +53,17 @@ const ReportPayload = builder.objectRef<Written<ReportRow>>('ReportPayload').imp
   description: 'Result of `report`.',
   fields: (t) => ({
     report: t.prismaField({
-      type: 'Report', description: 'The stored report.',
-      resolve: (query, w, _a, ctx) => (w.row && coveredBy(query, ['subject', 'links'])
-        ? w.row
-        : ctx.prisma.report.findUniqueOrThrow({ ...query, where: { id: w.id } })),
+      type: 'Report',
+      description: 'The stored report.',
+      resolve: (query, w, _a, ctx) =>
+        w.row && coveredBy(query, ['subject', 'links'])
+          ? w.row
+          : ctx.prisma.report.findUniqueOrThrow({ ...query, where: { id: w.id } }),
     }),
-    replayed: t.boolean({ description: 'True when an Idempotency-Key matched an earlier write and nothing new was written.', resolve: (w) => w.replayed }),
+    replayed: t.boolean({
+      description: 'True when an Idempotency-Key matched an earlier write and nothing new was written.',
+      resolve: (w) => w.replayed,
+    }),
     quota: t.field({ type: FreeQuota, description: 'Never counted against the score quota.', resolve: () => FREE }),
   }),
 });
@@ -84,7 +94,11 @@ export const ReportInput = builder.inputType('ReportInput', {
     title: t.string({ description: 'Short headline (at most 200 characters).' }),
     summary: t.string({ description: 'One-line summary (at most 500 characters).' }),
     details: t.string({ description: 'Longer free text (at most 10000 characters).' }),
-    outcomeCode: t.field({ type: OutcomeCodeEnum, required: true, description: 'Outcome classification, e.g. fraud_watch.' }),
+    outcomeCode: t.field({
+      type: OutcomeCodeEnum,
+      required: true,
+      description: 'Outcome classification, e.g. fraud_watch.',
+    }),
     severity: t.field({ type: SeverityEnum, description: 'Severity (default medium).' }),
     tags: t.stringList({ description: 'Up to 20 tags.' }),
     relatedSubjects: t.field({ type: [RelatedSubjectInput], description: 'Up to 50 related subjects.' }),
@@ -96,31 +110,20 @@ export const ReportInput = builder.inputType('ReportInput', {
   }),
 });
 
-/** GraphQL leaves absent optional fields as undefined or null; the schemas treat both as "use the default". */
-export function withoutNulls(value: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null && v !== undefined));
-}
-
-/** A GraphQL ReportInput checked by `report`'s schema (absent and null alike mean the default, nested ones too). */
-export function reportInputOf(input: object) {
-  const raw = withoutNulls(input as Record<string, unknown>);
-  if (Array.isArray(raw.relatedSubjects)) raw.relatedSubjects = raw.relatedSubjects.map((r) => withoutNulls(r as Record<string, unknown>));
-  return parseInput(reportInputSchema, raw);
-}
-
 builder.mutationField('rate', (t) =>
   t.field({
     type: RatePayload,
     description: 'Record quick feedback about an IP (free, never counted).',
     args: {
       input: t.arg({ type: RateInput, required: true, description: 'The rating.' }),
-      idempotencyKey: t.arg.string({ description: 'Retry-safe key: a retry with the same key and input returns the first result.' }),
+      idempotencyKey: t.arg.string({
+        description: 'Retry-safe key: a retry with the same key and input returns the first result.',
+      }),
     },
-    resolve: async (_root, args, ctx) => {
-      const input = inputOf(ctx, () => parseInput(rateInputSchema, withoutNulls(args.input)));
-      return writeRating(ctx.services, viewerOf(ctx), input, args.idempotencyKey ?? ctx.idempotencyKey);
-    },
-  }));
+    resolve: (_root, args, ctx) =>
+      rate.resolve(checkInput(rateInputSchema, given(args.input)), ctx, args.idempotencyKey ?? undefined),
+  }),
+);
 
 builder.mutationField('report', (t) =>
   t.field({
@@ -128,10 +131,10 @@ builder.mutationField('report', (t) =>
     description: 'Record a typed outcome event about a subject, linked to related subjects (free, never counted).',
     args: {
       input: t.arg({ type: ReportInput, required: true, description: 'The report.' }),
-      idempotencyKey: t.arg.string({ description: 'Retry-safe key: a retry with the same key and input returns the first result.' }),
+      idempotencyKey: t.arg.string({
+        description: 'Retry-safe key: a retry with the same key and input returns the first result.',
+      }),
     },
-    resolve: async (_root, args, ctx) => {
-      const input = inputOf(ctx, () => reportInputOf(args.input));
-      return writeReport(ctx.services, viewerOf(ctx), input, args.idempotencyKey ?? ctx.idempotencyKey);
-    },
-  }));
+    resolve: (_root, args, ctx) => report.resolve(checkReportInput(args.input), ctx, args.idempotencyKey ?? undefined),
+  }),
+);

@@ -11,17 +11,40 @@ export const REPORTS_PAGE = `${PAGE_FIELDS} nodes { ...McpReport }`;
 
 type SubjectRef = { kind: string; key: string };
 export type ReportNode = {
-  databaseId: number; eventType: string; outcomeCode: string; severity: string; title: string; summary: string; details: string;
-  tags: string[]; status: string; namespace: string; sharePolicy: string; effectiveVisibility: string; createdAt: string;
-  subject: SubjectRef; relatedSubjects: Array<{ role: string; subject: SubjectRef }>;
+  databaseId: number;
+  eventType: string;
+  outcomeCode: string;
+  severity: string;
+  title: string;
+  summary: string;
+  details: string;
+  tags: string[];
+  status: string;
+  namespace: string;
+  sharePolicy: string;
+  effectiveVisibility: string;
+  createdAt: string;
+  subject: SubjectRef;
+  relatedSubjects: Array<{ role: string; subject: SubjectRef }>;
 };
 
 export function shapeReportItem(r: ReportNode) {
   return {
-    id: r.databaseId, event_type: r.eventType, outcome_code: r.outcomeCode, severity: r.severity, title: r.title, summary: r.summary,
-    details: r.details, tags: r.tags, status: r.status, namespace: r.namespace, share_policy: r.sharePolicy,
-    effective_visibility: r.effectiveVisibility, created_at: r.createdAt,
-    subject: r.subject, related_subjects: r.relatedSubjects.map((l) => ({ kind: l.subject.kind, key: l.subject.key, role: l.role })),
+    id: r.databaseId,
+    event_type: r.eventType,
+    outcome_code: r.outcomeCode,
+    severity: r.severity,
+    title: r.title,
+    summary: r.summary,
+    details: r.details,
+    tags: r.tags,
+    status: r.status,
+    namespace: r.namespace,
+    share_policy: r.sharePolicy,
+    effective_visibility: r.effectiveVisibility,
+    created_at: r.createdAt,
+    subject: r.subject,
+    related_subjects: r.relatedSubjects.map((l) => ({ kind: l.subject.kind, key: l.subject.key, role: l.role })),
   };
 }
 
@@ -30,9 +53,20 @@ export const subjectRefSchema = { type: 'object', properties: { kind: str, key: 
 export const reportItemSchema = {
   type: 'object',
   properties: {
-    id: { type: 'integer' }, event_type: str, outcome_code: str, severity: str, title: str, summary: str, details: str,
-    tags: { type: 'array', items: str }, status: str, namespace: str, share_policy: str, effective_visibility: str,
-    created_at: { type: 'string', format: 'date-time' }, subject: subjectRefSchema,
+    id: { type: 'integer' },
+    event_type: str,
+    outcome_code: str,
+    severity: str,
+    title: str,
+    summary: str,
+    details: str,
+    tags: { type: 'array', items: str },
+    status: str,
+    namespace: str,
+    share_policy: str,
+    effective_visibility: str,
+    created_at: { type: 'string', format: 'date-time' },
+    subject: subjectRefSchema,
     related_subjects: { type: 'array', items: { type: 'object', properties: { kind: str, key: str, role: str } } },
   },
 };

@@ -1,25 +1,20 @@
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '../../../errors.ts';
-import { REPORT_FIELD_NAMES } from '../../../domain/memory/schemas.ts';
+import { BULK_MAX_BYTES, BULK_MAX_LINES, CSV_COLUMNS } from '../../operations/report-bulk.ts';
 import { jsonObject, readBody } from '../../http/body.ts';
 import { parseCsv } from './csv.ts';
-
-/** A bulk body's bounds: checked while it streams in, before any line is parsed. */
-export const BULK_MAX_BYTES = 5 * 1024 * 1024;
-export const BULK_MAX_LINES = 10_000;
 
 export type BulkFormat = 'ndjson' | 'csv';
 /** One report of the body as read: its line, and its fields in wire names (or the AppError of a line that does not read). */
 export type RawLine = { line: number; fields: () => Record<string, unknown> };
 
-const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-/** A CSV body's columns: the report's fields in wire names, and the line's idempotency key. */
-export const CSV_COLUMNS = [...REPORT_FIELD_NAMES.map(snake), 'idempotency_key'];
-
 export function bulkFormat(type: string | undefined): BulkFormat {
   if (type && /^application\/x-ndjson\s*(;|$)/i.test(type)) return 'ndjson';
   if (type && /^text\/csv\s*(;|$)/i.test(type)) return 'csv';
-  throw new AppError('unsupported_media_type', 'Send the reports as NDJSON (Content-Type: application/x-ndjson) or CSV (Content-Type: text/csv).');
+  throw new AppError(
+    'unsupported_media_type',
+    'Send the reports as NDJSON (Content-Type: application/x-ndjson) or CSV (Content-Type: text/csv).',
+  );
 }
 
 /**
@@ -49,7 +44,10 @@ function recordBound(format: BulkFormat): (chunk: Buffer) => void {
 }
 
 function tooManyLines() {
-  return new AppError('payload_too_large', `The request body holds more than ${BULK_MAX_LINES} reports (lines); send at most ${BULK_MAX_LINES} per request.`);
+  return new AppError(
+    'payload_too_large',
+    `The request body holds more than ${BULK_MAX_LINES} reports (lines); send at most ${BULK_MAX_LINES} per request.`,
+  );
 }
 
 /** The body's reports, each with the line it starts on (1-based; a CSV's header is line 1). */
@@ -59,7 +57,9 @@ export async function readBulkBody(req: IncomingMessage, format: BulkFormat): Pr
   // The streaming count is exact for NDJSON and well-formed CSV; a CSV with stray quotes is held to the bound here.
   if (lines.length > BULK_MAX_LINES) throw tooManyLines();
   if (lines.length === 0) {
-    throw new AppError('invalid_request', 'The request body holds no reports.', [{ field: '(body)', message: `must hold 1-${BULK_MAX_LINES} reports` }]);
+    throw new AppError('invalid_request', 'The request body holds no reports.', [
+      { field: '(body)', message: `must hold 1-${BULK_MAX_LINES} reports` },
+    ]);
   }
   return lines;
 }
@@ -83,14 +83,24 @@ function csvLines(text: string): RawLine[] {
     const details = [
       ...(header.problem !== undefined ? [{ field: '(header)', message: header.problem }] : []),
       ...unknown.map((c) => ({ field: '(header)', message: `names an unknown column ${JSON.stringify(c)}` })),
-      ...[...new Set(repeated)].map((c) => ({ field: '(header)', message: `names the column ${JSON.stringify(c)} more than once` })),
+      ...[...new Set(repeated)].map((c) => ({
+        field: '(header)',
+        message: `names the column ${JSON.stringify(c)} more than once`,
+      })),
     ];
-    throw new AppError('invalid_request', `The CSV header line must name columns among: ${CSV_COLUMNS.join(', ')}.`, details);
+    throw new AppError(
+      'invalid_request',
+      `The CSV header line must name columns among: ${CSV_COLUMNS.join(', ')}.`,
+      details,
+    );
   }
   return records.map((r) => ({
     line: r.line,
     fields: () => {
-      if (r.problem !== undefined) throw new AppError('invalid_request', `This line is not valid CSV: it ${r.problem}.`, [{ field: '(line)', message: r.problem }]);
+      if (r.problem !== undefined)
+        throw new AppError('invalid_request', `This line is not valid CSV: it ${r.problem}.`, [
+          { field: '(line)', message: r.problem },
+        ]);
       if (r.cells.length !== columns.length) {
         const message = `has ${r.cells.length} cells where the header names ${columns.length} columns`;
         throw new AppError('invalid_request', `This line ${message}.`, [{ field: '(line)', message }]);
@@ -115,8 +125,9 @@ function csvFields(columns: readonly string[], cells: readonly string[]): Record
       try {
         fields.related_subjects = JSON.parse(cell);
       } catch {
-        throw new AppError('invalid_request', 'The report on this line is invalid: check related_subjects.',
-          [{ field: 'related_subjects', message: 'must be a JSON array of objects with kind, key and role' }]);
+        throw new AppError('invalid_request', 'The report on this line is invalid: check related_subjects.', [
+          { field: 'related_subjects', message: 'must be a JSON array of objects with kind, key and role' },
+        ]);
       }
     } else fields[column] = cell;
   });

@@ -37,7 +37,11 @@ export function parseCsv(text: string): CsvRecord[] {
           }
           cell += text.slice(i, q).replaceAll('\r\n', '\n');
           line += newlinesIn(text, i, q);
-          if (text[q + 1] === '"') { cell += '"'; i = q + 2; continue; }
+          if (text[q + 1] === '"') {
+            cell += '"';
+            i = q + 2;
+            continue;
+          }
           i = q + 1;
           break;
         }
@@ -54,9 +58,15 @@ export function parseCsv(text: string): CsvRecord[] {
         i = j;
       }
       cells.push(cell);
-      if (!problem && text[i] === ',') { i++; continue; }
+      if (!problem && text[i] === ',') {
+        i++;
+        continue;
+      }
       if (text[i] === '\r' && text[i + 1] === '\n') i++;
-      if (text[i] === '\n') { i++; line++; }
+      if (text[i] === '\n') {
+        i++;
+        line++;
+      }
       break;
     }
     if (problem) records.push({ line: start, problem });

@@ -1,0 +1,33 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { chromium, type BrowserContext } from 'playwright-core';
+
+/**
+ * Debian's chromium, headless, in a fresh profile directory (playwright passes --user-data-dir for a persistent
+ * context) that is removed when the context closes. `viewport` fixes the window's size at a scale of 1.
+ */
+export async function launchChromium(viewport?: { width: number; height: number }): Promise<BrowserContext> {
+  const profile = mkdtempSync(path.join(tmpdir(), 'chromium-profile-'));
+  const remove = () => rmSync(profile, { recursive: true, force: true });
+  try {
+    const browser = await chromium.launchPersistentContext(profile, {
+      executablePath: '/usr/bin/chromium',
+      ...(viewport ? { viewport, deviceScaleFactor: 1 } : {}),
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
+    });
+    browser.on('close', remove);
+    return browser;
+  } catch (e) {
+    remove();
+    throw e;
+  }
+}
