@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { backendName, usingPostgres } from '../helpers/backend.ts';
 import { publish } from '../../src/domain/publishing/index.ts';
 import { detectOnce } from '../../src/domain/watches/detection.ts';
@@ -260,7 +261,15 @@ describe(`watch detection (${backendName})`, () => {
       expect(during.map((e) => e.data.report.outcome_code)).not.toContain('chargeback');
       release();
       await slow;
-      await followReports(s.app.db.prisma);
+      // The follower reads only below the oldest transaction still running anywhere on the database server (on
+      // PostgreSQL that includes other test files' transactions), so it is followed until the late report is told.
+      const told = async () => {
+        const codes = new Set(
+          (await events(wsA, 'watch.reported')).slice(start).map((e) => e.data.report.outcome_code),
+        );
+        return codes.has('chargeback') && codes.has('fraud_confirmed');
+      };
+      expect(await eventually(async () => (await followReports(s.app.db.prisma)) && told(), 60_000)).toBe(true);
       const after = (await events(wsA, 'watch.reported')).slice(start);
       expect(after.filter((e) => e.data.report.outcome_code === 'chargeback').map((e) => e.data.watch.id)).toEqual([
         ids.domain,

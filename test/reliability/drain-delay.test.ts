@@ -3,7 +3,8 @@ import { backendName, freshEnvironment, type TestEnv } from '../helpers/backend.
 import { openDatabase } from '../../src/platform/db/database.ts';
 import { createApiKey } from '../../src/domain/access/keys.ts';
 import { resolvePepper } from '../../src/domain/access/pepper.ts';
-import { eventually, post, startServerProcess, type ServerProcess } from './faults-helpers.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { post, startServerProcess, type ServerProcess } from './faults-helpers.ts';
 
 const DELAY_MS = 15_000;
 

@@ -2,17 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { usingPostgres } from '../helpers/backend.ts';
-import {
-  copies,
-  eventually,
-  isCodedError,
-  isReport,
-  send,
-  sleep,
-  storedWrites,
-  streamWrites,
-  type Write,
-} from './faults-helpers.ts';
+import { eventually, sleep } from '../helpers/eventually.ts';
+import { copies, isCodedError, isReport, send, storedWrites, streamWrites, type Write } from './faults-helpers.ts';
 
 /**
  * PostgreSQL connections dropped under the server's feet (pg_terminate_backend on every backend of its

@@ -3,7 +3,8 @@ import { Agent } from 'node:http';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { backendName } from '../helpers/backend.ts';
 import { freePort } from '../helpers/redis-server.ts';
-import { PersistentRedis, errno, eventually, post, sleep } from './faults-helpers.ts';
+import { eventually, sleep } from '../helpers/eventually.ts';
+import { PersistentRedis, errno, post } from './faults-helpers.ts';
 
 /**
  * Redis stopped and restarted while score, rate and report calls stream in. The Redis keeps its data

@@ -3,9 +3,9 @@ import { backendName, freshEnvironment, type TestEnv } from '../helpers/backend.
 import { openDatabase } from '../../src/platform/db/database.ts';
 import { createApiKey } from '../../src/domain/access/keys.ts';
 import { resolvePepper } from '../../src/domain/access/pepper.ts';
+import { eventually } from '../helpers/eventually.ts';
 import {
   copies,
-  eventually,
   isReport,
   send,
   startServerProcess,

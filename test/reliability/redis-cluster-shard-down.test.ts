@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalRedisCluster } from '../helpers/redis-cluster.ts';
 import { createRedisCounterStore } from '../../src/platform/counters/redis.ts';
 import { CounterUnavailableError, type CounterStore } from '../../src/platform/counters/types.ts';
-import { eventually, sleep } from './faults-helpers.ts';
+import { eventually, sleep } from '../helpers/eventually.ts';
 
 /**
  * A shard left with no live node, in the one way node-redis could not follow: its master dies, its replica is

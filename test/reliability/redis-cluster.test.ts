@@ -4,7 +4,8 @@ import { backendName, freshEnvironment, usingPostgres, type TestEnv } from '../h
 import { LocalRedisCluster } from '../helpers/redis-cluster.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { createRedisCounterStore } from '../../src/platform/counters/redis.ts';
-import { errno, eventually, post, sleep } from './faults-helpers.ts';
+import { eventually, sleep } from '../helpers/eventually.ts';
+import { errno, post } from './faults-helpers.ts';
 import { pooledClient, seedTierAndKey, ServerProcesses, tally } from './support.ts';
 
 /**

@@ -5,7 +5,8 @@ import { emitWebhookEvent } from '../../src/domain/webhooks/emit.ts';
 import { newSecret } from '../../src/domain/webhooks/signature.ts';
 import { LEASE_MS } from '../../src/domain/webhooks/deliverer.ts';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';
-import { eventually, startServerProcess, type ServerProcess } from './faults-helpers.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { startServerProcess, type ServerProcess } from './faults-helpers.ts';
 
 /**
  * At-least-once delivery (docs/webhooks.md, "Retries, order and duplicates"): the server process is killed with

@@ -5,7 +5,8 @@ import { chromium, type BrowserContext } from 'playwright-core';
 
 /**
  * Debian's chromium, headless, in a fresh profile directory (playwright passes --user-data-dir for a persistent
- * context) that is removed when the context closes. `viewport` fixes the window's size at a scale of 1.
+ * context) that is removed once `close()` has ended the browser process (the context's 'close' event comes before
+ * chromium stops writing to it). `viewport` fixes the window's size at a scale of 1.
  */
 export async function launchChromium(viewport?: { width: number; height: number }): Promise<BrowserContext> {
   const profile = mkdtempSync(path.join(tmpdir(), 'chromium-profile-'));
@@ -24,7 +25,14 @@ export async function launchChromium(viewport?: { width: number; height: number 
         '--no-first-run',
       ],
     });
-    browser.on('close', remove);
+    const close = browser.close.bind(browser);
+    browser.close = async (options) => {
+      try {
+        await close(options);
+      } finally {
+        remove();
+      }
+    };
     return browser;
   } catch (e) {
     remove();
