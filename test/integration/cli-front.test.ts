@@ -20,7 +20,7 @@ const cli = (...args: string[]) =>
     (e: { code: number; stdout: string; stderr: string }) => e,
   );
 
-describe('risk-api front', { timeout: 120_000 }, () => {
+describe('risk-api front', () => {
   let dir: string;
   let fifo: string;
   beforeAll(() => {

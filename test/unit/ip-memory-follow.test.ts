@@ -42,7 +42,7 @@ describe(`IpMemoryCache (${backendName})`, () => {
           written();
           await held;
         },
-        { timeout: 30_000 },
+        { timeout: 300_000 },
       );
       await wrote;
       await writeOne(ratingStatement(t.prisma), rating('192.0.2.62', 1, 'late')); // a later id, committed first

@@ -61,7 +61,7 @@ describe(`OverrideCache following the table (${backendName})`, () => {
           written();
           await held;
         },
-        { timeout: 30_000 },
+        { timeout: 300_000 },
       );
       await wrote;
       const late = await create(ws2, '192.0.2.62'); // a later id, committed first

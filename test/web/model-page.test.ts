@@ -66,7 +66,7 @@ describe(`Model page in Chromium (${backendName})`, () => {
     });
     browser = await launchChromium();
     p = await browser.newPage();
-  }, 180_000);
+  });
   afterAll(async () => {
     await browser?.close();
     await h?.close();
