@@ -8,7 +8,14 @@ const bundle = currentBundle(new URL('../', import.meta.url));
 if (bundle) {
   await import(bundle.href);
 } else {
-  const { register } = await import('tsx/esm/api');
-  register();
+  const tsx = await import('tsx/esm/api').catch(() => null);
+  if (!tsx) {
+    // An install without development packages (the systemd unit's) whose sources changed since its build.
+    console.error(
+      'error: the sources changed since `npm run build` and tsx is not installed: run npm ci && npm run build',
+    );
+    process.exit(1);
+  }
+  tsx.register();
   await import('../src/cli/entry.ts');
 }
