@@ -12,8 +12,7 @@ import { currentWork } from '../work-budget.ts';
  * A transaction takes a turn to begin and holds the connection until it ends: meanwhile only its own
  * statements get turns. Statements of other requests wait here, not in PGlite's own lock: there, every
  * statement that had queued behind a transaction ran back to back, in one round, once it committed
- * (thirty aliased counts of ~5 ms each behind a `report` mutation's write: ~350 ms of the thread at
- * once; docs/reliability.md).
+ * (docs/decisions/0034-embedded-statements-wait-outside-pglite-s-lock.md).
  *
  * A query waiting for its turn may belong to a request answered meanwhile (thirty aliases each issue a
  * statement at once; a timeout answers the request while most still wait): once its turn comes it checks its
