@@ -307,6 +307,26 @@ describe(`watch detection (${backendName})`, () => {
     ]);
   });
 
+  it('one client retrying never fires watch.spike_started on the IP, its block or its AS; three requesters do', async () => {
+    const base = windowStart(Date.now()) + 40 * WINDOW_MS; // past the windows of the spike test above
+    const settled = 10_000;
+    await detect(base + settled);
+    const before = (await events(wsA, 'watch.spike_started')).length;
+    const h = s.app.services.network.resolve('9.9.9.9');
+    for (let i = 0; i < 200; i++) await s.app.services.community.record(h, '198.51.100.99', base + WINDOW_MS + i);
+    await s.app.services.community.flush();
+    await detect(base + 2 * WINDOW_MS + settled);
+    await detect(base + 3 * WINDOW_MS + settled);
+    expect((await events(wsA, 'watch.spike_started')).length).toBe(before);
+    // The same hits from three requesters converge: a spike (the test can fail).
+    for (let i = 0; i < 60; i++)
+      await s.app.services.community.record(h, `198.51.100.${100 + (i % 3)}`, base + 4 * WINDOW_MS + i);
+    await s.app.services.community.flush();
+    await detect(base + 5 * WINDOW_MS + settled);
+    const spikes = (await events(wsA, 'watch.spike_started')).slice(before);
+    expect(spikes.map((e) => e.data.watch.id).sort()).toEqual([ids.ip, ids.asn, ids.cidr].sort());
+  });
+
   it('no endpoint wanting the type: the state still moves, no event is stored', async () => {
     await s.app.db.prisma.webhookEndpoint.updateMany({
       where: { workspaceId: wsB },
