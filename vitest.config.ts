@@ -17,7 +17,8 @@ export default defineConfig({
   },
   test: {
     globalSetup: ['test/global-setup.ts'],
-    setupFiles: ['test/setup-fast-check.ts'],
+    // file-cpu.ts: each file's CPU time, for the profile reporter (test/profile)
+    setupFiles: ['test/setup-fast-check.ts', 'test/profile/file-cpu.ts'],
     pool: 'forks',
     // Test files run in parallel, each in a process of its own with a database, Redis key prefix, ports and temp dirs
     // of its own (docs/testing.md). One more worker than cores: a file waiting on a server it spawned, a socket or a
