@@ -90,6 +90,40 @@ describe('KeyVerifier cache bound', () => {
     expect(reads).toBe(2); // the background read refreshed the entry: no call read it again
   });
 
+  it('counts the age of an entry from when its read started: a slow read of the row before a revocation never outlives the TTL', async () => {
+    let now = 4_000_000;
+    let hold: Promise<void> | null = null;
+    let read = false;
+    // The statement reads the row, then its answer is held (a slow database or a busy event loop).
+    const slow = db.prisma.$extends({
+      query: {
+        $queryRaw: async ({ args, query }) => {
+          const rows = await query(args);
+          read = true;
+          await hold;
+          return rows;
+        },
+      },
+    }) as unknown as typeof db.prisma;
+    const verifier = new KeyVerifier(slow, 'p'.repeat(32), 5_000, () => now);
+    const key = await createApiKey(db.prisma, 'p'.repeat(32), { workspace: 'slow', name: 'k' });
+    let release!: () => void;
+    hold = new Promise((r) => {
+      release = r;
+    });
+    const first = verifier.verify(key.secret); // reads the live row at 4_000_000
+    await vi.waitFor(() => expect(read).toBe(true));
+    await revokeApiKey(db.prisma, key.prefix); // committed after that read's snapshot
+    now += 3_000; // the answer arrives 3 s later
+    release();
+    hold = null;
+    await expect(first).resolves.toBeTruthy();
+    now += 1_999; // 4_999 ms after the read began: still the entry
+    await expect(verifier.verify(key.secret)).resolves.toBeTruthy();
+    now += 2; // past the TTL counted from the read's start, not from its answer
+    await expect(verifier.verify(key.secret)).rejects.toMatchObject({ code: 'invalid_api_key' });
+  });
+
   it('records last use in batches', async () => {
     const verifier = new KeyVerifier(db.prisma, 'p'.repeat(32), 5_000);
     const key = await createApiKey(db.prisma, 'p'.repeat(32), { workspace: 'ttl', name: 'used' });
