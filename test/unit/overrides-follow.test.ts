@@ -8,7 +8,7 @@ import { createOverride, expireOverride, type Actor } from '../../src/domain/ove
 import { createOverrideSchema } from '../../src/domain/overrides/schemas.ts';
 import type { Hierarchy } from '../../src/domain/network/types.ts';
 import { backendName, usingPostgres } from '../helpers/backend.ts';
-import { openTestDatabase, seedWorkspace, type TestDatabase } from './publishing-fixtures.ts';
+import { openTestDatabase, seedWorkspace, type TestDatabase } from '../helpers/publishing-fixtures.ts';
 
 const actor: Actor = { kind: 'api_key', id: 1, label: 'test' };
 const at = (ip: string): Hierarchy => ({ ip, version: 4, special: null, subnetSource: 'none', dimensions: [] });
