@@ -902,7 +902,7 @@ export interface components {
                  * @enum {string|null}
                  */
                 driver: "ip" | "subnet" | "isp" | "asn" | "org" | "city" | "region" | "country" | null;
-                /** @description How much independent, recent evidence backs overall_score (distinct sources, their recency, your own verdict), apart from the risk itself: 0 means nobody has said anything (unknown, not clean). docs/risk-model.md#confidence. */
+                /** @description How much independent, recent evidence backs overall_score, apart from the risk itself: each dimension's distinct sources (reported.sources) halved every 30 days since its reported.last_reported_at, weighted by its part of the score, plus your own verdict as two sources; 100·(1 − e^(−support/2)). 0 means nobody has said anything (unknown, not clean). docs/risk-model.md#confidence. */
                 confidence: number;
                 /** @description How the score was reached, before any override rule (docs/risk-model.md#layers). */
                 layers: {
@@ -1166,7 +1166,7 @@ export interface components {
                      * @enum {string|null}
                      */
                     driver: "ip" | "subnet" | "isp" | "asn" | "org" | "city" | "region" | "country" | null;
-                    /** @description How much independent, recent evidence backs overall_score (distinct sources, their recency, your own verdict), apart from the risk itself: 0 means nobody has said anything (unknown, not clean). docs/risk-model.md#confidence. */
+                    /** @description How much independent, recent evidence backs overall_score, apart from the risk itself: each dimension's distinct sources (reported.sources) halved every 30 days since its reported.last_reported_at, weighted by its part of the score, plus your own verdict as two sources; 100·(1 − e^(−support/2)). 0 means nobody has said anything (unknown, not clean). docs/risk-model.md#confidence. */
                     confidence: number;
                     /** @description How the score was reached, before any override rule (docs/risk-model.md#layers). */
                     layers: {
