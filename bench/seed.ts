@@ -20,7 +20,16 @@ import { reportInputSchema } from '../src/domain/memory/schemas.ts';
 import type { Viewer } from '../src/domain/access/verifier.ts';
 
 export type SeedTarget = { databaseUrl?: string | undefined; dataDir: string; pepper: string };
-export type Seeded = { keys: string[]; workspaceId: number; rows: number; seedMs: number; writtenIps: string[] };
+export type Seeded = {
+  keys: string[];
+  workspaceId: number;
+  rows: number;
+  seedMs: number;
+  /** Of seedMs: the publication, and the bench workspace's memory (ratings and reports through the write path). */
+  publicationMs: number;
+  memoryMs: number;
+  writtenIps: string[];
+};
 
 const BATCH = 10_000;
 /** One IP in WRITTEN_EVERY of the data set gets the bench workspace's own memory: two ratings and a report. */
@@ -29,8 +38,15 @@ const WRITTEN_EVERY = 10;
 /**
  * `workspaces` > 1 spreads the keys round-robin over workspaces 'bench', 'bench-2', …: the daily
  * quota is per workspace, so a long run can stay under it (keys[i] belongs to workspace i % workspaces).
+ * `maxWritten` caps the IPs given the workspace's memory (a tenth of the data set otherwise).
  */
-export async function seed(target: SeedTarget, data: Dataset, keyCount: number, workspaces = 1): Promise<Seeded> {
+export async function seed(
+  target: SeedTarget,
+  data: Dataset,
+  keyCount: number,
+  workspaces = 1,
+  maxWritten = Number.POSITIVE_INFINITY,
+): Promise<Seeded> {
   const started = performance.now();
   const db = await openDatabase({ databaseUrl: target.databaseUrl, dataDir: target.dataDir });
   try {
@@ -50,10 +66,21 @@ export async function seed(target: SeedTarget, data: Dataset, keyCount: number, 
       );
     }
     const workspace = await db.prisma.workspace.findUniqueOrThrow({ where: { name: 'bench' } });
+    const publicationAt = performance.now();
     const rows = await writePublication(db.prisma, data, workspace.id, new Date());
-    const writtenIps = data.ips.filter((_, i) => i % WRITTEN_EVERY === 0);
+    const memoryAt = performance.now();
+    const writtenIps = data.ips.filter((_, i) => i % WRITTEN_EVERY === 0).slice(0, maxWritten);
     await writeMemoryOf(db.prisma, workspace.id, writtenIps);
-    return { keys, workspaceId: workspace.id, rows, seedMs: Math.round(performance.now() - started), writtenIps };
+    const end = performance.now();
+    return {
+      keys,
+      workspaceId: workspace.id,
+      rows,
+      seedMs: Math.round(end - started),
+      publicationMs: Math.round(memoryAt - publicationAt),
+      memoryMs: Math.round(end - memoryAt),
+      writtenIps,
+    };
   } finally {
     await db.close();
   }

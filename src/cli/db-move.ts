@@ -14,7 +14,7 @@ import { migrate } from '../platform/db/migrate.ts';
 import { copyTables, prepareSession, publicTables, type CopyProgress, type TableCopy } from '../platform/db/move.ts';
 import { pgliteSettings } from '../platform/db/pglite-settings.ts';
 import { withFaithfulTextDecoding } from '../platform/db/pglite-text.ts';
-import { pgliteRunner, postgresRunner, type SqlRunner } from '../platform/db/sql.ts';
+import { pgliteRunner, postgresRunner, type CopyRunner, type SqlRunner } from '../platform/db/sql.ts';
 import { createEmbeddedCounterStore } from '../platform/counters/embedded.ts';
 import { createRedisCounterStore } from '../platform/counters/redis.ts';
 import { describeTarget, redact, redisTargetOf } from '../platform/counters/redis-connection.ts';
@@ -93,7 +93,7 @@ export async function moveDatabase(
       `process ${owner} is using ${config.dataDir}: stop the server first (db move copies a stopped database)`,
     );
 
-  let target: SqlRunner;
+  let target: CopyRunner;
   try {
     target = await postgresRunner(to);
   } catch (e) {

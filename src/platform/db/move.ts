@@ -3,16 +3,20 @@
  * embedded PGlite into PostgreSQL, for `risk-api db move`), then reads the target back and compares each table's
  * rows and checksum with the source's.
  *
- * Values travel as PostgreSQL's own text form (`col::text` out, `$n::type` in), so every type (bytea, inet,
- * arrays, JSON, timestamps, bigint) arrives exactly as the source's output function wrote it, with no driver in
- * between deciding what a value means. Both sessions use the same output settings, so the text of a row is the
- * same on both sides: a table's checksum is the SHA-256 of its rows' text in primary-key order.
+ * Values travel as PostgreSQL's own text form (`col::text` out of the source, COPY's text format into the target,
+ * where each column's input function reads it), so every type (bytea, inet, arrays, JSON, timestamps, bigint)
+ * arrives exactly as the source's output function wrote it, with no driver in between deciding what a value means.
+ * Both sessions use the same output settings, so the text of a row is the same on both sides: a table's checksum
+ * is the SHA-256 of its rows as COPY text lines in primary-key order.
+ *
+ * Memory stays bounded whatever the size: the source is read in key pages (keyset, not OFFSET), each page goes to
+ * the target as one COPY before the next is read, and the read-back is one streamed `COPY … TO STDOUT` per table.
  *
  * Tables are copied parents first (foreign keys); rows in primary-key order (a table referring to itself, if one
  * ever does, then gets its parents before their children when ids grow). Sequences are set to the source's.
  */
 import { createHash } from 'node:crypto';
-import type { SqlRunner } from './sql.ts';
+import type { CopyRunner, SqlRunner } from './sql.ts';
 
 export type TableCopy = {
   table: string;
@@ -31,11 +35,11 @@ const SESSION = [
   "SET IntervalStyle = 'postgres'",
   'SET extra_float_digits = 1',
   "SET bytea_output = 'hex'",
+  // The key literals of a page's WHERE quote by doubling ' only.
+  'SET standard_conforming_strings = on',
 ];
 /** The migrations' bookkeeping: the target writes its own when its schema is created. */
 const NOT_COPIED = new Set(['_prisma_migrations']);
-/** Parameters per INSERT stay far below PostgreSQL's 65,535. */
-const MAX_PARAMS = 30_000;
 /** Rows per read: fewer for tables holding bytes (a publication image part is 48 kB, twice that as hex). */
 const PAGE_ROWS = 5_000;
 const PAGE_ROWS_WITH_BYTES = 200;
@@ -94,64 +98,84 @@ async function parentsFirst(sql: SqlRunner, names: string[]): Promise<string[]> 
   return out;
 }
 
-/** Reads `table` in primary-key pages of text rows. */
-async function* pages(sql: SqlRunner, table: Table): AsyncGenerator<Array<Array<string | null>>> {
-  const list = table.columns.map((c) => `t.${ident(c.name)}::text`).join(', ');
-  // Qualified: a bare name in ORDER BY would mean the output column of that name, the TEXT cast ("10" < "9").
-  const order = table.key.map((k) => `t.${ident(k)}`).join(', ');
+/** COPY's text-format escapes (CopyAttributeOutText), undone to read a key back out of a page's last line. */
+const UNESCAPE: Record<string, string> = { b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\\': '\\' };
+
+/** The values of one line of COPY's text format (null for `\N`). */
+export function copyFields(line: string): Array<string | null> {
+  return line.split('\t').map((f) => (f === '\\N' ? null : f.replace(/\\(.)/g, (_, c: string) => UNESCAPE[c] ?? c)));
+}
+
+/** A value as an SQL literal of its column's type (COPY takes no parameters). */
+const literal = (value: string | null, type: string) =>
+  value === null ? `NULL::${type}` : `'${value.replaceAll("'", "''")}'::${type}`;
+
+/** The columns read as text, and the key order, qualified: a bare name in ORDER BY would mean the TEXT output. */
+function selectList(table: Table): { list: string; order: string } {
+  return {
+    list: table.columns.map((c) => `t.${ident(c.name)}::text`).join(', '),
+    order: table.key.map((k) => `t.${ident(k)}`).join(', '),
+  };
+}
+
+/**
+ * Reads `table` in key pages (keyset: each page starts after the last key of the one before, so every page costs
+ * the same), each page as COPY text lines in one buffer: no row objects, and the bytes go to the target as read.
+ */
+async function* pages(
+  sql: CopyRunner,
+  table: Table,
+  pageRows: number,
+): AsyncGenerator<{ lines: Buffer; rows: number }> {
+  const { list, order } = selectList(table);
   const types = new Map(table.columns.map((c) => [c.name, c.type]));
   const keyAt = table.key.map((k) => table.columns.findIndex((c) => c.name === k));
-  const page = table.columns.some((c) => c.type === 'bytea') ? PAGE_ROWS_WITH_BYTES : PAGE_ROWS;
-  const after = `(${order}) > (${table.key.map((k, i) => `$${i + 1}::${types.get(k)}`).join(', ')})`;
-  let last: Array<string | null> | null = null;
+  const page = table.columns.some((c) => c.type === 'bytea') ? Math.min(pageRows, PAGE_ROWS_WITH_BYTES) : pageRows;
+  let after = '';
   for (;;) {
-    const rows: Array<Record<string, string | null>> = await sql.query<Record<string, string | null>>(
-      `SELECT ${list} FROM ${ident(table.name)} t ${last ? `WHERE ${after}` : ''} ORDER BY ${order} LIMIT ${page}`,
-      last ? keyAt.map((i) => last![i]!) : [],
+    const chunks: Buffer[] = [];
+    const rows = await sql.copyOut(
+      `COPY (SELECT ${list} FROM ${ident(table.name)} t ${after} ORDER BY ${order} LIMIT ${page}) TO STDOUT`,
+      (chunk) => chunks.push(chunk),
     );
-    if (rows.length === 0) return;
-    const values: Array<Array<string | null>> = rows.map((r) => Object.values(r));
-    yield values;
-    if (rows.length < page) return;
-    last = values.at(-1)!;
+    if (rows === 0) return;
+    const lines = Buffer.concat(chunks);
+    yield { lines, rows };
+    if (rows < page) return;
+    const end = lines.length - 1; // the last line's newline
+    const last = copyFields(lines.toString('utf8', lines.lastIndexOf(10, end - 1) + 1, end));
+    after = `WHERE (${order}) > (${table.key.map((k, i) => literal(last[keyAt[i]!]!, types.get(k)!)).join(', ')})`;
   }
 }
 
-function rowText(row: Array<string | null>): string {
-  return `${row.map((v) => (v === null ? '\\N' : v.replaceAll('\\', '\\\\').replaceAll('\t', '\\t').replaceAll('\n', '\\n'))).join('\t')}\n`;
-}
-
-async function insert(sql: SqlRunner, table: Table, rows: Array<Array<string | null>>): Promise<void> {
-  const cols = table.columns.map((c) => ident(c.name)).join(', ');
-  const perInsert = Math.max(1, Math.floor(MAX_PARAMS / table.columns.length));
-  for (let i = 0; i < rows.length; i += perInsert) {
-    const chunk = rows.slice(i, i + perInsert);
-    const params: Array<string | null> = [];
-    const tuples = chunk.map((row) => {
-      const cells = row.map((v, j) => {
-        params.push(v);
-        return `$${params.length}::${table.columns[j]!.type}`;
-      });
-      return `(${cells.join(', ')})`;
-    });
-    await sql.query(`INSERT INTO ${ident(table.name)} (${cols}) VALUES ${tuples.join(', ')}`, params);
-  }
-}
-
+/**
+ * The target's rows of `table` read back in key order through one streamed COPY, hashed as they arrive (constant
+ * memory); a row is one line, since COPY escapes every newline inside a value.
+ */
 async function checksum(
-  sql: SqlRunner,
+  sql: CopyRunner,
   table: Table,
   total: number,
   progress?: CopyProgress,
 ): Promise<{ rows: number; checksum: string }> {
   const hash = createHash('sha256');
-  let rows = 0;
+  const { list, order } = selectList(table);
+  let lines = 0;
+  let reported = 0;
   progress?.('verifying', table.name, 0, total);
-  for await (const page of pages(sql, table)) {
-    for (const row of page) hash.update(rowText(row));
-    rows += page.length;
-    progress?.('verifying', table.name, rows, total);
-  }
+  const rows = await sql.copyOut(
+    `COPY (SELECT ${list} FROM ${ident(table.name)} t ORDER BY ${order}) TO STDOUT`,
+    (chunk) => {
+      hash.update(chunk);
+      for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
+      if (lines - reported >= PAGE_ROWS) {
+        reported = lines;
+        progress?.('verifying', table.name, lines, total);
+      }
+    },
+  );
+  if (lines !== rows) throw new Error(`${table.name}: read back ${lines} lines for ${rows} rows`);
+  progress?.('verifying', table.name, rows, total);
   return { rows, checksum: hash.digest('hex') };
 }
 
@@ -164,7 +188,12 @@ export async function prepareSession(sql: SqlRunner): Promise<void> {
  * Copies every table of `source` into `target` (same schema; its tables emptied of the rows its migrations
  * seeded), sets the sequences, then reads the target back and compares. Throws when a table differs.
  */
-export async function copyTables(source: SqlRunner, target: SqlRunner, progress?: CopyProgress): Promise<TableCopy[]> {
+export async function copyTables(
+  source: CopyRunner,
+  target: CopyRunner,
+  progress?: CopyProgress,
+  pageRows = PAGE_ROWS,
+): Promise<TableCopy[]> {
   const names = (await publicTables(source)).filter((n) => !NOT_COPIED.has(n));
   const order = await parentsFirst(source, names);
   const tables = await Promise.all(order.map((n) => describe(source, n)));
@@ -175,13 +204,15 @@ export async function copyTables(source: SqlRunner, target: SqlRunner, progress?
     const total = Number(
       (await source.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${ident(table.name)}`))[0]!.n,
     );
+    const cols = table.columns.map((c) => ident(c.name)).join(', ');
     const hash = createHash('sha256');
     let done = 0;
     progress?.('copying', table.name, 0, total);
-    for await (const page of pages(source, table)) {
-      await insert(target, table, page);
-      for (const row of page) hash.update(rowText(row));
-      done += page.length;
+    for await (const { lines, rows } of pages(source, table, pageRows)) {
+      const copied = await target.copyIn(`COPY ${ident(table.name)} (${cols}) FROM STDIN`, [lines]);
+      if (copied !== rows) throw new Error(`${table.name}: COPY took ${copied} of ${rows} rows`);
+      hash.update(lines);
+      done += rows;
       progress?.('copying', table.name, done, total);
     }
     copies.push({ table: table.name, rows: done, checksum: hash.digest('hex'), targetRows: 0, targetChecksum: '' });

@@ -1,4 +1,5 @@
 import type { PGlite } from '@electric-sql/pglite';
+import { copyIn, copyOut } from './pg-copy.ts';
 
 /**
  * A raw SQL connection for what Prisma's query engine does not do: multi-statement
@@ -10,8 +11,32 @@ export type SqlRunner = {
   close(): Promise<void>;
 };
 
-export function pgliteRunner(db: PGlite): SqlRunner {
+/** A connection that also speaks COPY, in its text format: what `db move` reads from and writes to. */
+export type CopyRunner = SqlRunner & {
+  /** `COPY … FROM STDIN` with lines in COPY's text format; resolves to the rows copied. */
+  copyIn(statement: string, lines: readonly Buffer[]): Promise<number>;
+  /** `COPY … TO STDOUT`, each chunk to `onData` as it arrives; resolves to the rows copied. */
+  copyOut(statement: string, onData: (chunk: Buffer) => void): Promise<number>;
+};
+
+/** PGlite has no client stream: its COPY reads and writes a blob in memory instead of STDIN / STDOUT. */
+const TO_STDOUT = / TO STDOUT$/;
+const FROM_STDIN = / FROM STDIN$/;
+
+export function pgliteRunner(db: PGlite): CopyRunner {
   return {
+    copyIn: async (statement, lines) => {
+      if (!FROM_STDIN.test(statement)) throw new Error(`not a COPY FROM STDIN: ${statement}`);
+      const blob = new Blob(lines.map((l) => new Uint8Array(l)));
+      const r = await db.query(statement.replace(FROM_STDIN, " FROM '/dev/blob'"), [], { blob });
+      return r.affectedRows ?? 0;
+    },
+    copyOut: async (statement, onData) => {
+      if (!TO_STDOUT.test(statement)) throw new Error(`not a COPY TO STDOUT: ${statement}`);
+      const r = await db.query(statement.replace(TO_STDOUT, " TO '/dev/blob'"));
+      if (r.blob && r.blob.size > 0) onData(Buffer.from(await r.blob.arrayBuffer()));
+      return r.affectedRows ?? 0;
+    },
     exec: async (sql) => {
       await db.exec(sql);
     },
@@ -20,11 +45,13 @@ export function pgliteRunner(db: PGlite): SqlRunner {
   };
 }
 
-export async function postgresRunner(url: string): Promise<SqlRunner> {
+export async function postgresRunner(url: string): Promise<CopyRunner> {
   const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   return {
+    copyIn: (statement, lines) => copyIn(client, statement, lines),
+    copyOut: (statement, onData) => copyOut(client, statement, onData),
     exec: async (sql) => {
       await client.query(sql);
     },
