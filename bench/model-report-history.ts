@@ -11,6 +11,7 @@
  * `--limit-min` minutes and removes its database.
  */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { memoryOf, startServer, stopAll } from './children.ts';
@@ -31,6 +32,12 @@ const PROBE_MS = 50;
 const BOUND_MS = 100;
 /** IPs are 1.0.0.0 + g × STEP: an odd step spreads them over most of the IPv4 space. */
 const STEP = Math.max(1, Math.floor(3_700_000_000 / IPS) | 1);
+
+/** CPU seconds (user + system) the process has used; the machine is shared, so this, not wall time, is the cost. */
+function cpuSecondsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
 
 async function seed(databaseUrl: string, backendDir: string): Promise<number> {
   const db = await openDatabase({ databaseUrl, dataDir: backendDir });
@@ -107,6 +114,8 @@ async function main() {
     const probe = startProbe(baseUrl, pid);
     await probe.ready;
     const readyAt = performance.now();
+    const cpuAtReady = cpuSecondsOf(pid);
+    let cpuAtDone = 0;
     let doneAt: number | null = null;
     let peakMb = 0;
     let crashed: string | null = null;
@@ -123,6 +132,7 @@ async function main() {
         .catch(() => '');
       if (/^risk_model_level_ips\{/m.test(text)) {
         doneAt = performance.now();
+        cpuAtDone = cpuSecondsOf(pid);
         console.log(
           text
             .split('\n')
@@ -148,7 +158,7 @@ async function main() {
         `history: ${IPS} IPs, one community report each over ${DAYS} days (seeded in ${seedS} s)`,
         doneAt === null
           ? `model report: not finished within ${LIMIT_MS / 60_000} min of the server being ready`
-          : `model report: gauges published ${Math.round((doneAt - readyAt) / 1000)} s after the server was ready (the report starts 60 s after start)`,
+          : `model report: gauges published ${Math.round((doneAt - readyAt) / 1000)} s after the server was ready (the report starts 60 s after start); server CPU in that time ${Math.round(cpuAtDone - cpuAtReady)} s; load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
         `server peak RSS ${peakMb} MB`,
         `/healthz probes: ${probes.length}, worst server main-thread time ${worstCpu} ms (bound ${BOUND_MS}), ` +
           `${over} over the bound, worst wall time ${Math.round(worstWall)} ms`,
