@@ -9,6 +9,9 @@
  * It prints how long the report took, the server's peak RSS and the probes: the worst server main-thread time a
  * probe waited (the bound the reliability tests hold is 100 ms) and the worst wall time. Stops by itself after
  * `--limit-min` minutes and removes its database.
+ * --in-process runs the report in this process instead (no server start, which a loaded machine can hold past its
+ * limit): it prints the report's wall and CPU time, this process's RSS before and at its peak, and the event loop's
+ * longest delay while the report ran (what a request would have waited).
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -17,6 +20,9 @@ import pg from 'pg';
 import { memoryOf, startServer, stopAll } from './children.ts';
 import { postgresBackend, serviceEnv } from './backends.ts';
 import { openDatabase } from '../src/platform/db/database.ts';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { loadNetworkData } from '../src/domain/network/index.ts';
+import { modelReport } from '../src/domain/quality/model-report.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 const arg = (name: string, fallback: number) => {
@@ -97,11 +103,43 @@ function startProbe(url: string, pid: number) {
   };
 }
 
+async function inProcess(databaseUrl: string, dataDir: string, seedS: number): Promise<void> {
+  const network = await loadNetworkData();
+  const db = await openDatabase({ databaseUrl, dataDir });
+  const rssMb = () => Math.round(process.memoryUsage().rss / 1048576);
+  const before = rssMb();
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  try {
+    const report = await modelReport(db.prisma, network);
+    loop.disable();
+    const used = process.cpuUsage(cpu);
+    console.log(
+      [
+        `history: ${IPS} IPs, one community report each over ${DAYS} days (seeded in ${seedS} s)`,
+        `model report in process: ${report.ips} IPs sampled over ${report.instants.length} instants, ` +
+          `${Math.round((performance.now() - started) / 1000)} s wall, ${Math.round((used.user + used.system) / 1e6)} s CPU`,
+        `RSS before the report ${before} MB (network index and database client loaded), peak ${Math.round(process.resourceUsage().maxRSS / 1024)} MB`,
+        `event loop: longest delay ${Math.round(loop.max / 1e6)} ms, p99 ${Math.round(loop.percentile(99) / 1e6)} ms`,
+        `load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
+      ].join('\n'),
+    );
+  } finally {
+    await db.close();
+  }
+}
+
 async function main() {
   const backend = await postgresBackend({ label: 'model_history' });
   try {
     console.error(`seeding ${IPS} IPs of history (one report each, step ${STEP})…`);
     const seedS = await seed(backend.databaseUrl!, backend.dataDir);
+    if (process.argv.includes('--in-process')) {
+      await inProcess(backend.databaseUrl!, backend.dataDir, seedS);
+      return;
+    }
     console.error(`seeded in ${seedS} s; starting the service`);
     const { child, baseUrl } = await startServer(
       'server',
