@@ -9,13 +9,20 @@
  * It prints how long the report took, the server's peak RSS and the probes: the worst server main-thread time a
  * probe waited (the bound the reliability tests hold is 100 ms) and the worst wall time. Stops by itself after
  * `--limit-min` minutes and removes its database.
+ * --in-process runs the report in this process instead (no server start, which a loaded machine can hold past its
+ * limit): it prints the report's wall and CPU time, this process's RSS before and at its peak, and the event loop's
+ * longest delay while the report ran (what a request would have waited).
  */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { memoryOf, startServer, stopAll } from './children.ts';
 import { postgresBackend, serviceEnv } from './backends.ts';
 import { openDatabase } from '../src/platform/db/database.ts';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { loadNetworkData } from '../src/domain/network/index.ts';
+import { modelReport } from '../src/domain/quality/model-report.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 const arg = (name: string, fallback: number) => {
@@ -31,6 +38,12 @@ const PROBE_MS = 50;
 const BOUND_MS = 100;
 /** IPs are 1.0.0.0 + g × STEP: an odd step spreads them over most of the IPv4 space. */
 const STEP = Math.max(1, Math.floor(3_700_000_000 / IPS) | 1);
+
+/** CPU seconds (user + system) the process has used; the machine is shared, so this, not wall time, is the cost. */
+function cpuSecondsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
 
 async function seed(databaseUrl: string, backendDir: string): Promise<number> {
   const db = await openDatabase({ databaseUrl, dataDir: backendDir });
@@ -90,11 +103,43 @@ function startProbe(url: string, pid: number) {
   };
 }
 
+async function inProcess(databaseUrl: string, dataDir: string, seedS: number): Promise<void> {
+  const network = await loadNetworkData();
+  const db = await openDatabase({ databaseUrl, dataDir });
+  const rssMb = () => Math.round(process.memoryUsage().rss / 1048576);
+  const before = rssMb();
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  try {
+    const report = await modelReport(db.prisma, network);
+    loop.disable();
+    const used = process.cpuUsage(cpu);
+    console.log(
+      [
+        `history: ${IPS} IPs, one community report each over ${DAYS} days (seeded in ${seedS} s)`,
+        `model report in process: ${report.ips} IPs sampled over ${report.instants.length} instants, ` +
+          `${Math.round((performance.now() - started) / 1000)} s wall, ${Math.round((used.user + used.system) / 1e6)} s CPU`,
+        `RSS before the report ${before} MB (network index and database client loaded), peak ${Math.round(process.resourceUsage().maxRSS / 1024)} MB`,
+        `event loop: longest delay ${Math.round(loop.max / 1e6)} ms, p99 ${Math.round(loop.percentile(99) / 1e6)} ms`,
+        `load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
+      ].join('\n'),
+    );
+  } finally {
+    await db.close();
+  }
+}
+
 async function main() {
   const backend = await postgresBackend({ label: 'model_history' });
   try {
     console.error(`seeding ${IPS} IPs of history (one report each, step ${STEP})…`);
     const seedS = await seed(backend.databaseUrl!, backend.dataDir);
+    if (process.argv.includes('--in-process')) {
+      await inProcess(backend.databaseUrl!, backend.dataDir, seedS);
+      return;
+    }
     console.error(`seeded in ${seedS} s; starting the service`);
     const { child, baseUrl } = await startServer(
       'server',
@@ -107,6 +152,8 @@ async function main() {
     const probe = startProbe(baseUrl, pid);
     await probe.ready;
     const readyAt = performance.now();
+    const cpuAtReady = cpuSecondsOf(pid);
+    let cpuAtDone = 0;
     let doneAt: number | null = null;
     let peakMb = 0;
     let crashed: string | null = null;
@@ -123,6 +170,7 @@ async function main() {
         .catch(() => '');
       if (/^risk_model_level_ips\{/m.test(text)) {
         doneAt = performance.now();
+        cpuAtDone = cpuSecondsOf(pid);
         console.log(
           text
             .split('\n')
@@ -148,7 +196,7 @@ async function main() {
         `history: ${IPS} IPs, one community report each over ${DAYS} days (seeded in ${seedS} s)`,
         doneAt === null
           ? `model report: not finished within ${LIMIT_MS / 60_000} min of the server being ready`
-          : `model report: gauges published ${Math.round((doneAt - readyAt) / 1000)} s after the server was ready (the report starts 60 s after start)`,
+          : `model report: gauges published ${Math.round((doneAt - readyAt) / 1000)} s after the server was ready (the report starts 60 s after start); server CPU in that time ${Math.round(cpuAtDone - cpuAtReady)} s; load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
         `server peak RSS ${peakMb} MB`,
         `/healthz probes: ${probes.length}, worst server main-thread time ${worstCpu} ms (bound ${BOUND_MS}), ` +
           `${over} over the bound, worst wall time ${Math.round(worstWall)} ms`,

@@ -5,6 +5,7 @@
  * replay (replay.ts: the model's own functions, no database), one row per world: ROC AUC, precision and share of all
  * abusive per level, calibration error, early warning. Writes bench/results/quality-sweep.{md,json}.
  * --diagnose adds, per world, where the false highs and the early-warning misses come from (diagnose.ts).
+ * --subnet-at-24 scores a counterfactual: IPv4 subnets larger than a /24 replaced by the /24 (neighbourhood.ts).
  * Extra `--name value` flags apply to every set. Runs the worlds one after another (CPU-heavy: never two sweeps at once).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -16,6 +17,7 @@ import { buildWorld } from './world.ts';
 import { replayWorld } from './replay.ts';
 import { measure, type Measures } from './measure.ts';
 import { diagnose, formatDiagnosis, type Diagnosis } from './diagnose.ts';
+import { withSubnetAt24 } from './neighbourhood.ts';
 
 function take(argv: string[], flag: string): string | undefined {
   const i = argv.indexOf(flag);
@@ -89,9 +91,12 @@ async function main() {
   const out = take(argv, '--out') ?? path.join(import.meta.dirname, '..', 'results');
   const diagnoseIt = argv.includes('--diagnose');
   if (diagnoseIt) argv.splice(argv.indexOf('--diagnose'), 1);
+  const at24 = argv.includes('--subnet-at-24');
+  if (at24) argv.splice(argv.indexOf('--subnet-at-24'), 1);
   for (const set of sets) if (!(set in PARAMETER_SETS)) throw new Error(`unknown set ${set}`);
 
-  const network = await loadNetworkData();
+  const loaded = await loadNetworkData();
+  const network = at24 ? withSubnetAt24(loaded) : loaded;
   const catalogue = NetworkCatalogue.load();
   const rows: SweepRow[] = [];
   for (const set of sets) {

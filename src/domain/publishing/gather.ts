@@ -32,7 +32,7 @@ export type GatherStats = {
 };
 export type Gathered = { layers: Map<number, Layer>; stats: GatherStats };
 
-type ReportRow = {
+export type ReportRow = {
   workspaceId: number;
   visibility: string;
   outcomeCode: string;
@@ -41,8 +41,31 @@ type ReportRow = {
   kind: string;
   key: string;
 };
-type RatingRow = { workspaceId: number; rating: number; createdAt: Date; key: string };
-type FeedRow = { name: string; weight: number; importedAt: Date; cidr: string };
+export type RatingRow = { workspaceId: number; rating: number; createdAt: Date; key: string };
+export type FeedRow = { name: string; weight: number; importedAt: Date; cidr: string };
+
+/** A report row as evidence (community-visible reports are `shared`: they are in the global layer too). */
+export function reportItem(r: Omit<ReportRow, 'kind' | 'key'>): EvidenceItem {
+  return {
+    type: 'report',
+    outcomeCode: r.outcomeCode,
+    severity: r.severity,
+    at: r.createdAt,
+    reporter: `ws:${r.workspaceId}`,
+    shared: r.visibility === 'community',
+  };
+}
+
+/** A rating row as evidence; null for a rating outside -1, 0, 1. */
+export function ratingItem(g: Omit<RatingRow, 'key'>): EvidenceItem | null {
+  if (g.rating !== -1 && g.rating !== 0 && g.rating !== 1) return null;
+  return { type: 'rating', rating: g.rating, at: g.createdAt, reporter: `ws:${g.workspaceId}` };
+}
+
+/** A feed entry as evidence: one item per entry, the block it lists named in the summaries' listings. */
+export function feedItem(e: FeedRow): EvidenceItem {
+  return { type: 'feed', feed: e.name, weight: e.weight, at: e.importedAt, block: e.cidr };
+}
 
 function layerOf(layers: Map<number, Layer>, id: number): Layer {
   let layer = layers.get(id);
@@ -109,14 +132,7 @@ export async function gatherEvidence(prisma: PrismaClient, network: NetworkIndex
       FROM "Report" r JOIN "ReportLink" l ON l."reportId" = r."id" JOIN "Subject" s ON s."id" = l."subjectId"
      WHERE s."kind" = ANY(${MAPPED_KINDS as string[]}::text[])`;
   for (const r of reports) {
-    const item: EvidenceItem = {
-      type: 'report',
-      outcomeCode: r.outcomeCode,
-      severity: r.severity,
-      at: r.createdAt,
-      reporter: `ws:${r.workspaceId}`,
-      shared: r.visibility === 'community',
-    };
+    const item = reportItem(r);
     const target = targetOf(r.kind, r.key);
     if (!place(layerOf(layers, r.workspaceId), target, item, stats)) {
       stats.skippedSubjects++;
@@ -131,8 +147,8 @@ export async function gatherEvidence(prisma: PrismaClient, network: NetworkIndex
       FROM "Rating" g JOIN "Subject" s ON s."id" = g."subjectId"
      WHERE s."kind" = 'ipaddress'`;
   for (const g of ratings) {
-    if (g.rating !== -1 && g.rating !== 0 && g.rating !== 1) continue;
-    const item: EvidenceItem = { type: 'rating', rating: g.rating, at: g.createdAt, reporter: `ws:${g.workspaceId}` };
+    const item = ratingItem(g);
+    if (!item) continue;
     if (place(layerOf(layers, g.workspaceId), targetOf('ipaddress', g.key), item, stats)) stats.ratings++;
     else stats.skippedSubjects++;
   }
@@ -143,8 +159,7 @@ export async function gatherEvidence(prisma: PrismaClient, network: NetworkIndex
   const global = layers.get(GLOBAL_LAYER)!;
   const feedNames = new Set<string>();
   for (const e of feedEntries) {
-    // One item per entry: the block it lists is named in the summaries' listings (evidence.ts, ReportedSummary).
-    const item: EvidenceItem = { type: 'feed', feed: e.name, weight: e.weight, at: e.importedAt, block: e.cidr };
+    const item = feedItem(e);
     feedNames.add(e.name);
     if (place(global, cidrTarget(network, e.cidr), item, stats)) stats.feedEntries++;
   }

@@ -18,13 +18,12 @@
 import type { PrismaClient } from '../../generated/prisma/client.ts';
 import type { NetworkIndex } from '../network/index.ts';
 import { AppError } from '../../errors.ts';
-import { GLOBAL_LAYER, gatherEvidence, type Layer } from '../publishing/gather.ts';
-import { baseWeight } from '../scoring/evidence.ts';
 import type { RiskLevel } from '../scoring/levels.ts';
 import { rocAuc } from './auc.ts';
 import { earlyWarning, type EarlyWarning } from './early-warning.ts';
 import { levelTable } from './levels.ts';
-import { LayerAsOf, scoresAt } from './as-of.ts';
+import { readScope, scoresAt } from './as-of.ts';
+import { nextTurn } from './layer-history.ts';
 
 export const MODEL_REPORT_DEFAULTS = Object.freeze({ sinceDays: 30, windowDays: 7 });
 
@@ -74,21 +73,6 @@ function hash(text: string): number {
   return h >>> 0;
 }
 
-/** When each IP of the layers was said to be bad (harmful reports, bad ratings; not feed listings), ascending. */
-function badTimes(layers: readonly Layer[]): Map<string, number[]> {
-  const out = new Map<string, number[]>();
-  for (const layer of layers)
-    for (const [ip, items] of layer.ips)
-      for (const item of items) {
-        if (item.type === 'feed' || baseWeight(item) <= 0) continue;
-        const list = out.get(ip);
-        if (list) list.push(item.at.getTime());
-        else out.set(ip, [item.at.getTime()]);
-      }
-  for (const list of out.values()) list.sort((a, b) => a - b);
-  return out;
-}
-
 export async function modelReport(
   prisma: PrismaClient,
   network: NetworkIndex,
@@ -107,36 +91,38 @@ export async function modelReport(
   const instants: number[] = [];
   for (let t = Math.ceil((now - sinceDays * DAY) / DAY) * DAY; t <= now - windowDays * DAY; t += DAY) instants.push(t);
 
-  const gathered = await gatherEvidence(prisma, network);
-  const globalLayer = gathered.layers.get(GLOBAL_LAYER)!;
-  const ownLayer = opts.workspaceId !== undefined ? gathered.layers.get(opts.workspaceId) : undefined;
-  const scope = ownLayer ? [globalLayer, ownLayer] : [globalLayer];
-  const resolve = (ip: string) => network.resolve(ip);
-  const global = await LayerAsOf.build(globalLayer, resolve);
-  const own = ownLayer ? await LayerAsOf.build(ownLayer, resolve) : null;
-  const bad = badTimes(scope);
-
+  const scope = await readScope(prisma, network, opts.workspaceId);
+  const [global, own] = scope;
   const population = new Set<string>();
-  for (const layer of scope) for (const ip of layer.ips.keys()) population.add(ip);
+  let step = 0;
+  for (const layer of scope)
+    for (const ip of layer?.ips ?? []) {
+      population.add(ip);
+      if ((++step & 4095) === 0) await nextTurn();
+    }
   const byInstant = new Map<number, string[]>();
   if (instants.length)
-    for (const ip of [...population].sort()) {
+    // No sort: the instant an IP gets is its hash's, whatever the order; a sort of every IP would hold one turn.
+    for (const ip of population) {
       const t = instants[hash(ip) % instants.length]!;
       const list = byInstant.get(t);
       if (list) list.push(ip);
       else byInstant.set(t, [ip]);
+      if ((++step & 4095) === 0) await nextTurn();
     }
+  population.clear();
 
   const samples: Array<{ score: number; bad: boolean }> = [];
   const warnings: number[] = [];
   for (const t of instants) {
     const ips = byInstant.get(t) ?? [];
-    const scores = await scoresAt(ips, new Date(t), network, global, own);
+    byInstant.delete(t);
+    const scores = await scoresAt(ips, t, network, global!, own ?? null);
     ips.forEach((ip, i) => {
-      const times = bad.get(ip) ?? [];
+      const times = scope.flatMap((layer) => layer?.badTimes(ip) ?? []);
       const inWindow = (x: number) => x > t && x <= t + windowDays * DAY;
       samples.push({ score: scores[i]!, bad: times.some(inWindow) });
-      if (times.length && inWindow(times[0]!)) warnings.push(scores[i]!);
+      if (times.length && inWindow(Math.min(...times))) warnings.push(scores[i]!);
     });
   }
   return {

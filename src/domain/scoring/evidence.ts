@@ -220,7 +220,7 @@ function emptySide(): Side {
   return { direct: [], inherited: new Map() };
 }
 
-function sourceKey(item: EvidenceItem): string {
+export function sourceKey(item: EvidenceItem): string {
   return item.type === 'feed' ? `feed\u0000${item.feed}` : `ws\u0000${item.reporter}`;
 }
 
@@ -232,7 +232,7 @@ function sideMass(side: Side, cap: number): number {
 }
 
 /** The outer cap of one source on an entity of dimension `code` (undefined: an IP, or not said). */
-function capOf(key: string, code: DimensionCode | undefined): number {
+export function capOf(key: string, code: DimensionCode | undefined): number {
   return code !== undefined && code !== 'ip' && key.startsWith('ws\u0000') ? NETWORK_SOURCE_CAP : SOURCE_CAP;
 }
 
