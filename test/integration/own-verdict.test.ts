@@ -107,6 +107,36 @@ describe(`the caller's own verdict in its score (${backendName})`, () => {
     });
   });
 
+  it('matches only the dimensions one reported IP moves, and counts each source once in confidence', async () => {
+    const ip = '1.1.1.77';
+    await report(ip, 'fraud_confirmed', 'critical', a);
+    await report(ip, 'chargeback', 'high', a);
+    await runCommand('publish', {}, ctx);
+    const one = await score(ip, b);
+    const moved = one.dimensions.filter((d: { score: number }) => d.score >= 1);
+    expect(one.matched_count).toBe(moved.length);
+    expect(one.matched_count).toBeLessThan(8);
+    // The rolled-up slivers (the AS, its organisation, ...) stay in the answer, named, unmatched.
+    type Dim = { code: string; score: number; matched: boolean; entity: object | null; reason: string | null };
+    const slivers = one.dimensions.filter((d: Dim) => d.entity !== null && d.score === 0);
+    expect(slivers.map((d: Dim) => d.code)).toContain('asn');
+    for (const d of slivers)
+      expect(d, d.code).toMatchObject({ matched: false, reason: expect.stringContaining('too slight') });
+    // Every dimension that moves rests on one source, A (two reports): support 1 → 100·(1 − e^(−0.5)) = 39.
+    for (const d of moved) expect(d.reported.sources, d.code).toBe(1);
+    expect(one.confidence).toBe(39);
+
+    const c = { 'x-api-key': (await s.createKey('own-c', { tier: 'developer' })).secret };
+    await report(ip, 'spam', 'high', c);
+    await runCommand('publish', {}, ctx);
+    const two = await score(ip, b);
+    for (const d of two.dimensions.filter((d: { score: number }) => d.score >= 1)) {
+      expect(d.reported.sources, d.code).toBe(2);
+    }
+    // Two distinct sources behind every part of the score: support 2 → 63.
+    expect(two.confidence).toBe(63);
+  });
+
   it('answers the same layers and confidence on score, score/batch, GraphQL and MCP', async () => {
     const ip = '9.9.9.11';
     // A key of its own: the earlier tests' score calls with `a` may still be in this second's burst window.

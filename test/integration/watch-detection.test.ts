@@ -85,7 +85,7 @@ describe(`watch detection (${backendName})`, () => {
     ids.cidr = await watch({ target: '9.9.9.0/24', score_threshold: 1 });
     ids.domain = await watch({ subject: { kind: 'domain', key: 'Evil.Example' } });
     ids.bIp = await watch({ target: '9.9.9.9' }, b); // B's own reports are never news to B
-  }, 120_000);
+  });
   afterAll(async () => {
     await s?.close();
   });
@@ -251,7 +251,7 @@ describe(`watch detection (${backendName})`, () => {
           written();
           await held;
         },
-        { timeout: 60_000 },
+        { timeout: 300_000 },
       );
       await inserted;
       // ... while a later report commits and the follower runs.
@@ -305,6 +305,26 @@ describe(`watch detection (${backendName})`, () => {
     expect(spikes.find((e) => e.data.watch.id === ids.cidr)!.data.entities).toEqual([
       expect.objectContaining({ key: 'subnet:9.9.9.0/24' }),
     ]);
+  });
+
+  it('one client retrying never fires watch.spike_started on the IP, its block or its AS; three requesters do', async () => {
+    const base = windowStart(Date.now()) + 40 * WINDOW_MS; // past the windows of the spike test above
+    const settled = 10_000;
+    await detect(base + settled);
+    const before = (await events(wsA, 'watch.spike_started')).length;
+    const h = s.app.services.network.resolve('9.9.9.9');
+    for (let i = 0; i < 200; i++) await s.app.services.community.record(h, '198.51.100.99', base + WINDOW_MS + i);
+    await s.app.services.community.flush();
+    await detect(base + 2 * WINDOW_MS + settled);
+    await detect(base + 3 * WINDOW_MS + settled);
+    expect((await events(wsA, 'watch.spike_started')).length).toBe(before);
+    // The same hits from three requesters converge: a spike (the test can fail).
+    for (let i = 0; i < 60; i++)
+      await s.app.services.community.record(h, `198.51.100.${100 + (i % 3)}`, base + 4 * WINDOW_MS + i);
+    await s.app.services.community.flush();
+    await detect(base + 5 * WINDOW_MS + settled);
+    const spikes = (await events(wsA, 'watch.spike_started')).slice(before);
+    expect(spikes.map((e) => e.data.watch.id).sort()).toEqual([ids.ip, ids.asn, ids.cidr].sort());
   });
 
   it('no endpoint wanting the type: the state still moves, no event is stored', async () => {

@@ -304,7 +304,7 @@ describe(`isolation and key handling over every field and endpoint (${backendNam
       webhookDeliveries: '(first: 20)',
       viewer: '',
     });
-  }, 180_000);
+  });
   afterAll(() => s?.close());
 
   const expireQuery = () => `mutation { expireOverride(id: ${aRuleId}) { id reason note } }`;

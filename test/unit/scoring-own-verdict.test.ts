@@ -6,7 +6,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DIMENSION_CODES, type DimensionCode, type Hierarchy } from '../../src/domain/network/types.ts';
-import type { EntitySummary, EvidenceCounts, EvidenceItem } from '../../src/domain/scoring/evidence.ts';
+import {
+  type EntitySummary,
+  type EvidenceCounts,
+  type EvidenceItem,
+  summarizeEvidence,
+} from '../../src/domain/scoring/evidence.ts';
 import { riskLevel } from '../../src/domain/scoring/levels.ts';
 import {
   NO_OWN_EVIDENCE,
@@ -108,6 +113,109 @@ describe('the own verdict: examples', () => {
     expect(scoreIp(hierarchy, () => summary(50, 1), undefined, { now: NOW }).confidence).toBe(39);
     expect(scoreIp(hierarchy, () => summary(50, 4), undefined, { now: NOW }).confidence).toBe(86);
     expect(score({}, [rating(-1)]).confidence).toBe(63);
+  });
+});
+
+describe('confidence: distinct sources, their recency, the own verdict', () => {
+  const other = (reporter: string, daysAgo = 0): EvidenceItem => ({
+    type: 'report',
+    outcomeCode: 'spam',
+    severity: 'high',
+    at: new Date(NOW - daysAgo * DAY),
+    reporter,
+    shared: true,
+  });
+  const feed = (name: string, block: string): EvidenceItem => ({
+    type: 'feed',
+    feed: name,
+    weight: 1,
+    at: new Date(NOW),
+    block,
+  });
+  /** The caller's score when the IP's published (global) summary is made of `items` and nothing else is known. */
+  const onIp = (items: EvidenceItem[], own: EvidenceItem[] | null = null) => {
+    const pub = summarizeEvidence(items, new Date(NOW), 'ip');
+    const verdict = own === null ? null : ownVerdict(ownEvidenceOf(own), COUNTS, NOW);
+    const ownReported =
+      own === null ? undefined : { outcomes: [], any: true, lastAt: Math.max(...own.map((i) => i.at.getTime())) };
+    return scoreIp(hierarchy, (code) => (code === 'ip' ? pub : undefined), undefined, {
+      own: verdict,
+      ownReported,
+      now: NOW,
+    });
+  };
+
+  it('counts each workspace and each feed once, however many items or listings', () => {
+    // two workspaces (one with three reports) and one feed listing the IP twice: 3 sources → 100·(1 − e^(−1.5)) = 78
+    const r = onIp([
+      other('a'),
+      other('a'),
+      other('a'),
+      other('b'),
+      feed('drop', '9.9.9.9/32'),
+      feed('drop', '9.9.9.0/24'),
+    ]);
+    expect(r.dimensions[0]!.reported.sources).toBe(3);
+    expect(r.confidence).toBe(78);
+    expect(onIp([other('a'), other('a'), other('a')]).confidence).toBe(39);
+  });
+
+  it('halves a source every 30 days of its newest evidence', () => {
+    // (the IP's own evidence halves in days in the score: the score is held at 50 here to see recency alone)
+    const aged = (days: number) => {
+      const pub = { ...summarizeEvidence([other('a', days)], new Date(NOW), 'ip'), score: 50 };
+      return scoreIp(hierarchy, (code) => (code === 'ip' ? pub : undefined), undefined, { now: NOW }).confidence;
+    };
+    // one source 30 days old: support 0.5 → 100·(1 − e^(−0.25)) = 22; 60 days: 0.25 → 12
+    expect(aged(30)).toBe(22);
+    expect(aged(60)).toBe(12);
+  });
+
+  it('counts the caller once, as its own verdict, beside the other sources', () => {
+    // own verdict 2 + one other workspace 1 = 3 → 78; the caller's own workspace is not a third source
+    const r = onIp([other('a')], [rating(-1)]);
+    expect(r.dimensions[0]!.reported.sources).toBe(2);
+    expect(r.confidence).toBe(78);
+    // a benign own verdict backs a low score just as much
+    expect(onIp([other('a')], [rating(1)]).confidence).toBe(78);
+  });
+
+  it('shares the support out by each dimension part of the score', () => {
+    // ip (w 1, s 50) with 2 sources, subnet (w 0.6, s 50) with 1: shares 1/1.6 and 0.6/1.6 → 1.625 → 56
+    const two = summarizeEvidence([other('a'), other('b')], new Date(NOW), 'ip');
+    const one = summarizeEvidence([other('c')], new Date(NOW), 'subnet');
+    const lookup: PublishedLookup = (code) =>
+      code === 'ip' ? { ...two, score: 50 } : code === 'subnet' ? { ...one, score: 50 } : undefined;
+    expect(scoreIp(hierarchy, lookup, undefined, { now: NOW }).confidence).toBe(56);
+  });
+
+  it('never falls when a dimension gains a distinct source, and does not follow the risk', () => {
+    const sourcesArb = fc.record(
+      Object.fromEntries(DIMENSION_CODES.map((c) => [c, fc.integer({ min: 0, max: 6 })])),
+    ) as fc.Arbitrary<Record<DimensionCode, number>>;
+    const withSources = (scores: Scores, sources: Record<DimensionCode, number>): PublishedLookup => {
+      return (code) => {
+        const s = scores[code];
+        if (s === undefined) return undefined;
+        const reported = { outcomes: [], sharedOutcomes: [], sources: sources[code], listings: [] };
+        return { ...summary(s), reported };
+      };
+    };
+    fc.assert(
+      fc.property(scoresArb, sourcesArb, fc.constantFrom(...DIMENSION_CODES), (scores, sources, code) => {
+        const c = scoreIp(hierarchy, withSources(scores, sources), undefined, { now: NOW }).confidence;
+        expect(Number.isInteger(c) && c >= 0 && c <= 100).toBe(true);
+        const more = { ...sources, [code]: sources[code] + 1 };
+        expect(
+          scoreIp(hierarchy, withSources(scores, more), undefined, { now: NOW }).confidence,
+        ).toBeGreaterThanOrEqual(c);
+        // every dimension with the same sources: confidence is that source count's, whatever the scores (if any)
+        const same = Object.fromEntries(DIMENSION_CODES.map((d) => [d, 2])) as Record<DimensionCode, number>;
+        const r = scoreIp(hierarchy, withSources(scores, same), undefined, { now: NOW });
+        expect(r.confidence).toBe(r.overallScore === 0 && r.dimensions.every((d) => d.score === 0) ? 0 : 63);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 

@@ -168,15 +168,21 @@ describe('feeds listing a block that holds the IP', () => {
   it('names the listings of the subnet that hold the IP, and only those, in the reason', () => {
     const subnet = listed(['9.9.9.0/28', '9.9.9.128/25']);
     const nothing = reportedFor(undefined, undefined, undefined);
-    const inside = withHoldingBlocks(nothing, subnet, '9.9.9.5');
+    const inside = withHoldingBlocks(nothing, subnet, '9.9.9.0/24', '9.9.9.5');
     expect(inside.feeds).toEqual([{ feed: 'f0', block: '9.9.9.0/28' }]);
     expect(listedBlockReason(inside.feeds)).toBe(
       'no evidence names the IP itself; it lies in 9.9.9.0/28, listed by the feed f0',
     );
-    expect(withHoldingBlocks(nothing, subnet, '9.9.9.100')).toBe(nothing);
-    expect(withHoldingBlocks(nothing, subnet, '9.9.9.200').feeds).toEqual([{ feed: 'f1', block: '9.9.9.128/25' }]);
-    expect(withHoldingBlocks(nothing, listed(['2001:db8::/32']), '2001:db8::1').feeds).toHaveLength(1);
-    expect(withHoldingBlocks(nothing, listed(['2001:db8::/32']), '9.9.9.5')).toBe(nothing);
+    expect(withHoldingBlocks(nothing, subnet, '9.9.9.0/24', '9.9.9.100')).toBe(nothing);
+    expect(withHoldingBlocks(nothing, subnet, '9.9.9.0/24', '9.9.9.200').feeds).toEqual([
+      { feed: 'f1', block: '9.9.9.128/25' },
+    ]);
+    expect(withHoldingBlocks(nothing, listed(['2001:db8::/32']), '2001:db8::/48', '2001:db8::1').feeds).toHaveLength(1);
+    expect(withHoldingBlocks(nothing, listed(['2001:db8::/32']), '9.9.9.0/24', '9.9.9.5')).toBe(nothing);
+    // A listed block larger than the subnet holds every address of it.
+    expect(withHoldingBlocks(nothing, listed(['9.9.0.0/16']), '9.9.9.0/24', '9.9.9.77').feeds).toEqual([
+      { feed: 'f0', block: '9.9.0.0/16' },
+    ]);
   });
 
   it('keeps at most MAX_LISTINGS listings per entity, the first by feed then block', () => {

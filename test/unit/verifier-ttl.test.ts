@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { openDatabase, type Database } from '../../src/platform/db/database.ts';
 import { KeyVerifier } from '../../src/domain/access/verifier.ts';
 import { createApiKey, revokeApiKey } from '../../src/domain/access/keys.ts';
+import { openTestDatabase, type TestDatabase } from '../helpers/publishing-fixtures.ts';
 
 describe('KeyVerifier cache bound', () => {
-  let db: Database;
+  // A copy of the migrated template: an in-memory database ran initdb and every migration, most of this file's CPU.
+  let db: TestDatabase;
   beforeAll(async () => {
-    db = await openDatabase({ dataDir: '', inMemory: true });
-    await db.migrate();
+    db = await openTestDatabase();
   });
   afterAll(() => db?.close());
 

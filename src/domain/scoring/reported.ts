@@ -91,13 +91,25 @@ export function reportedFor(
 export function withHoldingBlocks(
   ipReported: DimensionReported,
   subnet: EntitySummary | undefined,
+  subnetKey: string,
   ip: string,
 ): DimensionReported {
   const listed = subnet?.reported?.listings;
   if (!listed || listed.length === 0) return ipReported;
-  const holding = listed.filter((l) => blockHolds(l.block, ip));
+  // A listing placed on the subnet overlaps it, so it holds the whole subnet (and the IP) unless it is the smaller.
+  const subnetPrefix = prefixLength(subnetKey);
+  const v6 = ip.includes(':');
+  const holding = listed.filter(
+    (l) => (l.block.includes(':') === v6 && prefixLength(l.block) <= subnetPrefix) || blockHolds(l.block, ip),
+  );
   if (holding.length === 0) return ipReported;
   return { ...ipReported, feeds: [...ipReported.feeds, ...holding].slice(0, MAX_LISTINGS) };
+}
+
+/** The prefix length of "net/len" (NaN when there is none: then the block is checked in full). */
+function prefixLength(block: string): number {
+  const slash = block.indexOf('/');
+  return slash < 0 ? Number.NaN : Number(block.slice(slash + 1));
 }
 
 /** The reason of an IP without evidence of its own that lies in a listed block: names the feed and the block. */

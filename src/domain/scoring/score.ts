@@ -35,7 +35,7 @@ import {
   withHoldingBlocks,
   type DimensionReported,
 } from './reported.ts';
-import { confidenceOf, type Backing } from './confidence.ts';
+import { confidenceOf } from './confidence.ts';
 import { explainLayers, type ScoreLayers } from './layers.ts';
 
 export type { ScoreLayers } from './layers.ts';
@@ -128,11 +128,30 @@ function apportion(total: number, shares: number[]): number[] {
   return out;
 }
 
-/** One dimension as built, with its published (global) summary, which the IP's feeds read for its subnet. */
-type Built = { dim: DimensionScore; published: number; backing: Backing | null; pub?: EntitySummary | undefined };
+/** One dimension as built, with its published (global) score and summary (the IP's feeds read its subnet's). */
+type Built = { dim: DimensionScore; published: number; pub: EntitySummary | undefined };
 
-function sourcesOf(s: EntitySummary | undefined): Backing | null {
-  return s ? { sources: s.reporters + s.counts.feedListings, lastSeen: s.lastSeen?.getTime() ?? null } : null;
+/** A dimension object in one shape (every answer's dimensions share one hidden class). */
+function dimension(
+  code: DimensionCode,
+  weight: number,
+  entity: DimensionScore['entity'],
+  reason: string | null,
+  reported: DimensionReported,
+): DimensionScore {
+  return {
+    code,
+    matched: false,
+    score: 0,
+    entity,
+    level: null,
+    weight,
+    contribution: 0,
+    source: null,
+    evidence: null,
+    reason,
+    reported,
+  };
 }
 
 function dimensionOf(
@@ -142,20 +161,8 @@ function dimensionOf(
   live: { own: OwnVerdict | null; reported: OwnReported | undefined } | null,
 ): Built {
   const weight = DIMENSION_WEIGHTS[dim.code];
-  const base: DimensionScore = {
-    code: dim.code,
-    matched: false,
-    score: 0,
-    entity: null,
-    level: null,
-    weight,
-    contribution: 0,
-    source: null,
-    evidence: null,
-    reason: dim.reason,
-    reported: NOTHING_REPORTED,
-  };
-  if (dim.entity === null) return { dim: base, published: 0, backing: null };
+  if (dim.entity === null)
+    return { dim: dimension(dim.code, weight, null, dim.reason, NOTHING_REPORTED), published: 0, pub: undefined };
   const entity = { key: dim.entity.key, name: dim.entity.name };
   const pub = published(dim.code, dim.entity.key);
   const pubScore = pub ? clampScore(pub.score) : 0;
@@ -166,8 +173,8 @@ function dimensionOf(
   const ctx = liveIp ? undefined : ownLayer;
   const reported = reportedFor(pub, ownLayer, liveIp?.reported);
   const ownCounts = own ? own.counts : ctx?.counts;
-  if (!pub && !ownCounts)
-    return { dim: { ...base, entity, reason: NO_EVIDENCE_REASON, reported }, published: 0, backing: null, pub };
+  const d = dimension(dim.code, weight, entity, NO_EVIDENCE_REASON, reported);
+  if (!pub && !ownCounts) return { dim: d, published: 0, pub };
   let score = Math.max(pubScore, ctx ? clampScore(ctx.score) : 0);
   if (own?.side === 'bad') {
     const ownScore = 100 * (1 - Math.exp(-own.mass / K_BAD));
@@ -175,21 +182,14 @@ function dimensionOf(
   }
   // One layer: its (frozen, shared) counts as they are; both: a new element-wise max.
   const evidence = pub && ownCounts ? maxCounts(pub.counts, ownCounts) : (pub?.counts ?? ownCounts)!;
-  const source = pub && ownCounts ? 'both' : pub ? 'published' : 'workspace';
   const matched = score > 0 || evidence.goodRatings > 0 || own != null;
-  const backing = sourcesOf(pub);
-  const built: DimensionScore = {
-    ...base,
-    matched,
-    score: matched ? score : 0,
-    entity,
-    level: matched ? riskLevel(score) : null,
-    source,
-    evidence,
-    reason: matched ? null : SLIVER_REASON,
-    reported,
-  };
-  return { dim: built, published: pubScore, backing, pub };
+  d.matched = matched;
+  d.score = matched ? score : 0;
+  d.level = matched ? riskLevel(score) : null;
+  d.source = pub && ownCounts ? 'both' : pub ? 'published' : 'workspace';
+  d.evidence = evidence;
+  d.reason = matched ? null : SLIVER_REASON;
+  return { dim: d, published: pubScore, pub };
 }
 
 /**
@@ -198,9 +198,9 @@ function dimensionOf(
  */
 function nameHoldingBlocks(ip: string, built: readonly Built[]): void {
   const ipDim = built.find((b) => b.dim.code === 'ip')?.dim;
-  const subnet = built.find((b) => b.dim.code === 'subnet')?.pub;
-  if (!ipDim || !subnet) return;
-  const feeds = withHoldingBlocks(ipDim.reported, subnet, ip);
+  const subnet = built.find((b) => b.dim.code === 'subnet');
+  if (!ipDim || !subnet?.pub || !subnet.dim.entity) return;
+  const feeds = withHoldingBlocks(ipDim.reported, subnet.pub, subnet.dim.entity.key, ip);
   if (feeds === ipDim.reported) return;
   ipDim.reported = feeds;
   if (ipDim.reason === NO_EVIDENCE_REASON) ipDim.reason = listedBlockReason(feeds.feeds) ?? ipDim.reason;
@@ -275,10 +275,6 @@ export function scoreIp(
     dimensions: dims,
     driver: overall === 0 ? null : driver,
     layers,
-    confidence: confidenceOf(
-      built.map((b, i) => ({ pressure: pressure[i]!, backing: b.backing })),
-      own,
-      now,
-    ),
+    confidence: confidenceOf(dims, pressure, own, now),
   };
 }

@@ -183,7 +183,7 @@ const ScoreSummary = builder.objectRef<IpScore>('ScoreSummary').implement({
     matchedCount: t.exposeInt('matchedCount', { description: 'Dimensions whose evidence counts (matched).' }),
     confidence: t.exposeInt('confidence', {
       description:
-        'How much independent, recent evidence backs overallScore (0-100; distinct sources, recency, your own verdict), apart from the risk itself: 0 means nobody has said anything.',
+        "How much independent, recent evidence backs overallScore (0-100), apart from the risk itself: each dimension's distinct sources (reported.sources) halved every 30 days since its reported.lastReportedAt, weighted by its part of the score, plus your own verdict as two sources. 0 means nobody has said anything (docs/risk-model.md#confidence).",
     }),
     layers: t.expose('layers', {
       type: ScoreLayersRef,
