@@ -418,13 +418,24 @@ describe(`outbound webhooks (${backendName})`, () => {
       message: expect.any(String),
     });
 
-    const pending = await emit('watch.reported', { n: 'held' });
+    // Written not yet due, in the emitting transaction: the server's own 1 s poll must not send it before the
+    // disable below (on a busy machine the disable took longer than a poll interval); made due after it.
+    const pending = await prisma().$transaction(async (tx) => {
+      const id = await emitWebhookEvent(tx, { workspaceId: workspaceA, type: 'watch.reported', data: { n: 'held' } });
+      await tx.webhookDelivery.updateMany({
+        where: { endpointId: endpoint.id, status: 'pending' },
+        data: { nextAttemptAt: new Date(Date.now() + 3_600_000) },
+      });
+      return id;
+    });
+    expect(pending).toMatch(/^evt_/);
     const off = await gqlA.request<any>(
       gql`mutation($id: Int!) { disableWebhookEndpoint(id: $id) { status disabledReason } }`,
       { id: endpoint.id },
     );
     expect(off.disableWebhookEndpoint.status).toBe('disabled');
     expect(off.disableWebhookEndpoint.disabledReason).toMatch(/^Disabled by API key /);
+    await dueNow(endpoint.id);
     await round();
     expect(receivedOf(pending!)).toEqual([]);
     rx.mode = { kind: 'status', status: 500 };
