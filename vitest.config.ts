@@ -17,7 +17,8 @@ export default defineConfig({
   },
   test: {
     globalSetup: ['test/global-setup.ts'],
-    setupFiles: ['test/setup-fast-check.ts'],
+    // file-cpu.ts: each file's CPU time, for the profile reporter (test/profile)
+    setupFiles: ['test/setup-fast-check.ts', 'test/profile/file-cpu.ts'],
     pool: 'forks',
     // Test files run in parallel, each in a process of its own with a database, Redis key prefix, ports and temp dirs
     // of its own (docs/testing.md). One more worker than cores: a file waiting on a server it spawned, a socket or a
@@ -32,6 +33,8 @@ export default defineConfig({
       exclude: ['src/generated/**'],
       reporter: ['text-summary', 'json-summary'],
       reportsDirectory: 'test-artifacts/coverage',
+      // a test that fails on a busy machine must not cost the whole run's report: the summary says what ran
+      reportOnFailure: true,
     },
     // Timeouts catch a hang, never measure speed: a test that creates a database or starts a server in its body takes
     // several times as long on a busy 2-core machine as on a quiet one, and must still pass there (docs/testing.md).

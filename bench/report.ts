@@ -274,3 +274,105 @@ export function serviceTable(services: ServiceRow[]): string {
   }
   return lines.join('\n');
 }
+
+/**
+ * Issue 34's targets in one table (`npm run bench:targets`): each ratio with both of its terms, every term measured
+ * in this run on this machine. The batch's CPU per IP has no fixed bound: it is shown against the metered floor's
+ * CPU per call, the figure to hold to the build before (bench/builds-ab.ts compares two builds in one run).
+ */
+export function targetsTable(rows: LoadRow[], mainConnections: number): string {
+  const find = (target: string, name: ScenarioName, rate?: number) =>
+    rows.find(
+      (r) =>
+        (r.target === target || (target === 'floor' && r.target === 'floor')) &&
+        r.scenario.name === name &&
+        (rate ? r.ratePerSecond === rate : r.connections === mainConnections && !r.ratePerSecond) &&
+        isMeasured(r.result),
+    );
+  const cpuOf = (r: LoadRow | undefined) => r?.cpu?.serverUsPerRequest ?? Number.NaN;
+  const p99Of = (r: LoadRow | undefined) => (r && isMeasured(r.result) ? r.result.p99 : Number.NaN);
+  const steady = rows.find((r) => r.ratePerSecond && r.scenario.name === 'score-rest')?.ratePerSecond;
+  const metered = find('floor', 'floor-metered');
+  const meteredSteady = steady ? find('floor', 'floor-metered', steady) : undefined;
+  const yoga = find('floor', 'floor-yoga');
+  const bare = find('floor', 'floor-http');
+  const lines = [
+    '| backend | what | measured | against (same run) | ratio | target | result |',
+    '|---|---|--:|--:|--:|---|---|',
+  ];
+  const us = (n: number) => `${fmt(n)} µs`;
+  const ms = (n: number) => `${fmt(n, 2)} ms`;
+  const line = (target: string, what: string, a: string, b: string, ratio: number, bound: number | null) =>
+    lines.push(
+      `| ${target} | ${what} | ${a} | ${b} | ${fmt(ratio, 2)}× | ${bound === null ? '—' : `≤ ${bound}×`} | ` +
+        `${bound === null || !Number.isFinite(ratio) ? '—' : ratio <= bound ? 'PASS' : 'FAIL'} |`,
+    );
+  if (metered && bare)
+    line(
+      'floor',
+      'metered floor CPU/call vs bare node:http',
+      us(cpuOf(metered)),
+      us(cpuOf(bare)),
+      cpuOf(metered) / cpuOf(bare),
+      null,
+    );
+  for (const target of [...new Set(rows.map((r) => r.target))].filter((t) => t !== 'floor' && t !== 'crowdsec')) {
+    const rest = find(target, 'score-rest');
+    const graphql = find(target, 'score-graphql');
+    const mcp = find(target, 'score-mcp');
+    const restSteady = steady ? find(target, 'score-rest', steady) : undefined;
+    const batch = find(target, 'score-batch');
+    const one = find(target, 'score-batch-1');
+    if (rest) {
+      const r = cpuOf(rest);
+      line(
+        target,
+        'score REST CPU/call vs metered floor',
+        us(r),
+        us(cpuOf(metered)),
+        r / cpuOf(metered),
+        TARGETS.scoreRestCpuVsFloor,
+      );
+      line(target, 'score REST CPU/call vs bare node:http', us(r), us(cpuOf(bare)), r / cpuOf(bare), null);
+    }
+    if (graphql)
+      line(
+        target,
+        'score GraphQL CPU/call vs bare yoga',
+        us(cpuOf(graphql)),
+        us(cpuOf(yoga)),
+        cpuOf(graphql) / cpuOf(yoga),
+        TARGETS.scoreGraphQLCpuVsYoga,
+      );
+    if (mcp && rest)
+      line(
+        target,
+        'MCP score_ip CPU/call vs score REST',
+        us(cpuOf(mcp)),
+        us(cpuOf(rest)),
+        cpuOf(mcp) / cpuOf(rest),
+        TARGETS.mcpCpuVsRest,
+      );
+    if (restSteady)
+      line(
+        target,
+        `score REST p99 at ${fmt(steady ?? 0)}/s vs metered floor's p99 at that rate`,
+        ms(p99Of(restSteady)),
+        ms(p99Of(meteredSteady)),
+        p99Of(restSteady) / p99Of(meteredSteady),
+        TARGETS.steadyP99VsFloor,
+      );
+    if (batch?.scenario.ipsPerRequest) {
+      const perIp = cpuOf(batch) / batch.scenario.ipsPerRequest;
+      line(
+        target,
+        `batch of ${batch.scenario.ipsPerRequest}: CPU/IP vs metered floor CPU/call${batchParts(batch, one)}`,
+        us(perIp),
+        us(cpuOf(metered)),
+        perIp / cpuOf(metered),
+        null,
+      );
+    }
+  }
+  return lines.join('\n');
+}

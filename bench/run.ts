@@ -13,6 +13,9 @@
  *   --backends a,b    only these backends (embedded, postgres+redis)
  *   --no-peer         skip the CrowdSec row
  *   --sweep a,b,c     instead: the data-size sweep (bench/sweep.ts) at these seeded IP counts
+ *   --targets         only the rows issue 34's targets need (`npm run bench:targets`, a few minutes): the three
+ *                     floors, score REST (closed loop and steady rate), GraphQL, MCP and the batches of 1 and 100,
+ *                     on both backends; prints every ratio with its terms, saved to bench/results/targets-latest.md
  */
 import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -28,7 +31,7 @@ import { measure, probe, wrkPath } from './load.ts';
 import { cpuWindow, descendantsOf } from './cpu.ts';
 import { loopDelayWindow } from './loop-delay.ts';
 import { requestsOf, scenarios, type Scenario, type ScenarioName } from './scenarios.ts';
-import { loadTable, peerTable, serviceTable, type LoadRow, type ServiceRow } from './report.ts';
+import { loadTable, peerTable, serviceTable, targetsTable, type LoadRow, type ServiceRow } from './report.ts';
 import { scoreGraphQLQuery } from './graphql-score.ts';
 import { crowdsecInstalled, startCrowdsec, undecidedIps } from './crowdsec.ts';
 import { installRules, ruleBodies } from './overrides.ts';
@@ -46,8 +49,15 @@ const { values: args } = parseArgs({
     backends: { type: 'string' },
     'no-peer': { type: 'boolean', default: false },
     sweep: { type: 'string' },
+    targets: { type: 'boolean', default: false },
   },
 });
+/** The rows of issue 34's targets (report.ts targetsTable): nothing else runs. */
+const TARGET_ROWS = ['score-rest', 'score-graphql', 'score-mcp', 'score-batch-1', 'score-batch'];
+if (args.targets) {
+  args.scenarios ??= TARGET_ROWS.join(',');
+  args['no-peer'] = true;
+}
 const only = (list: string | undefined) => (name: string) => !list || list.split(',').includes(name);
 const scenarioWanted = only(args.scenarios);
 const backendWanted = only(args.backends);
@@ -93,8 +103,12 @@ type Plan = Array<[ScenarioName, number] | [ScenarioName, number, number]>;
 /** Issue 19's tail at a steady rate: score REST's p99 against the floor's at the same rate, same generator. */
 const STEADY: [number, number] = [16, 1000];
 const FLOOR_PLAN: Plan = [
-  ['floor-http', 1],
-  ['floor-http', 8],
+  ...(args.targets
+    ? []
+    : ([
+        ['floor-http', 1],
+        ['floor-http', 8],
+      ] as Plan)),
   ['floor-http', CONNECTIONS],
   ['floor-http', ...STEADY],
   ['floor-metered', CONNECTIONS],
@@ -108,8 +122,12 @@ const PEER_PLAN: Plan = [
 // Reads before writes: rate/report grow the database, which the reads should not see.
 const SERVICE_PLAN: Plan = (
   [
-    ['score-rest', 1],
-    ['score-rest', 8],
+    ...(args.targets
+      ? []
+      : ([
+          ['score-rest', 1],
+          ['score-rest', 8],
+        ] as Plan)),
     ['score-rest', CONNECTIONS],
     ['score-rest', ...STEADY],
     ['score-rest-written', CONNECTIONS],
@@ -429,7 +447,7 @@ async function main() {
   }
 
   const md = [
-    `### Load benchmark — \`npm run bench\`, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC${args['cpu-prof'] ? ' (services profiled with --cpu-prof: slower)' : ''}`,
+    `### Load benchmark — \`npm run ${args.targets ? 'bench:targets' : 'bench'}\`, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC${args['cpu-prof'] ? ' (services profiled with --cpu-prof: slower)' : ''}`,
     '',
     `Machine: ${machine}. Load average (1, 5, 15 min): ${loadAtStart} at the start, ${loadAverage()} at the end (the machine is shared: other work moves every figure).`,
     `Data: ${data.ips.length.toLocaleString('en-US')} announced IPv4 addresses resolved through the packaged network data → one published summary set of ` +
@@ -446,6 +464,7 @@ async function main() {
     '',
     serviceTable(services),
     '',
+    ...(args.targets ? ['#### Issue 34 targets', '', targetsTable(rows, CONNECTIONS), ''] : []),
     'Ratios compare servers measured in this one run on the same machine (the load generator shares its CPU); absolute figures move 10–25% between runs.',
     '"server CPU": the server process (all threads; with WORKERS, its workers too) over the measured window, in % of one core; "µs/req" divides it by the requests answered. ' +
       '"Redis+PG µs/req": every redis-server and postgres process on the machine, per request (idle ones add little). ' +
@@ -454,7 +473,12 @@ async function main() {
   ].join('\n');
   console.log(md);
   // A profiled run is slower: it must not replace the figures of a plain one.
-  const saved = path.join(ROOT, 'bench', 'results', args['cpu-prof'] ? 'latest-cpu-prof.md' : 'latest.md');
+  const saved = path.join(
+    ROOT,
+    'bench',
+    'results',
+    args['cpu-prof'] ? 'latest-cpu-prof.md' : args.targets ? 'targets-latest.md' : 'latest.md',
+  );
   mkdirSync(path.dirname(saved), { recursive: true });
   writeFileSync(saved, `${md}\n`);
   log(`saved ${path.relative(ROOT, saved)}`);

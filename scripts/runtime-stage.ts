@@ -14,7 +14,19 @@
 // under the stage's root.
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -80,6 +92,16 @@ export function healthcheckOf(step: Step): { options: Step['flags']; cmd: string
 
 /** The one RUN that is not an npm command: the DATA_DIR volume, made for the image's non-root user. */
 const DATA_DIR_RUN = /^mkdir -p (\/\S+) && chown node:node \1 && chmod 0700 \1$/;
+
+/** Bytes of the files under `dir` (apparent sizes; links not followed), as the image's layers would hold them. */
+export function treeBytes(dir: string): number {
+  let total = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, entry.name);
+    total += entry.isDirectory() ? treeBytes(p) : lstatSync(p).size;
+  }
+  return total;
+}
 
 async function freePort(): Promise<number> {
   const s = createServer();
@@ -149,6 +171,9 @@ export async function runRuntimeStage({
   const lockHash = createHash('sha256')
     .update(readFileSync(path.join(CHECKOUT, 'package-lock.json')))
     .digest('hex');
+  // What the stage copied from the build context so far (a RUN may run it: the prune script): a reused install
+  // must have run the same files.
+  const copied = createHash('sha256');
   for (const step of stage.steps) {
     const here = (p: string) => (p.startsWith('/') ? p : path.posix.join(workdir, p));
     switch (step.op) {
@@ -169,6 +194,7 @@ export async function runRuntimeStage({
           const to = dest.endsWith('/') || parts.length > 1 ? path.posix.join(dest, path.basename(src)) : dest;
           cpSync(from, inImage(to), { recursive: true });
           seen.copies.push({ from, to });
+          if (step.flags.from === undefined && statSync(from).isFile()) copied.update(readFileSync(from));
         }
         break;
       }
@@ -180,10 +206,10 @@ export async function runRuntimeStage({
           seen.runs.push({ run: step.args, emulated: true });
           break;
         }
-        if (!/^npm (ci|run|cache) /.test(step.args))
-          throw new Error(`RUN: only npm commands and the DATA_DIR set-up are understood: ${step.raw}`);
+        if (!step.args.split(' && ').every((command) => /^npm (ci|run|cache) /.test(command)))
+          throw new Error(`RUN: only npm commands (joined by &&) and the DATA_DIR set-up are understood: ${step.raw}`);
         const marker = path.join(inImage(workdir), '.runtime-stage-install');
-        const done = `${lockHash} ${step.args}`;
+        const done = `${lockHash} ${copied.copy().digest('hex')} ${step.args}`;
         if (reuseInstall && existsSync(marker) && readFileSync(marker, 'utf8') === done) {
           log(`RUN ${step.args}: reused the install of an earlier run`);
           seen.runs.push({ run: step.args, reused: true });
@@ -284,9 +310,37 @@ export async function runRuntimeStage({
       timeout: 120_000,
     });
     if (cli.status !== 0) throw new Error(`npx risk-api tiers list: exit ${cli.status}\n${cli.stderr}`);
+    // GraphiQL as a browser opens it: the page, then the bundle it names (served from dist/graphiql).
+    const base = `http://127.0.0.1:${port}`;
+    const page = await fetch(`${base}/graphql`, { headers: { accept: 'text/html' } });
+    const pageHtml = await page.text();
+    const bundlePath = /src="([^"]*graphiql\.js)"/.exec(pageHtml)?.[1];
+    const bundle = bundlePath ? await fetch(`${base}${bundlePath}`) : null;
+    const graphiql = {
+      page: page.status,
+      bundle: bundle?.status ?? null,
+      bundleBytes: (await bundle?.arrayBuffer())?.byteLength ?? 0,
+    };
     server.kill(seen.stopSignal as NodeJS.Signals);
     const exit = await exited;
-    return { root, port, readyMs, probes, seen, imageEnv, cliOutput: cli.stdout, exit, output: output.join('') };
+    const app = inImage(workdir);
+    const sizes = { app: treeBytes(app), nodeModules: treeBytes(path.join(app, 'node_modules')) };
+    log(
+      `the image's ${workdir}: ${(sizes.app / 1e6).toFixed(1)} MB, of which node_modules ${(sizes.nodeModules / 1e6).toFixed(1)} MB`,
+    );
+    return {
+      root,
+      port,
+      readyMs,
+      probes,
+      seen,
+      imageEnv,
+      cliOutput: cli.stdout,
+      graphiql,
+      sizes,
+      exit,
+      output: output.join(''),
+    };
   } finally {
     if (!exitedEarly && server.exitCode === null) server.kill('SIGKILL');
   }
@@ -310,7 +364,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   try {
     const r = await runRuntimeStage({ root, env: passed, reuseInstall: at > 0 });
     console.error(
-      `runtime stage in ${root}: healthy after ${r.readyMs} ms; the CLI answered; stopped with ${r.seen.stopSignal}: exit ${r.exit.code}`,
+      `runtime stage in ${root}: healthy after ${r.readyMs} ms; the CLI answered; GraphiQL ${r.graphiql.page}/${r.graphiql.bundle}; stopped with ${r.seen.stopSignal}: exit ${r.exit.code}; /app ${(r.sizes.app / 1e6).toFixed(1)} MB (node_modules ${(r.sizes.nodeModules / 1e6).toFixed(1)} MB)`,
     );
     process.exitCode = r.exit.code === 0 ? 0 : 1;
   } catch (e) {

@@ -866,45 +866,6 @@ export interface components {
             /** @description The watch's id. */
             id: number;
         };
-        ExportRequest: {
-            /** @description Kinds of the report's main subject (any of). */
-            kind?: ("ipaddress" | "cidr" | "asn" | "domain" | "url" | "email" | "phone" | "organization" | "transaction" | "account")[];
-            /** @description Outcome codes (any of). */
-            outcome_code?: ("fraud_confirmed" | "chargeback" | "account_takeover" | "credential_stuffing" | "fraud_watch" | "spam" | "scraping" | "bot_activity" | "abuse_other" | "legitimate" | "false_positive")[];
-            /** @description Severities (any of). */
-            severity?: ("info" | "low" | "medium" | "high" | "critical")[];
-            /** @description Share policies (any of). */
-            share_policy?: ("clear_share" | "green_share" | "amber_share" | "amber_strict_share" | "red_share")[];
-            /** @description Namespaces (any of; "" is the default namespace). */
-            namespace?: string[];
-            /** @description Tags the report carries, all of them. */
-            tags?: string[];
-            /**
-             * Format: date-time
-             * @description Stored at or after this instant.
-             */
-            from?: string;
-            /**
-             * Format: date-time
-             * @description Stored before this instant.
-             */
-            to?: string;
-            /** @description Case-insensitive substring of the title or the summary. */
-            text?: string;
-            /**
-             * @description ndjson: one JSON object per line; csv: RFC 4180 with a header line.
-             * @default ndjson
-             * @enum {string}
-             */
-            format?: "ndjson" | "csv";
-            /**
-             * @description Most reports in this answer.
-             * @default 100000
-             */
-            limit?: number;
-            /** @description X-Next-Cursor of the previous answer: continue after its last report. */
-            cursor?: string;
-        };
         ScoreResponse: {
             /** @constant */
             ok: true;
@@ -2283,6 +2244,45 @@ export interface components {
             } | null;
             /** Format: date-time */
             created_at: string;
+        };
+        ExportRequest: {
+            /** @description Kinds of the report's main subject (any of). */
+            kind?: ("ipaddress" | "cidr" | "asn" | "domain" | "url" | "email" | "phone" | "organization" | "transaction" | "account")[];
+            /** @description Outcome codes (any of). */
+            outcome_code?: ("fraud_confirmed" | "chargeback" | "account_takeover" | "credential_stuffing" | "fraud_watch" | "spam" | "scraping" | "bot_activity" | "abuse_other" | "legitimate" | "false_positive")[];
+            /** @description Severities (any of). */
+            severity?: ("info" | "low" | "medium" | "high" | "critical")[];
+            /** @description Share policies (any of). */
+            share_policy?: ("clear_share" | "green_share" | "amber_share" | "amber_strict_share" | "red_share")[];
+            /** @description Namespaces (any of; "" is the default namespace). */
+            namespace?: string[];
+            /** @description Tags the report carries, all of them. */
+            tags?: string[];
+            /**
+             * Format: date-time
+             * @description Stored at or after this instant.
+             */
+            from?: string;
+            /**
+             * Format: date-time
+             * @description Stored before this instant.
+             */
+            to?: string;
+            /** @description Case-insensitive substring of the title or the summary. */
+            text?: string;
+            /**
+             * @description ndjson: one JSON object per line; csv: RFC 4180 with a header line.
+             * @default ndjson
+             * @enum {string}
+             */
+            format?: "ndjson" | "csv";
+            /**
+             * @description Most reports in this answer.
+             * @default 100000
+             */
+            limit?: number;
+            /** @description X-Next-Cursor of the previous answer: continue after its last report. */
+            cursor?: string;
         };
         ExportRecord: {
             id: number;

@@ -46,7 +46,7 @@ describe(`report export (${backendName})`, () => {
       outcomeCode: 'spam',
       namespace: 'bulk',
     });
-  }, 120_000);
+  });
   afterAll(() => s?.close());
 
   const get = (query: string, headers: Record<string, string> = { 'x-api-key': key }) =>

@@ -64,7 +64,7 @@ describe(`query count of a deep request (${backendName})`, () => {
       });
       if (i % 2) await rateIp(a, ip, -1);
     }
-  }, 120_000);
+  });
   afterAll(() => s?.close());
 
   function countingClient() {
@@ -125,7 +125,7 @@ describe(`query count through the served /graphql stack (${backendName})`, () =>
         relatedSubjects: [{ kind: 'email', key: `h${i}@example.com`, role: 'linked' }],
       });
     }
-  }, 120_000);
+  });
   afterAll(() => s?.close());
 
   it('keeps the batched query count with the plugins the server runs (graphql-jit must not break the Prisma plugin)', async () => {

@@ -53,7 +53,7 @@ describe(`blocklist (${backendName})`, () => {
     await report(a.secret, privateToA, 'workspace');
     await publish(s.app.db.prisma, s.app.services.network);
     await s.app.services.publications.refresh();
-  }, 120_000);
+  });
   afterAll(() => s?.close());
 
   const get = (key: string | null, query = '', headers: Record<string, string> = {}) =>

@@ -73,7 +73,7 @@ describe(`risk-api CLI: audit lines and held mail (${backendName})`, () => {
       }),
     ]);
     expect(auditOf((await cli('keys', 'list', '--json')).stderr)).toEqual([]); // reading changes nothing: no audit line
-  }, 180_000);
+  });
 
   describe('while the server runs', () => {
     let app: App;
@@ -81,7 +81,7 @@ describe(`risk-api CLI: audit lines and held mail (${backendName})`, () => {
     beforeAll(async () => {
       app = await createApp(loadConfig(env.env), { log: createLogger('info', (l) => logs.push(l)) });
       await app.start(0, '127.0.0.1');
-    }, 120_000);
+    });
     afterAll(() => app?.close());
 
     it('audits a revocation where it ran: the server (admin socket) or the CLI (PostgreSQL)', async () => {
@@ -94,7 +94,7 @@ describe(`risk-api CLI: audit lines and held mail (${backendName})`, () => {
         via: usingPostgres ? 'cli' : 'admin socket',
       });
       expect(usingPostgres ? auditOf(r.stderr) : auditOf(logs.join(''))).toEqual([expected]);
-    }, 120_000);
+    });
 
     it('shows held mail with its text, newest first', async () => {
       const mailer = new Mailer(app.db.prisma, null, 'risk-api <no-reply@localhost>', createLogger('silent'));
@@ -107,6 +107,6 @@ describe(`risk-api CLI: audit lines and held mail (${backendName})`, () => {
       ]);
       const human = await cli('mail', 'held');
       expect(human.stdout).toContain('to second@example.com: two\n\nopen https://example.test/second');
-    }, 120_000);
+    });
   });
 });

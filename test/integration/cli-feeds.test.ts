@@ -62,7 +62,7 @@ describe(`risk-api feeds import refuses a broken download (${backendName})`, () 
       replaced: false,
       weight: 0.4,
     });
-  }, 60_000);
+  });
 
   it('refuses an HTML error page: exit 1, the reason and its bad lines on stderr, the feed unchanged', async () => {
     const before = await vendor();
@@ -75,7 +75,7 @@ describe(`risk-api feeds import refuses a broken download (${backendName})`, () 
     expect(r.stderr).toContain('  line 4: ');
     expect(await vendor()).toEqual(before);
     expect(before).toMatchObject({ entries: 200, weight: 0.4 });
-  }, 60_000);
+  });
 
   it('refuses 20% bad lines unless --allow-partial, and keeps the weight when none is given', async () => {
     const partial = file('partial.txt', PARTIAL);
@@ -89,7 +89,7 @@ describe(`risk-api feeds import refuses a broken download (${backendName})`, () 
       'Replaced feed "vendor" (it held 200): 160 networks from 200 lines, 40 bad lines, weight 0.4.',
     );
     expect(await vendor()).toMatchObject({ entries: 160, errors: 40, weight: 0.4 });
-  }, 60_000);
+  });
 
   it('--dry-run says what would happen and changes nothing', async () => {
     const before = await vendor();
@@ -99,7 +99,7 @@ describe(`risk-api feeds import refuses a broken download (${backendName})`, () 
       'Dry run: would replace feed "vendor" (it held 160): 200 networks from 200 lines, 0 bad lines, weight 0.9. Nothing was changed.',
     );
     expect(await vendor()).toEqual(before);
-  }, 60_000);
+  });
 
   it('lists feeds as a table for people and as JSON with --json', async () => {
     const table = await cli('feeds', 'list');
@@ -118,7 +118,7 @@ describe(`risk-api feeds import refuses a broken download (${backendName})`, () 
     expect(JSON.parse((await cli('feeds', 'list', '--json')).stdout)).toEqual([
       expect.objectContaining({ name: 'vendor', entries: 160, errors: 40 }),
     ]);
-  }, 60_000);
+  });
 
   it('writes progress lines to stderr when it is not a terminal, then the line that it writes', async () => {
     const long = file(
@@ -139,7 +139,7 @@ describe(`risk-api feeds import refuses a broken download (${backendName})`, () 
     expect((await cli('feeds', 'remove', 'long')).stdout).toBe(
       'Removed feed "long" (30000 networks); its listings leave the next publication.\n',
     );
-  }, 90_000);
+  });
 
   describe('while the server runs', () => {
     let app: App;
@@ -159,6 +159,6 @@ describe(`risk-api feeds import refuses a broken download (${backendName})`, () 
       expect(dry.code, dry.stderr).toBe(0);
       expect(JSON.parse(dry.stdout)).toMatchObject({ entries: 200, previousEntries: 160, weight: 0.4, dryRun: true });
       expect(await vendor()).toEqual(before);
-    }, 60_000);
+    });
   });
 });

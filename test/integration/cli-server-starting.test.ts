@@ -70,7 +70,7 @@ describe(`a CLI command run while the server is starting (${backendName})`, () =
     await expectScoreWorks(await listening, JSON.parse(created.stdout));
   });
 
-  it('the CLI took DATA_DIR first: the server waits for it to let go, then starts', { timeout: 120_000 }, async () => {
+  it('the CLI took DATA_DIR first: the server waits for it to let go, then starts', async () => {
     env = await freshEnvironment();
     const created = createKey();
     await owns(created.child.pid!);

@@ -60,7 +60,7 @@ describe(`DATA_DIR is private to the service's user (${backendName})`, () => {
     await cli('keys', 'create', '--workspace', 'perm-ws', '--name', 'first', '--json');
     expect(statSync(dataDir).mode & 0o777).toBe(0o700);
     expect(openToOthers(dataDir)).toEqual([]);
-  }, 240_000);
+  });
 
   describe('after a server start, writes and a publish', () => {
     let server: ServerProcess;
@@ -76,7 +76,7 @@ describe(`DATA_DIR is private to the service's user (${backendName})`, () => {
         ).toBe(201);
       }
       await cli('publish', '--json');
-    }, 180_000);
+    });
     afterAll(async () => {
       server?.child.kill('SIGTERM');
       await server?.exited;

@@ -63,14 +63,14 @@ describe.skipIf(usingPostgres)(`risk-api db backup / restore while the server ru
     expect(result).toMatchObject({ file, secrets: ['secrets/api-key-pepper'], tables: MODELS.length + 1 });
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(result.bytes).toBe(statSync(file).size);
-  }, 180_000);
+  });
 
   it('refuses to restore over the live data directory, naming the process', async () => {
     const r = await cli(env.env, 'db', 'restore', file);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`error: process ${process.pid} is using ${env.dataDir}`);
     expect(r.stderr).toContain('stop it, restore, then start it again');
-  }, 120_000);
+  });
 
   it('restores into a fresh data directory: every table reads back the same, and the API key still verifies', async () => {
     const r = await cli({ ...env.env, DATA_DIR: fresh }, 'db', 'restore', file);
@@ -86,7 +86,7 @@ describe.skipIf(usingPostgres)(`risk-api db backup / restore while the server ru
     } finally {
       await db.close();
     }
-  }, 180_000);
+  });
 
   it('refuses a restore over the restored database without --force; with it, sets the old one aside', async () => {
     const refused = await cli({ ...env.env, DATA_DIR: fresh }, 'db', 'restore', file);
@@ -98,7 +98,7 @@ describe.skipIf(usingPostgres)(`risk-api db backup / restore while the server ru
     expect(aside).toHaveLength(1);
     expect(aside[0]).toMatch(/^pglite\.before-restore-/);
     expect(statSync(path.join(fresh, aside[0]!, 'PG_VERSION')).isFile()).toBe(true);
-  }, 180_000);
+  });
 
   it('refuses a truncated or foreign file and changes nothing', async () => {
     const bytes = (await import('node:fs')).readFileSync(file);
@@ -116,7 +116,7 @@ describe.skipIf(usingPostgres)(`risk-api db backup / restore while the server ru
     const missing = await cli({ ...env.env, DATA_DIR: empty }, 'db', 'restore', path.join(scratch, 'nope.tar.gz'));
     expect(missing.stderr.trim()).toBe(`error: no such file: ${path.join(scratch, 'nope.tar.gz')}`);
     expect(() => statSync(path.join(empty, 'pglite'))).toThrow();
-  }, 180_000);
+  });
 
   it('a backup taken under concurrent feed replacements restores a state between transactions', async () => {
     let writing = true;
@@ -151,7 +151,7 @@ describe.skipIf(usingPostgres)(`risk-api db backup / restore while the server ru
     } finally {
       await db.close();
     }
-  }, 240_000);
+  });
 });
 
 describe.skipIf(!usingPostgres)(`backups on PostgreSQL (${backendName})`, () => {
@@ -180,7 +180,7 @@ describe.skipIf(!usingPostgres)(`backups on PostgreSQL (${backendName})`, () => 
     const backup = await cli(env.env, 'db', 'backup', path.join(env.dataDir, 'x.tar.gz'));
     expect(backup.code).toBe(1);
     expect(backup.stderr).toContain('pg_dump -Fc');
-  }, 120_000);
+  });
 
   it('the documented pg_dump -Fc / pg_restore procedure restores every table', async () => {
     const dump = path.join(env.dataDir, 'risk.dump');
@@ -199,5 +199,5 @@ describe.skipIf(!usingPostgres)(`backups on PostgreSQL (${backendName})`, () => 
       await a.close();
       await b.close();
     }
-  }, 120_000);
+  });
 });

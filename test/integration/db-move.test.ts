@@ -87,7 +87,7 @@ describe.runIf(usingPostgres && process.env.REDIS_URL)('risk-api db move (embedd
     } finally {
       await app.close();
     }
-  }, 240_000);
+  });
 
   afterAll(async () => {
     await moved?.close();
@@ -107,7 +107,7 @@ describe.runIf(usingPostgres && process.env.REDIS_URL)('risk-api db move (embedd
       await running.close();
     }
     expect(await tablesOf(target)).toEqual([]);
-  }, 240_000);
+  });
 
   it('copies every table, says rows and checksum per table, and the counters of today', async () => {
     const r = await cli({ ...base, ...redisEnv }, 'db', 'move', '--to', target, '--json');
@@ -132,7 +132,7 @@ describe.runIf(usingPostgres && process.env.REDIS_URL)('risk-api db move (embedd
       await copy.close();
       await source.close();
     }
-  }, 240_000);
+  });
 
   it('refuses a target that is not empty, and leaves it as it was', async () => {
     const copy = await openDatabase({ databaseUrl: target, dataDir });
@@ -146,7 +146,7 @@ describe.runIf(usingPostgres && process.env.REDIS_URL)('risk-api db move (embedd
     } finally {
       await copy.close();
     }
-  }, 120_000);
+  });
 
   it('undoes a move that fails after the copy (Redis already holds its counters): the target is empty again', async () => {
     // The same Redis prefix as the first move, whose counters are there now: the counters step refuses, after every
@@ -155,7 +155,7 @@ describe.runIf(usingPostgres && process.env.REDIS_URL)('risk-api db move (embedd
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/Redis already holds the counter/);
     expect(await tablesOf(undone)).toEqual([]);
-  }, 240_000);
+  });
 
   it('a key made before the move scores after it on PostgreSQL + Redis, its count of the day carried on', async () => {
     moved = await createApp(loadConfig({ ...base, ...redisEnv, DATABASE_URL: target }), {
@@ -170,5 +170,5 @@ describe.runIf(usingPostgres && process.env.REDIS_URL)('risk-api db move (embedd
     const body = (await r.json()) as any;
     expect(r.status, JSON.stringify(body)).toBe(200);
     expect(body.quota.used_today).toBe(usedBefore + 1);
-  }, 180_000);
+  });
 });

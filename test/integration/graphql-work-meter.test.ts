@@ -55,7 +55,7 @@ describe(`the work meter on the audit's requests (${backendName})`, () => {
       ws.id,
       subjectIds[0],
     );
-  }, 180_000);
+  });
   afterAll(() => s?.close());
 
   const ask = (query: string, variables?: unknown) =>

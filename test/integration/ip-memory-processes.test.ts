@@ -87,5 +87,5 @@ describe.runIf(usingPostgres)('the memory across two server processes (postgresq
     const [inA, inB] = [await shownIn(a, shared, all), await shownIn(b, shared, all)];
     expect(inA).toMatchObject(all);
     expect(inB).toEqual(inA);
-  }, 180_000);
+  });
 });

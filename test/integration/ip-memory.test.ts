@@ -22,7 +22,7 @@ describe(`the workspace's memory in score (${backendName})`, () => {
     counter.watch(s.app.server);
     auth = { 'x-api-key': (await s.createKey('memory-a', { tier: 'enterprise' })).secret }; // bursts of score calls
     other = { 'x-api-key': (await s.createKey('memory-b', { tier: 'developer' })).secret };
-  }, 120_000);
+  });
   afterAll(async () => {
     await s?.close();
     counter.restore();

@@ -44,7 +44,7 @@ describe(`key.new_country (${backendName})`, () => {
         secret: 'whsec_test',
       },
     });
-  }, 120_000);
+  });
   afterAll(async () => {
     await s?.close();
   });

@@ -104,7 +104,7 @@ describe(`GET /metrics (${backendName})`, () => {
     expect(r.type).toBe('text/plain; version=0.0.4; charset=utf-8');
     text = r.text;
     families = parsePrometheusText(text);
-  }, 120_000);
+  });
   afterAll(() => s?.close());
 
   it('counts score calls and quota and burst refusals by tier and surface', () => {
@@ -230,7 +230,7 @@ describe(`GET /metrics with METRICS_TOKEN set (${backendName})`, () => {
   let s: TestServer;
   beforeAll(async () => {
     s = await startTestServer({ METRICS_TOKEN: token });
-  }, 120_000);
+  });
   afterAll(() => s?.close());
   /** One scrape, its answer checked against openapi.json. */
   async function scrape(headers: Record<string, string>) {

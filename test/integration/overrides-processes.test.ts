@@ -58,5 +58,5 @@ describe.runIf(usingPostgres)('override rules across two server processes (postg
     expect(expired.status, expired.text).toBe(200);
     expect(await overrideIn(b, ip), 'the expiring process at once').toBeNull();
     expect(await shownIn(a, ip, null), 'the process that made it').toBeNull();
-  }, 180_000);
+  });
 });

@@ -26,7 +26,7 @@ describe(`workspace override rules (${backendName})`, () => {
     secretA = keyA.secret;
     b = { 'x-api-key': (await s.createKey('overrides-b', { tier: 'enterprise' })).secret };
     gqlA = new GraphQLClient(`${s.url}/graphql`, { headers: a });
-  }, 120_000);
+  });
   afterAll(async () => {
     await s?.close();
     counter.restore();

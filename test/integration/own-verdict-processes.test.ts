@@ -64,5 +64,5 @@ describe.runIf(usingPostgres)('own verdict across two server processes (postgres
     await report(b, ip, 'false_positive', 'low');
     expect(await scoreIn(b, ip, mine), 'the process that cleared it').toMatchObject({ overall_score: 0 });
     expect((await shownIn(a, ip, 'benign')).overall_score, 'the process that reported it').toBe(0);
-  }, 180_000);
+  });
 });

@@ -20,7 +20,7 @@ const PEPPER_A = 'a'.repeat(40);
 const PEPPER_B = 'b'.repeat(40);
 
 // Each case starts Node processes (the CLI through tsx, the server bundle): minutes on a loaded 2-core machine.
-describe(`one pepper per database (${backendName})`, { timeout: 240_000 }, () => {
+describe(`one pepper per database (${backendName})`, () => {
   let env: TestEnv;
   /** The database opened only for the moment: the embedded one admits one process at a time, and the CLI and the
    *  server cases run their own. */

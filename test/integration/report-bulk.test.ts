@@ -113,7 +113,7 @@ describe(`bulk report (${backendName})`, () => {
     const scored = await s.post('/risk_api/score/', { ip: ipOf(41) }, auth);
     expect(scored.body.workspace_memory.reports).toBe(1);
     expect((await s.post('/risk_api/score/', { ip: ipOf(36) }, auth)).body.workspace_memory.reports).toBe(0); // line 37: refused
-  }, 120_000);
+  });
 
   it('reads CSV: any column order, empty cells as defaults, tags by ";", related subjects as JSON, quoted line breaks', async () => {
     const csv = [
@@ -261,7 +261,7 @@ describe(`bulk report (${backendName})`, () => {
     ]);
     expect(await s.app.db.prisma.report.count()).toBe(before);
     expect((await bulk('{}', { 'content-type': 'application/json' })).status).toBe(415);
-  }, 60_000);
+  });
 
   it('leaves nothing of a chunk whose transaction failed, answers its lines with the failure, and stores the others', async () => {
     const prisma = s.app.db.prisma;
@@ -331,7 +331,7 @@ describe(`bulk report (${backendName})`, () => {
     expect(await prisma.report.count({ where: { namespace: 'crash' } })).toBe(3 * chunk);
     expect((await s.post('/risk_api/score/', { ip: middle[0]!.key }, auth)).body.workspace_memory.reports).toBe(1);
     await memoryMatchesHistory();
-  }, 60_000);
+  });
 
   it("GraphQL reportBulk: one result per report with its key, `report`'s details, and a cost counted per report", async () => {
     const gql = async (query: string, variables: Record<string, unknown>, headers: Record<string, string> = {}) => {
@@ -412,7 +412,7 @@ describe(`bulk report (${backendName})`, () => {
     expect(tooMany.errors?.[0]?.extensions).toMatchObject({ code: 'query_too_complex', limit: 'maxBulkReports' });
     const header = await gql(mutation, { reports: [reports[0]] }, { 'idempotency-key': 'whole' });
     expect(header.errors?.[0]?.extensions).toMatchObject({ code: 'invalid_request' });
-  }, 60_000);
+  });
 
   it('keeps workspaces apart: another workspace sees none of the reports and has keys of its own', async () => {
     const line = {

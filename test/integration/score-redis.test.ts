@@ -17,7 +17,7 @@ describe(`score with Redis counters: outage and recovery (${backendName})`, () =
     await redis.start();
     s = await startTestServer({ REDIS_URL: redis.url });
     key = (await s.createKey('outage', { tier: 'developer' })).secret;
-  }, 180_000); // a server start loads the network data; under a full parallel run that can take a while
+  });
   afterAll(async () => {
     await s?.close();
     await redis?.stop();
@@ -107,7 +107,7 @@ describe.runIf(usingPostgres)('exactly daily_limit successes across two server p
     expect(tally).toEqual({ '200 ok': 50, '429 quota_exceeded': 100 });
     const ok = results.filter((r) => r.status === 200);
     expect(new Set(ok.map((r) => r.body.quota.used_today)).size).toBe(50);
-  }, 180_000);
+  });
 });
 
 describe.runIf(usingPostgres)('a tier change applies on the next call of every process', () => {
@@ -162,5 +162,5 @@ describe.runIf(usingPostgres)('a tier change applies on the next call of every p
       await b.close();
       await env.cleanup();
     }
-  }, 180_000);
+  });
 });

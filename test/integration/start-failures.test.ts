@@ -48,7 +48,7 @@ function expectOneLine(run: Run, setting: string, words: RegExp): void {
   expect(run.stderr).not.toMatch(/\n\s+at /);
 }
 
-describe('start failures', { timeout: 120_000 }, () => {
+describe('start failures', () => {
   let taken: Server;
   let takenPort: number;
   beforeAll(async () => {

@@ -85,7 +85,7 @@ describe(`watch detection (${backendName})`, () => {
     ids.cidr = await watch({ target: '9.9.9.0/24', score_threshold: 1 });
     ids.domain = await watch({ subject: { kind: 'domain', key: 'Evil.Example' } });
     ids.bIp = await watch({ target: '9.9.9.9' }, b); // B's own reports are never news to B
-  }, 120_000);
+  });
   afterAll(async () => {
     await s?.close();
   });
@@ -251,7 +251,7 @@ describe(`watch detection (${backendName})`, () => {
           written();
           await held;
         },
-        { timeout: 60_000 },
+        { timeout: 300_000 },
       );
       await inserted;
       // ... while a later report commits and the follower runs.

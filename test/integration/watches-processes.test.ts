@@ -101,5 +101,5 @@ describe.runIf(usingPostgres)('watch detection across two server processes (post
     if (steps.length > 0) expect(steps.at(-1).after.level).toBe(finalLevel);
     expect(reported).toBe(3); // one per report, whichever process followed it
     expect(await prisma.webhookDelivery.count({ where: { workspaceId: wsA } })).toBe(events.length);
-  }, 180_000);
+  });
 });

@@ -25,7 +25,7 @@ describe(`watches (${backendName})`, () => {
     b = { 'x-api-key': (await s.createKey('watches-b', { tier: 'developer' })).secret };
     wsA = (await s.app.db.prisma.apiKey.findFirstOrThrow({ where: { prefix: keyA.prefix } })).workspaceId;
     gqlA = new GraphQLClient(`${s.url}/graphql`, { headers: a });
-  }, 120_000);
+  });
   afterAll(async () => {
     await s?.close();
   });

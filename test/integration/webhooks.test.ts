@@ -35,7 +35,7 @@ describe(`outbound webhooks (${backendName})`, () => {
     gqlA = new GraphQLClient(`${s.url}/graphql`, { headers: { 'x-api-key': keyA.secret } });
     gqlB = new GraphQLClient(`${s.url}/graphql`, { headers: { 'x-api-key': keyB.secret } });
     workspaceA = (await s.app.db.prisma.workspace.findUniqueOrThrow({ where: { name: 'hooks-a' } })).id;
-  }, 120_000);
+  });
   afterAll(async () => {
     await s?.close();
     await rx?.close();

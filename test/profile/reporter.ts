@@ -1,8 +1,9 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import path from 'node:path';
 import type { Reporter, TestModule, Vitest } from 'vitest/node';
 import { backendName } from '../helpers/backend.ts';
+import { processTreeCpuMs } from './cpu.ts';
 import { type FileProfile, type RunMachine, type RunProfile, renderProfile } from './profile.ts';
 
 /**
@@ -21,7 +22,7 @@ export default class ProfileReporter implements Reporter {
   onInit(vitest: Vitest): void {
     this.vitest = vitest;
     this.started = performance.now();
-    this.cpuAtStart = treeCpuMs();
+    this.cpuAtStart = processTreeCpuMs();
     this.loadAtStart = loadavg()[0]!;
   }
 
@@ -40,6 +41,7 @@ export default class ProfileReporter implements Reporter {
       hooksMs: Math.max(0, d.duration - testsMs),
       testsMs,
       wallMs: performance.now() - (this.starts.get(module.moduleId) ?? performance.now()),
+      cpuMs: module.meta().cpuMs ?? null,
       tests: tests.length,
       slowest: tests.sort((a, b) => b.ms - a.ms).slice(0, 3),
     });
@@ -63,7 +65,7 @@ export default class ProfileReporter implements Reporter {
   }
 
   private machine(): RunMachine | null {
-    const cpu = treeCpuMs();
+    const cpu = processTreeCpuMs();
     if (cpu === null || this.cpuAtStart === null) return null;
     return {
       cpuMs: cpu - this.cpuAtStart,
@@ -71,19 +73,5 @@ export default class ProfileReporter implements Reporter {
       loadStart: this.loadAtStart,
       loadEnd: loadavg()[0]!,
     };
-  }
-}
-
-/** CPU time of this process and of every child it has waited for (each test file's worker ends with its file, and
- *  a worker waits for the servers it spawned), from /proc (Linux); null elsewhere. */
-function treeCpuMs(): number | null {
-  try {
-    // the fields after the command's closing parenthesis: utime, stime, cutime, cstime are the 12th to 15th
-    const stat = readFileSync('/proc/self/stat', 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
-    const ticks = fields.slice(11, 15).reduce((a, f) => a + Number(f), 0);
-    return (ticks * 1000) / 100; // USER_HZ is 100 on Linux
-  } catch {
-    return null;
   }
 }

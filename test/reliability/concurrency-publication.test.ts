@@ -86,7 +86,7 @@ describe(`publishing while scores are read (${backendName})`, () => {
     writer = (await s.createKey('pub-writer')).secret;
     // One key per stream: the burst limit is per key (enterprise: 500/s).
     for (let i = 0; i < STREAMS; i++) readers.push((await s.createKey('pub-reader', { tier: 'enterprise' })).secret);
-  }, 120_000);
+  });
   afterAll(() => s?.close());
 
   it(`computes every score against exactly one publication while ${PUBLICATIONS} are published`, async () => {
@@ -201,5 +201,5 @@ describe(`publishing while scores are read (${backendName})`, () => {
       .map((v) => seen.find((x) => x.version === v)!.dimensions.find((d) => d.code === 'ip')!.evidence?.reports ?? 0);
     expect(ipReports, `ip evidence per version ${versions}`).toEqual([...ipReports].sort((a, b) => a - b));
     expect(new Set(ipReports).size).toBe(ipReports.length);
-  }, 120_000);
+  });
 });

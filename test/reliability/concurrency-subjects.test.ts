@@ -54,7 +54,7 @@ describe(`concurrent writes about the same new subjects (${backendName})`, () =>
   beforeAll(async () => {
     s = await startTestServer();
     secret = (await s.createKey('subjects-race')).secret;
-  }, 120_000);
+  });
   afterAll(() => s?.close());
 
   it('still numbers new subjects in request order, main subject first (the lock order is not the id order)', async () => {
@@ -201,5 +201,5 @@ describe(`concurrent writes about the same new subjects (${backendName})`, () =>
     } finally {
       client.close();
     }
-  }, 120_000);
+  });
 });

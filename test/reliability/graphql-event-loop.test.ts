@@ -265,7 +265,7 @@ describe(`/healthz while the worst GraphQL an account can send runs (${backendNa
     // Every answer is data or a coded refusal, never a failure of the server.
     for (const a of answers) expect(a.status, summary).toBeLessThan(500);
     console.log(`${backendName}: ${figures}\n${summary}`);
-  }, 180_000);
+  });
 });
 
 /**

@@ -166,7 +166,7 @@ describe(`an unknown prefix and a wrong secret get the same answer over HTTP (${
   beforeAll(async () => {
     s = await startTestServer();
     key = await s.createKey('timing-http', { tier: 'developer' });
-  }, 120_000);
+  });
   afterAll(() => s?.close());
 
   /** Status, header names and body, without the per-request id. */

@@ -20,11 +20,11 @@ beforeAll(async () => {
     { clusterNodes: cluster.running().map((p) => `redis://127.0.0.1:${p}`) },
     { onOutage: () => {} },
   );
-}, 60_000);
+});
 afterAll(async () => {
   await store?.close();
   await cluster.stop();
-}, 30_000);
+});
 
 const EXPIRES = () => Date.now() + 3_600_000;
 /** A bound for a hang, not a timing: a call that has not answered in 10 s is taken as waiting for good. */
@@ -84,5 +84,5 @@ describe('Redis Cluster: a shard whose promoted replica dies before this process
     );
     expect(back, 'the shard was not served again after its nodes returned').toBe(true);
     expect(await outcome(store.consumeIfBelow(otherKey, 1000, EXPIRES())), 'another shard').toBe('served');
-  }, 180_000);
+  });
 });

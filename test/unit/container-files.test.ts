@@ -5,12 +5,17 @@
  * after `npm run build` (the global set-up ran it). Executing the runtime stage: test/integration/container.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { CONFIG_VARIABLES, loadConfig } from '../../src/config.ts';
 import { envPairs, healthcheckOf, parseDockerfile, type Step } from '../../scripts/runtime-stage.ts';
+import { defaultDataFiles } from '../../src/domain/network/load.ts';
+// @ts-expect-error: a plain module run in the image before any TypeScript loader (no declarations)
+import { PRUNE_RULES as pruneRules } from '../../scripts/prune-runtime.mjs';
+
+const PRUNE_RULES = pruneRules as Array<{ dir: string; remove: (name: string) => boolean }>;
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const read = (f: string) => readFileSync(path.join(ROOT, f), 'utf8');
@@ -64,7 +69,9 @@ describe('Dockerfile', () => {
     expect(docker.stages.map((s) => s.name)).toEqual(['build', 'runtime']);
     const runs = (stage: number) => docker.stages[stage]!.steps.filter((s) => s.op === 'RUN').map((s) => s.args);
     expect(runs(0)).toEqual(['npm ci --no-audit --no-fund --ignore-scripts', 'npm run build']);
-    expect(runs(1)[0]).toBe('npm ci --omit=dev --no-audit --no-fund --ignore-scripts');
+    expect(runs(1)[0]).toBe(
+      'npm ci --omit=dev --omit=optional --no-audit --no-fund --ignore-scripts && npm run prune:runtime',
+    );
     expect(JSON.parse(read('package.json')).scripts.build).toBe('node scripts/build.mjs');
   });
 
@@ -87,11 +94,24 @@ describe('Dockerfile', () => {
     for (const f of [
       'dist/server/main.mjs',
       'dist/server/network-worker.mjs',
+      'dist/server/cli.mjs',
+      'dist/graphiql/version.txt',
+      'scripts/prune-runtime.mjs',
       'prisma/migrations',
       'package.json',
       'bin/risk-api.mjs',
     ])
       expect(existsSync(path.join(ROOT, f)), f).toBe(true);
+  });
+
+  it('prunes no file the network loader reads, and each rule removes something that is there', () => {
+    const modules = path.join(ROOT, 'node_modules');
+    for (const file of Object.values(defaultDataFiles())) {
+      const rule = PRUNE_RULES.find((r) => file.startsWith(`${path.join(modules, r.dir)}/`));
+      expect(rule?.remove(path.basename(file)) ?? false, `${file} is pruned`).toBe(false);
+    }
+    for (const rule of PRUNE_RULES)
+      expect(readdirSync(path.join(modules, rule.dir)).some(rule.remove), `${rule.dir}: removes nothing`).toBe(true);
   });
 
   it('runs as a non-root user with DATA_DIR as a volume, on the port it exposes, with the start command of the docs', () => {

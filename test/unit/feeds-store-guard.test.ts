@@ -8,7 +8,7 @@ import { importFeed, listFeeds } from '../../src/domain/feeds/store.ts';
 import { parseFeedText } from '../../src/domain/feeds/parse.ts';
 import { AppError } from '../../src/errors.ts';
 import { backendName } from '../helpers/backend.ts';
-import { openTestDatabase, type TestDatabase } from './publishing-fixtures.ts';
+import { openTestDatabase, type TestDatabase } from '../helpers/publishing-fixtures.ts';
 
 const T0 = new Date('2026-03-01T00:00:00Z');
 const GOOD = Array.from({ length: 200 }, (_, i) => `10.1.${i}.0/24`).join('\n');

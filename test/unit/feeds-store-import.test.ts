@@ -7,7 +7,7 @@ import { importFeed, listFeeds, removeFeed } from '../../src/domain/feeds/store.
 import { parseFeedText } from '../../src/domain/feeds/parse.ts';
 import { AppError } from '../../src/errors.ts';
 import { backendName } from '../helpers/backend.ts';
-import { openTestDatabase, type TestDatabase } from './publishing-fixtures.ts';
+import { openTestDatabase, type TestDatabase } from '../helpers/publishing-fixtures.ts';
 
 const T0 = new Date('2026-03-01T00:00:00Z');
 

@@ -9,7 +9,7 @@ import { ReportBatcher } from '../../src/domain/memory/report-batch.ts';
 import { writeOne } from '../../src/domain/memory/group-commit.ts';
 import type { SubjectWithMemory } from '../../src/domain/memory/subject-memory.ts';
 import { backendName, usingPostgres } from '../helpers/backend.ts';
-import { openTestDatabase, seedWorkspace, type TestDatabase } from './publishing-fixtures.ts';
+import { openTestDatabase, seedWorkspace, type TestDatabase } from '../helpers/publishing-fixtures.ts';
 
 describe(`IpMemoryCache (${backendName})`, () => {
   let t: TestDatabase;
@@ -42,7 +42,7 @@ describe(`IpMemoryCache (${backendName})`, () => {
           written();
           await held;
         },
-        { timeout: 30_000 },
+        { timeout: 300_000 },
       );
       await wrote;
       await writeOne(ratingStatement(t.prisma), rating('192.0.2.62', 1, 'late')); // a later id, committed first

@@ -5,7 +5,7 @@ import { registerModelGauges } from '../../src/domain/observability/model-gauges
 import type { NetworkIndex } from '../../src/domain/network/index.ts';
 import { modelReport, parseDays } from '../../src/domain/quality/model-report.ts';
 import { runCommand } from '../../src/transport/admin/commands.ts';
-import { openTestDatabase, seedReport, seedWorkspace, type TestDatabase } from './publishing-fixtures.ts';
+import { openTestDatabase, seedReport, seedWorkspace, type TestDatabase } from '../helpers/publishing-fixtures.ts';
 import { sharedNetwork } from '../helpers/network.ts';
 
 /**

@@ -43,7 +43,7 @@ describe('openapi.json', () => {
     };
     expect(report.problems).toEqual([]);
     expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
-  }, 60_000);
+  });
 
   it('lists the required properties of every object; a request field with a default is never required', () => {
     const objects = schemaObjects(doc);

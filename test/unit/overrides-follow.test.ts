@@ -8,7 +8,7 @@ import { createOverride, expireOverride, type Actor } from '../../src/domain/ove
 import { createOverrideSchema } from '../../src/domain/overrides/schemas.ts';
 import type { Hierarchy } from '../../src/domain/network/types.ts';
 import { backendName, usingPostgres } from '../helpers/backend.ts';
-import { openTestDatabase, seedWorkspace, type TestDatabase } from './publishing-fixtures.ts';
+import { openTestDatabase, seedWorkspace, type TestDatabase } from '../helpers/publishing-fixtures.ts';
 
 const actor: Actor = { kind: 'api_key', id: 1, label: 'test' };
 const at = (ip: string): Hierarchy => ({ ip, version: 4, special: null, subnetSource: 'none', dimensions: [] });
@@ -61,7 +61,7 @@ describe(`OverrideCache following the table (${backendName})`, () => {
           written();
           await held;
         },
-        { timeout: 30_000 },
+        { timeout: 300_000 },
       );
       await wrote;
       const late = await create(ws2, '192.0.2.62'); // a later id, committed first

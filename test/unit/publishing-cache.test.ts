@@ -10,7 +10,7 @@ import { PublicationCache } from '../../src/domain/publishing/cache.ts';
 import { publishedCounts } from '../../src/domain/scoring/evidence.ts';
 import { reportedSummaryOf, type ReportedTuple } from '../../src/domain/publishing/image-format.ts';
 import { backendName } from '../helpers/backend.ts';
-import { openTestDatabase, seedReport, seedWorkspace, type TestDatabase } from './publishing-fixtures.ts';
+import { openTestDatabase, seedReport, seedWorkspace, type TestDatabase } from '../helpers/publishing-fixtures.ts';
 import { sharedNetwork } from '../helpers/network.ts';
 
 const NOW = new Date('2026-03-01T00:00:00Z');

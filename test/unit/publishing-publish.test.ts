@@ -10,7 +10,13 @@ import { parseFeedText } from '../../src/domain/feeds/parse.ts';
 import { publish, type PublishResult } from '../../src/domain/publishing/publish.ts';
 import { PublicationCache, type Snapshot } from '../../src/domain/publishing/cache.ts';
 import { backendName } from '../helpers/backend.ts';
-import { openTestDatabase, seedRating, seedReport, seedWorkspace, type TestDatabase } from './publishing-fixtures.ts';
+import {
+  openTestDatabase,
+  seedRating,
+  seedReport,
+  seedWorkspace,
+  type TestDatabase,
+} from '../helpers/publishing-fixtures.ts';
 import { sharedNetwork } from '../helpers/network.ts';
 
 const NOW = new Date('2026-03-01T00:00:00Z');

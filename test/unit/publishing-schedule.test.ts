@@ -14,7 +14,7 @@ import { claimVersion, isPublishConflict } from '../../src/domain/publishing/pub
 import { withPublishLock } from '../../src/domain/publishing/lock.ts';
 import { publishTick, startPublishSchedule } from '../../src/domain/publishing/schedule.ts';
 import { backendName, usingPostgres } from '../helpers/backend.ts';
-import { openTestDatabase, seedReport, seedWorkspace, type TestDatabase } from './publishing-fixtures.ts';
+import { openTestDatabase, seedReport, seedWorkspace, type TestDatabase } from '../helpers/publishing-fixtures.ts';
 import { sharedNetwork } from '../helpers/network.ts';
 
 const NOW = new Date('2026-03-01T00:00:00Z');

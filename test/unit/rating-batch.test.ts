@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RatingBatcher, type RatingInput } from '../../src/domain/memory/rating-batch.ts';
 import { backendName } from '../helpers/backend.ts';
 import { countingClient } from '../helpers/counting-client.ts';
-import { openTestDatabase, seedWorkspace, type TestDatabase } from './publishing-fixtures.ts';
+import { openTestDatabase, seedWorkspace, type TestDatabase } from '../helpers/publishing-fixtures.ts';
 import { maintainedMemory, recountMemory } from '../helpers/memory-recount.ts';
 
 describe(`RatingBatcher (${backendName})`, () => {

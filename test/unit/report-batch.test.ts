@@ -9,7 +9,7 @@ import { RatingBatcher } from '../../src/domain/memory/rating-batch.ts';
 import { ReportBatcher, type NewReport, type ReportRow } from '../../src/domain/memory/report-batch.ts';
 import { backendName } from '../helpers/backend.ts';
 import { countingClient } from '../helpers/counting-client.ts';
-import { openTestDatabase, seedWorkspace, type TestDatabase } from './publishing-fixtures.ts';
+import { openTestDatabase, seedWorkspace, type TestDatabase } from '../helpers/publishing-fixtures.ts';
 import { maintainedMemory, recountMemory } from '../helpers/memory-recount.ts';
 
 let unique = 0;

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { openDatabase, type Database } from '../../src/platform/db/database.ts';
 import { KeyVerifier } from '../../src/domain/access/verifier.ts';
 import { createApiKey, revokeApiKey } from '../../src/domain/access/keys.ts';
+import { openTestDatabase, type TestDatabase } from '../helpers/publishing-fixtures.ts';
 
 describe('KeyVerifier cache bound', () => {
-  let db: Database;
+  // A copy of the migrated template: an in-memory database ran initdb and every migration, most of this file's CPU.
+  let db: TestDatabase;
   beforeAll(async () => {
-    db = await openDatabase({ dataDir: '', inMemory: true });
-    await db.migrate();
+    db = await openTestDatabase();
   });
   afterAll(() => db?.close());
 
@@ -88,6 +88,40 @@ describe('KeyVerifier cache bound', () => {
     hold = null;
     await vi.waitFor(() => expect(verifier.verify(key.secret)).rejects.toMatchObject({ code: 'invalid_api_key' }));
     expect(reads).toBe(2); // the background read refreshed the entry: no call read it again
+  });
+
+  it('counts the age of an entry from when its read started: a slow read of the row before a revocation never outlives the TTL', async () => {
+    let now = 4_000_000;
+    let hold: Promise<void> | null = null;
+    let read = false;
+    // The statement reads the row, then its answer is held (a slow database or a busy event loop).
+    const slow = db.prisma.$extends({
+      query: {
+        $queryRaw: async ({ args, query }) => {
+          const rows = await query(args);
+          read = true;
+          await hold;
+          return rows;
+        },
+      },
+    }) as unknown as typeof db.prisma;
+    const verifier = new KeyVerifier(slow, 'p'.repeat(32), 5_000, () => now);
+    const key = await createApiKey(db.prisma, 'p'.repeat(32), { workspace: 'slow', name: 'k' });
+    let release!: () => void;
+    hold = new Promise((r) => {
+      release = r;
+    });
+    const first = verifier.verify(key.secret); // reads the live row at 4_000_000
+    await vi.waitFor(() => expect(read).toBe(true));
+    await revokeApiKey(db.prisma, key.prefix); // committed after that read's snapshot
+    now += 3_000; // the answer arrives 3 s later
+    release();
+    hold = null;
+    await expect(first).resolves.toBeTruthy();
+    now += 1_999; // 4_999 ms after the read began: still the entry
+    await expect(verifier.verify(key.secret)).resolves.toBeTruthy();
+    now += 2; // past the TTL counted from the read's start, not from its answer
+    await expect(verifier.verify(key.secret)).rejects.toMatchObject({ code: 'invalid_api_key' });
   });
 
   it('records last use in batches', async () => {

@@ -87,7 +87,7 @@ describe(`GraphiQL opening without a key, at 1280 and 390 px (${backendName})`, 
     await p.close();
   });
 
-  it('fits a 390 px screen: editors, Run and Headers inside it, no sideways scroll', { timeout: 180_000 }, async () => {
+  it('fits a 390 px screen: editors, Run and Headers inside it, no sideways scroll', async () => {
     const { p } = await open(390);
     await p.screenshot({ path: path.join(ARTIFACTS, `${backendName}-opened-390.png`) });
     const m = await p.evaluate(() => {

@@ -5,7 +5,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from './chromium.ts';
 import { seedAccount, startControlPlane, type ControlPlaneHarness } from './harness.ts';
 import { backendName } from '../helpers/backend.ts';
-import { seedReport } from '../unit/publishing-fixtures.ts';
+import { seedReport } from '../helpers/publishing-fixtures.ts';
 
 /**
  * The Model page in real headless Chromium, on a history seeded with a known answer for workspace A (the default
@@ -66,7 +66,7 @@ describe(`Model page in Chromium (${backendName})`, () => {
     });
     browser = await launchChromium();
     p = await browser.newPage();
-  }, 180_000);
+  });
   afterAll(async () => {
     await browser?.close();
     await h?.close();

@@ -98,7 +98,7 @@ describe(`workspace pages at 1280, 1440 and 390 px (${backendName})`, () => {
     await p.fill('input[name=email]', EMAIL);
     await p.fill('input[name=password]', 'correct horse battery');
     await Promise.all([p.waitForURL(/\/workspace\/$/), p.click('main button[type=submit]')]);
-  }, 180_000);
+  });
   afterAll(async () => {
     await browser?.close();
     await h?.close();

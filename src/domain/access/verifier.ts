@@ -89,6 +89,9 @@ export class KeyVerifier {
 
   private async read(prefix: string): Promise<CacheEntry> {
     const generation = this.generation;
+    // Stamped before the statement: its snapshot is no older than this, so a row revoked at T is never served past
+    // T + ttlMs (a stamp taken after a slow read would extend the life of what it read before T).
+    const at = this.now();
     // The same work whether or not the prefix exists, or the time would tell which prefixes do:
     // ONE statement (`findUnique` with `include: { workspace }` sent a second one for a known
     // prefix only, docs/decisions/0013-constant-work-key-check.md) answering ONE row (all NULL for an unknown prefix).
@@ -97,7 +100,7 @@ export class KeyVerifier {
              k."workspaceId", w."name" AS "workspaceName", w."tier"
         FROM (VALUES (1)) AS one (x)
         LEFT JOIN ("ApiKey" k JOIN "Workspace" w ON w."id" = k."workspaceId") ON k."prefix" = ${prefix}`;
-    const entry: CacheEntry = { at: this.now(), row: key?.id != null ? (key as KeyRow) : null };
+    const entry: CacheEntry = { at, row: key?.id != null ? (key as KeyRow) : null };
     if (generation !== this.generation) return entry; // invalidated while reading: answer, but never cache a row read before it
     if (this.cache.size > 50_000) this.cache.clear(); // bounded: garbage prefixes cannot grow it forever
     this.cache.set(prefix, entry);

@@ -2,7 +2,7 @@ import type { PrismaClient } from '../../generated/prisma/client.ts';
 import type { Logger } from '../../platform/log.ts';
 import type { PaymentProvider } from './provider.ts';
 import { backoffMs } from '../mail/outbox.ts';
-import { detachedFromWork } from '../../platform/work-budget.ts';
+import { BackgroundRounds } from '../../platform/background-round.ts';
 
 /**
  * Cancellations at the provider, as an outbox (the mail outbox's pattern): when a request of a
@@ -16,8 +16,10 @@ import { detachedFromWork } from '../../platform/work-budget.ts';
 const LEASE_MS = 60_000;
 
 export class ProviderCancellations {
-  private running: Promise<void> | null = null;
-  private again = false;
+  private readonly rounds = new BackgroundRounds(
+    () => this.round(),
+    (e) => this.log.warn('provider cancellation round failed', { err: e }),
+  );
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -28,24 +30,12 @@ export class ProviderCancellations {
 
   /** Starts a round in the background (callers never wait for the provider). */
   kick(): void {
-    detachedFromWork(() => this.runDue()).catch((e) => this.log.warn('provider cancellation round failed', { err: e }));
+    this.rounds.wake();
   }
 
   /** Sends every due cancellation once. A call during a round runs one more round after it. */
   runDue(): Promise<void> {
-    if (this.running) {
-      this.again = true;
-      return this.running;
-    }
-    this.running = (async () => {
-      do {
-        this.again = false;
-        await this.round();
-      } while (this.again);
-    })().finally(() => {
-      this.running = null;
-    });
-    return this.running;
+    return this.rounds.run();
   }
 
   private async round() {
@@ -103,7 +93,6 @@ export class ProviderCancellations {
   async stop() {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    this.again = false;
-    await this.running?.catch(() => {});
+    await this.rounds.stop();
   }
 }

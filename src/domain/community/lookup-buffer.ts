@@ -10,7 +10,7 @@
  * never go through here. A graceful shutdown sends the last tally (flush()).
  */
 import type { CounterStore, LookupTally } from '../../platform/counters/types.ts';
-import { detachedFromWork } from '../../platform/work-budget.ts';
+import { inBackground } from '../../platform/background-round.ts';
 
 /** One entity's lookups in one window. Most entities have one requester per batch: a Set only from the second. */
 type Tally = { hits: number; first: string; more: Set<string> | null };
@@ -52,10 +52,10 @@ export class LookupBuffer {
         if (requester !== t.first) (t.more ??= new Set()).add(requester);
       }
     }
-    if (this.flushMs === 0) void detachedFromWork(() => this.flush());
+    if (this.flushMs === 0) void inBackground(() => this.flush());
     else
       this.timer ??= setTimeout(() => {
-        void detachedFromWork(() => this.flush());
+        void inBackground(() => this.flush());
       }, this.flushMs).unref();
     return batch.done;
   }

@@ -1,6 +1,6 @@
 import type { PrismaClient } from '../../generated/prisma/client.ts';
 import type { Logger } from '../../platform/log.ts';
-import { detachedFromWork } from '../../platform/work-budget.ts';
+import { BackgroundRounds } from '../../platform/background-round.ts';
 
 /**
  * The outbox: every message is a row first, delivered from there. A failed delivery stays
@@ -18,7 +18,10 @@ export function backoffMs(attempts: number): number {
 }
 
 export class Mailer {
-  private running: Promise<void> | null = null;
+  private readonly rounds = new BackgroundRounds(
+    () => this.round(),
+    (e) => this.log.warn('mail round failed', { err: e }),
+  );
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -45,18 +48,18 @@ export class Mailer {
         length: message.text.length,
       });
     } else {
-      void detachedFromWork(() => this.deliverDue());
+      this.rounds.wake();
     }
     return row.id;
   }
 
-  /** Delivers every due message once. Rows are leased first, so several processes never send one twice at once. */
+  /**
+   * Delivers every due message once (and once more after a round running now, for a message written while it read
+   * the outbox). Rows are leased first, so several processes never send one twice at once.
+   */
   deliverDue(): Promise<void> {
     if (!this.transport) return Promise.resolve();
-    this.running ??= this.round().finally(() => {
-      this.running = null;
-    });
-    return this.running;
+    return this.rounds.run();
   }
 
   private async round() {
@@ -96,9 +99,7 @@ export class Mailer {
   /** Retries due messages every `intervalMs` (unref'd: never keeps the process alive). */
   start(intervalMs = 5_000) {
     if (!this.transport || this.timer) return;
-    this.timer = setInterval(() => {
-      this.deliverDue().catch((e) => this.log.warn('mail round failed', { err: e }));
-    }, intervalMs);
+    this.timer = setInterval(() => this.rounds.wake(), intervalMs);
     this.timer.unref();
   }
 
@@ -115,7 +116,7 @@ export class Mailer {
   async stop() {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    await this.running?.catch(() => {});
+    await this.rounds.stop();
     this.transport?.close?.();
   }
 }

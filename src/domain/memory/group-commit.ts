@@ -14,7 +14,7 @@
  * alone and never takes the other callers' writes with it. A statement that succeeded is never
  * retried, even when its answers cannot be built: a retry would write twice.
  */
-import { detachedFromWork } from '../../platform/work-budget.ts';
+import { inBackground } from '../../platform/background-round.ts';
 
 /** How a batch is written: one statement for all inputs, then one answer per input. */
 export type BatchStatement<I, S, R> = {
@@ -49,7 +49,7 @@ export class GroupCommit<I, S, R> {
     while (this.inFlight < this.maxInFlight && this.queue.length > 0) {
       const batch = this.queue.splice(0, this.maxBatch);
       this.inFlight++;
-      void detachedFromWork(() => this.run(batch)).finally(() => {
+      void inBackground(() => this.run(batch)).finally(() => {
         this.inFlight--;
         this.pump();
       });

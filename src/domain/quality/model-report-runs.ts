@@ -5,7 +5,7 @@
  * report itself hands the event loop back every turn): a page asks, is told "computing", and reloads.
  * Requests beyond MAX_WAITING workspaces are told "busy" instead of queued, so the queue is bounded.
  */
-import { detachedFromWork } from '../../platform/work-budget.ts';
+import { inBackground } from '../../platform/background-round.ts';
 import type { ModelReport } from './model-report.ts';
 
 export const MODEL_REPORT_FRESH_MS = 3_600_000;
@@ -53,7 +53,7 @@ export class ModelReportRuns {
     const id = this.waiting.shift();
     if (id === undefined) return;
     this.running = id;
-    detachedFromWork(() => this.compute(id))
+    inBackground(() => this.compute(id))
       .then((report) => {
         this.done.set(id, { report, computedAt: new Date(this.clock()) });
         this.failed.delete(id);

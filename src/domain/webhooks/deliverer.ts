@@ -3,7 +3,7 @@ import { attemptDelivery, delivered, type DeliveryWithParts } from './attempt.ts
 import { endpointDisabledMail } from './disabled-mail.ts';
 import { SEND_TIMEOUT_MS } from './send.ts';
 import { sweepWebhookHistory } from './retention.ts';
-import { detachedFromWork } from '../../platform/work-budget.ts';
+import { BackgroundRounds } from '../../platform/background-round.ts';
 
 /**
  * The delivery loop over the outbox (docs/webhooks.md, "Retries, order and duplicates"; docs/decisions/0022).
@@ -24,8 +24,10 @@ const PARALLEL = 8;
 const PER_ROUND = 64;
 
 export class WebhookDeliverer {
-  private running: Promise<void> | null = null;
-  private again = false;
+  private readonly rounds = new BackgroundRounds(
+    () => this.round(),
+    (e) => this.deps.log.warn('webhook round failed', { err: e }),
+  );
   private timer: NodeJS.Timeout | null = null;
   private sweeper: NodeJS.Timeout | null = null;
   private stopped = false;
@@ -39,26 +41,12 @@ export class WebhookDeliverer {
 
   /** A round now (or right after the one running): called after a commit that wrote deliveries. */
   wake(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    void detachedFromWork(() => this.deliverDue()).catch((e) => this.deps.log.warn('webhook round failed', { err: e }));
+    this.rounds.wake();
   }
 
   /** Sends every due head-of-line delivery once; resolves when the round (and any asked for meanwhile) is done. */
   deliverDue(): Promise<void> {
-    if (this.running) this.again = true; // what changed since the running round read the outbox is seen too
-    this.running ??= (async () => {
-      do {
-        this.again = false;
-        await this.round();
-      } while (this.again && !this.stopped);
-    })().finally(() => {
-      this.running = null;
-    });
-    return this.running;
+    return this.rounds.run();
   }
 
   /** Polls every `intervalMs` (unref'd: never keeps the process alive). */
@@ -81,7 +69,7 @@ export class WebhookDeliverer {
     if (this.sweeper) clearInterval(this.sweeper);
     this.timer = null;
     this.sweeper = null;
-    await this.running?.catch(() => {});
+    await this.rounds.stop();
   }
 
   private async round() {

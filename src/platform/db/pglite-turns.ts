@@ -5,10 +5,14 @@ import { currentWork } from '../work-budget.ts';
  * PGlite runs each statement in this thread. The statements of one request (a GraphQL query's
  * batched reads, each issued when the previous answer arrived, or Prisma's batch of lookups run
  * as one transaction) then ran back to back, chained by promise callbacks, and nothing else —
- * not even /healthz — was served until the last one ended. Statements now take turns: at most
- * one starts per round of the event loop, after that round's I/O, inside transactions too
- * (PGlite holds the transaction's lock meanwhile; only other requests' I/O runs in between).
- * PGlite runs one statement at a time anyway, so this orders them without slowing them.
+ * not even /healthz — was served until the last one ended. Statements now take turns: one runs at a
+ * time, and the next starts in the event loop's next round, after that round's I/O, inside
+ * transactions too. PGlite runs one statement at a time anyway, so this orders them without slowing them.
+ *
+ * A transaction takes a turn to begin and holds the connection until it ends: meanwhile only its own
+ * statements get turns. Statements of other requests wait here, not in PGlite's own lock: there, every
+ * statement that had queued behind a transaction ran back to back, in one round, once it committed
+ * (docs/decisions/0034-embedded-statements-wait-outside-pglite-s-lock.md).
  *
  * A query waiting for its turn may belong to a request answered meanwhile (thirty aliases each issue a
  * statement at once; a timeout answers the request while most still wait): once its turn comes it checks its
@@ -22,43 +26,87 @@ export function statementsTakeTurns(pglite: PGlite): void {
     exec: pglite.exec.bind(pglite),
     transaction: pglite.transaction.bind(pglite),
   };
-  pglite.query = (async (...args: Parameters<PGlite['query']>) => {
-    await turn();
-    currentWork()?.check();
-    return query(...args);
-  }) as PGlite['query'];
-  pglite.exec = async (...args) => {
-    await turn();
-    return exec(...args);
-  };
+  const turns = new Turns();
+  pglite.query = ((...args: Parameters<PGlite['query']>) =>
+    turns.statement(false, () => {
+      currentWork()?.check();
+      return query(...args);
+    })) as PGlite['query'];
+  pglite.exec = (...args) => turns.statement(false, () => exec(...args));
   pglite.transaction = (callback) =>
-    transaction((tx) =>
-      callback(
-        Object.assign(Object.create(tx) as Transaction, {
-          query: (async (...args: Parameters<Transaction['query']>) => {
-            await turn();
-            currentWork()?.check();
-            return tx.query(...args);
-          }) as Transaction['query'],
-          exec: async (...args: Parameters<Transaction['exec']>) => {
-            await turn();
-            return tx.exec(...args);
-          },
-        }),
+    turns.transaction(() =>
+      transaction((tx) =>
+        callback(
+          Object.assign(Object.create(tx) as Transaction, {
+            query: ((...args: Parameters<Transaction['query']>) =>
+              turns.statement(true, () => {
+                currentWork()?.check();
+                return tx.query(...args);
+              })) as Transaction['query'],
+            exec: (...args: Parameters<Transaction['exec']>) => turns.statement(true, () => tx.exec(...args)),
+          }),
+        ),
       ),
     );
 }
 
-const waiting: Array<() => void> = [];
+type Waiting = { start: () => void; inTransaction: boolean };
 
-function turn(): Promise<void> {
-  return new Promise((resolve) => {
-    if (waiting.push(resolve) === 1) setImmediate(next);
-  });
-}
+/** The one connection's turns: one statement (or one open transaction's statements) at a time, a round apart. */
+class Turns {
+  private readonly waiting: Waiting[] = [];
+  /** A statement started and not yet ended. */
+  private running = false;
+  /** A transaction began and has not ended: only its statements start. */
+  private inTransaction = false;
+  private scheduled = false;
 
-/** Starts the first waiting statement; the one after it gets the next round (an immediate queued now runs then). */
-function next(): void {
-  waiting.shift()!();
-  if (waiting.length > 0) setImmediate(next);
+  async statement<R>(inTransaction: boolean, run: () => Promise<R>): Promise<R> {
+    await this.turn(inTransaction);
+    try {
+      return await run();
+    } finally {
+      this.ended();
+    }
+  }
+
+  async transaction<R>(run: () => Promise<R>): Promise<R> {
+    await this.turn(false);
+    this.running = false;
+    this.inTransaction = true;
+    try {
+      return await run();
+    } finally {
+      this.inTransaction = false;
+      this.schedule();
+    }
+  }
+
+  private turn(inTransaction: boolean): Promise<void> {
+    return new Promise((start) => {
+      this.waiting.push({ start, inTransaction });
+      this.schedule();
+    });
+  }
+
+  private ended(): void {
+    this.running = false;
+    this.schedule();
+  }
+
+  /** The next start waits for the event loop's next round (an immediate queued now runs then). */
+  private schedule(): void {
+    if (this.scheduled || this.waiting.length === 0) return;
+    this.scheduled = true;
+    setImmediate(() => this.next());
+  }
+
+  private next(): void {
+    this.scheduled = false;
+    if (this.running) return; // its end schedules the next
+    const i = this.inTransaction ? this.waiting.findIndex((w) => w.inTransaction) : 0;
+    if (i < 0) return; // the open transaction's next statement (or its end) schedules the next
+    this.running = true;
+    this.waiting.splice(i, 1)[0]!.start();
+  }
 }

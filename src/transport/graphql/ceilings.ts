@@ -182,28 +182,33 @@ function timeout(ceilings: Ceilings, mutation: boolean): AppError {
  */
 function withRefusalInPlace(result: ExecutionResult, reason: Error): ExecutionResult {
   if (!result.errors?.length || !(reason instanceof AppError) || reason === ANSWERED) return result;
-  const refused = refusalAnswer(reason).errors![0]!;
   return {
     ...result,
-    errors: result.errors.map((e) =>
-      e.originalError instanceof AppError
-        ? e
-        : new GraphQLError(refused.message, { nodes: e.nodes, path: e.path, extensions: refused.extensions }),
-    ),
+    errors: result.errors.map((e) => {
+      const own = e.originalError;
+      // The meter's own refusal thrown in a resolver keeps its ceiling (maxMs, the limit): the server's error
+      // masking would give it only its code. Another AppError is the field's own answer.
+      if (own instanceof AppError && !isCeilingRefusal(own)) return e;
+      return refusalError(isCeilingRefusal(own) ? own : reason, { nodes: e.nodes, path: e.path });
+    }),
   };
+}
+
+function isCeilingRefusal(e: unknown): e is AppError {
+  return e instanceof AppError && (e.code === 'query_timeout' || e.code === 'query_too_complex');
+}
+
+/** A ceiling's refusal as a GraphQL error, with the ceiling it hit in its extensions, as the whole answer or in place. */
+function refusalError(reason: AppError, at: { nodes?: GraphQLError['nodes']; path?: GraphQLError['path'] } = {}) {
+  return new GraphQLError(reason.message, {
+    ...at,
+    extensions: { code: reason.code, ...reason.extra, http: { status: ERRORS[reason.code].status } },
+  });
 }
 
 /** The whole answer for work that was ended: its refusal as a GraphQL error with the ceiling it hit. */
 function refusalAnswer(reason: unknown): ExecutionResult {
-  if (reason instanceof AppError && (reason.code === 'query_timeout' || reason.code === 'query_too_complex')) {
-    return {
-      errors: [
-        new GraphQLError(reason.message, {
-          extensions: { code: reason.code, ...reason.extra, http: { status: ERRORS[reason.code].status } },
-        }),
-      ],
-    };
-  }
+  if (isCeilingRefusal(reason)) return { errors: [refusalError(reason)] };
   if (reason instanceof GraphQLError) return { errors: [reason] };
   throw reason;
 }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -6,19 +7,35 @@ import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Handler } from '../http/server.ts';
+import { PACKAGE_ROOT } from '../../platform/package-root.ts';
 
 /**
  * GraphiQL at GET /graphql (a browser asking for HTML), served entirely from this server: the
  * prebuilt bundle of @graphql-yoga/graphiql (the same GraphiQL yoga renders, which it loads from a
- * public CDN) out of node_modules, with its Monaco editor workers, under /graphiql/<version>/. So it
+ * public CDN), with its Monaco editor workers, under /graphiql/<version>/. So it
  * works without internet, and the page runs under a Content-Security-Policy that lets it load
  * scripts, workers and styles from this origin only: a compromised CDN cannot run script on the
  * origin that also serves /workspace. No inline script: the options travel as JSON data.
  */
-const require = createRequire(import.meta.url);
 const PACKAGE = '@graphql-yoga/graphiql';
-const DIST = path.join(path.dirname(require.resolve(`${PACKAGE}/package.json`)), 'dist');
-const PACKAGE_VERSION = (require(`${PACKAGE}/package.json`) as { version: string }).version;
+const BUILT = path.join(PACKAGE_ROOT, 'dist', 'graphiql');
+
+/**
+ * Where the bundle's files are, and its version: the copy `npm run build` makes in dist/graphiql/ (the runtime image
+ * has that copy only: the package is a development one, with ~150 MB of editor sources no request reads), else, in
+ * a checkout not built yet, the package's own dist/.
+ */
+function bundleFiles(): { dir: string; version: string } {
+  if (existsSync(path.join(BUILT, 'version.txt')))
+    return { dir: BUILT, version: readFileSync(path.join(BUILT, 'version.txt'), 'utf8').trim() };
+  const require = createRequire(import.meta.url);
+  const manifest = require.resolve(`${PACKAGE}/package.json`);
+  return {
+    dir: path.join(path.dirname(manifest), 'dist'),
+    version: (require(manifest) as { version: string }).version,
+  };
+}
+const { dir: DIST, version: PACKAGE_VERSION } = bundleFiles();
 
 /**
  * Sets Monaco's worker URLs (same origin, so no blob: workers), then renders once the bundle has loaded. Our own

@@ -48,11 +48,6 @@ export type RequestContext = {
   arrivedAt?: number | undefined;
   /** The quota a `score` call counts on: the API's (default; REST and /graphql) or the agent surface's (MCP). */
   surface?: MeteredSurface | undefined;
-  /**
-   * The operation's input as the transport already validated it with the operation's schema (the REST facade
-   * and MCP check a body first, to name problems in their own field names): the resolver takes it as it is.
-   */
-  input?: unknown;
 };
 
 /** The context of one API-key request. */
@@ -61,8 +56,7 @@ export function requestContext(
   req: IncomingMessage,
   requestId: string,
   viewer: Viewer | null,
-  more: Pick<RequestContext, 'via'> &
-    Partial<Pick<RequestContext, 'idempotencyKey' | 'surface' | 'input' | 'ifNoneMatch'>>,
+  more: Pick<RequestContext, 'via'> & Partial<Pick<RequestContext, 'idempotencyKey' | 'surface' | 'ifNoneMatch'>>,
 ): RequestContext {
   const ip = clientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], deps.proxies);
   // The key's country of use (key.new_country): a map read for an address already seen with the key, no query.
@@ -76,11 +70,6 @@ export function requestContext(
     clientIp: ip,
     arrivedAt: notesOf(req).arrivedAt,
   };
-}
-
-/** A resolver's input: the transport's validated one, else its arguments parsed here (each request validates once). */
-export function inputOf<T>(ctx: RequestContext, parse: () => T): T {
-  return ctx.input !== undefined ? (ctx.input as T) : parse();
 }
 
 /** The caller as an author of a change: the verified API key (its name and prefix: the trail reads without a lookup). */

@@ -60,7 +60,7 @@ async function callTool(
     );
   try {
     const { input, raw, idempotencyKey } = parseArguments(spec, args);
-    return success(await spec.run(input, { ...ctx, idempotencyKey, input }, raw), spec.render);
+    return success(await spec.run(input, { ...ctx, idempotencyKey }, raw), spec.render);
   } catch (e) {
     return failure(toAppError(e, ctx.requestId, log));
   }

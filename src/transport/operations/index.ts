@@ -1,4 +1,7 @@
 import type { Operation } from './operation.ts';
+import type { StreamOperation } from './stream.ts';
+import { overrideAudit } from './override-audit.ts';
+import { reportExport } from './report-export.ts';
 import { score } from './score.ts';
 import { scoreBatch } from './score-batch.ts';
 import { blocklist } from './blocklist.ts';
@@ -37,3 +40,6 @@ export const OPERATIONS = [
   deleteWatchOperation,
   blocklist,
 ] as unknown as Operation[];
+
+/** The streamed operations (stream.ts): REST routes and OpenAPI paths built from them, listed after the catalogue's. */
+export const STREAMS = [overrideAudit, reportExport] as unknown as StreamOperation[];

@@ -2,14 +2,11 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ErrorCode } from '../../errors.ts';
 import { PACKAGE_ROOT } from '../../platform/package-root.ts';
-import { reportFilterSchema } from '../../domain/analyst/report-filter.ts';
-import { EXPORT_MAX_ROWS } from './export.ts';
-import { bodySchema, errorBody, exportRecord, healthBody, readinessBody } from '../operations/schemas.ts';
+import { bodySchema, errorBody, healthBody, readinessBody } from '../operations/schemas.ts';
 import * as example from './openapi-examples.ts';
-import { OPERATIONS } from '../operations/index.ts';
+import { OPERATIONS, STREAMS } from '../operations/index.ts';
 import type { Operation } from '../operations/operation.ts';
-import { overrideAuditRecord } from './openapi-overrides.ts';
-import { OVERRIDE_LIMITS, overrideAuditSchema } from '../../domain/overrides/schemas.ts';
+import type { StreamOperation } from '../operations/stream.ts';
 import {
   errorResponses,
   examples,
@@ -36,130 +33,53 @@ const json = (schema: string, value?: unknown) => ({
 });
 const body = (schema: string, value: unknown) => ({ required: true, content: json(schema, value) });
 
-function exportRequest() {
-  const filter = bodySchema(reportFilterSchema);
-  const instant = (description: unknown) => ({ type: 'string', format: 'date-time', description });
-  return {
-    ...filter,
-    required: [],
-    properties: {
-      ...filter.properties,
-      from: instant(filter.properties.from?.description),
-      to: instant(filter.properties.to?.description),
-      format: {
-        type: 'string',
-        enum: ['ndjson', 'csv'],
-        default: 'ndjson',
-        description: 'ndjson: one JSON object per line; csv: RFC 4180 with a header line.',
-      },
-      limit: {
-        type: 'integer',
-        minimum: 1,
-        maximum: EXPORT_MAX_ROWS,
-        default: EXPORT_MAX_ROWS,
-        description: 'Most reports in this answer.',
-      },
-      cursor: { type: 'string', description: 'X-Next-Cursor of the previous answer: continue after its last report.' },
-    },
-  };
-}
-
-/** GET takes the export request as query parameters, lists comma-separated (`?outcome_code=spam,fraud_watch`). */
-function exportQuery(request: ReturnType<typeof exportRequest>) {
-  return Object.entries(request.properties).map(([name, { description, ...schema }]) => ({
+/** GET takes a stream's request as query parameters, lists comma-separated (`?outcome_code=spam,fraud_watch`). */
+function queryParameters(request: { properties?: Record<string, { description?: unknown }> }) {
+  return Object.entries(request.properties ?? {}).map(([name, { description, ...schema }]) => ({
     name,
     in: 'query',
     required: false,
     description,
     schema,
-    ...(schema.type === 'array' ? { style: 'form', explode: false } : {}),
+    ...((schema as { type?: unknown }).type === 'array' ? { style: 'form', explode: false } : {}),
   }));
 }
 
-function exportOperation(method: 'get' | 'post', request: ReturnType<typeof exportRequest>) {
-  return {
-    tags: ['Export'],
-    operationId: method === 'get' ? 'exportReports' : 'exportReportsPost',
-    summary:
-      method === 'get'
-        ? "Export the workspace's reports (filters in the query)"
-        : "Export the workspace's reports (filters in a JSON body)",
-    description:
-      "The workspace's reports with the GraphQL `reports(filter)` filters, newest first, streamed as NDJSON (one record per " +
-      `line, each as the ExportRecord schema) or CSV (the same columns flattened; tags joined by ";", related_subjects as JSON). At most ${EXPORT_MAX_ROWS} ` +
-      'reports per answer; when more match, X-Next-Cursor (and for GET a Link rel="next") continues after the last one sent. Unmetered.',
-    ...(method === 'get'
-      ? { parameters: exportQuery(request) }
-      : {
-          requestBody: {
-            required: true,
-            content: {
-              'application/json': {
-                schema: ref('schemas', 'ExportRequest'),
-                example: { outcome_code: ['fraud_watch', 'spam'], from: '2026-11-01T00:00:00Z', format: 'csv' },
-              },
-            },
-          },
-        }),
+/** The path item of a streamed operation (operations/stream.ts): its POST, and its GET when it takes a query. */
+function streamItem(s: StreamOperation) {
+  const { doc } = s;
+  const method = (m: 'get' | 'post') => ({
+    tags: [doc.tag],
+    operationId: doc[m]!.operationId,
+    summary: doc[m]!.summary,
+    description: doc.description,
+    ...(m === 'get'
+      ? { parameters: queryParameters(doc.request.jsonSchema) }
+      : { requestBody: body(doc.request.schema, doc.request.example) }),
     responses: {
       200: {
-        description:
-          'The reports. application/x-ndjson: one ExportRecord per line; text/csv: a header line, then one line per report.',
+        description: doc.response.description,
         headers: {
           ...requestIdHeader,
           'Content-Disposition': ref('headers', 'ContentDisposition'),
           'Cache-Control': ref('headers', 'CacheControl'),
           'X-Next-Cursor': ref('headers', 'NextCursor'),
-          ...(method === 'get' ? { Link: ref('headers', 'Link') } : {}),
+          ...(m === 'get' ? { Link: ref('headers', 'Link') } : {}),
         },
-        content: {
-          'application/x-ndjson': { schema: ref('schemas', 'ExportRecord'), example: example.exportRecordExample },
-          'text/csv': { schema: { type: 'string' }, example: example.exportCsvExample },
-        },
+        content: mediaTypes(doc.response.content),
       },
-      ...errorResponses(method === 'get' ? ['invalid_request', ...AUTHENTICATED] : [...JSON_BODY, ...AUTHENTICATED]),
+      ...errorResponses(m === 'get' ? ['invalid_request', ...AUTHENTICATED] : [...JSON_BODY, ...AUTHENTICATED]),
     },
-  };
+  });
+  return doc.get && s.query ? { get: method('get'), post: method('post') } : { post: method('post') };
 }
 
-/** A body whose every field is optional: its `required` list is empty rather than absent (zod leaves it out). */
-const optionalOnly = <S extends object>(schema: S) => ({ required: [], ...schema });
-
-/** POST /risk_api/overrides/audit/: the overrides' audit trail as NDJSON (docs/api.md, overrides). */
-function overrideAuditPath() {
-  return {
-    '/risk_api/overrides/audit/': {
-      post: {
-        tags: ['Overrides'],
-        operationId: 'exportOverrideAudit',
-        summary: 'Export the override audit trail as NDJSON (free)',
-        description:
-          "Every change of the workspace's rules (create, update, expire), oldest first, one OverrideAuditRecord per line: who, when, " +
-          `from which surface, the rule before and after. At most limit entries (1-${OVERRIDE_LIMITS.exportRows}, default ${OVERRIDE_LIMITS.exportRows}); ` +
-          'X-Next-Cursor, when present, is the cursor of the next request. The trail is append-only. Never counted.',
-        requestBody: body('OverrideAuditRequest', { limit: 1000 }),
-        responses: {
-          200: {
-            description: 'The entries, one per line.',
-            headers: {
-              ...requestIdHeader,
-              'Content-Disposition': ref('headers', 'ContentDisposition'),
-              'Cache-Control': ref('headers', 'CacheControl'),
-              'X-Next-Cursor': ref('headers', 'NextCursor'),
-            },
-            content: {
-              'application/x-ndjson': {
-                schema: ref('schemas', 'OverrideAuditRecord'),
-                example: example.overrideAuditExample,
-              },
-            },
-          },
-          ...errorResponses([...JSON_BODY, ...AUTHENTICATED]),
-        },
-      },
-    },
-  };
-}
+/** The streams' paths, and their request and record schemas by their components' names. */
+const streamPaths = () => Object.fromEntries(STREAMS.map((s) => [`${s.path}/`, streamItem(s)]));
+const streamSchemas = () =>
+  Object.fromEntries(
+    STREAMS.flatMap((s) => [[s.doc.request.schema, s.doc.request.jsonSchema], ...Object.entries(s.doc.schemas)]),
+  );
 
 /** The path item of each operation of the catalogue, in the catalogue's order. */
 function operationPaths() {
@@ -296,14 +216,12 @@ function operationSchemas(which: 'request' | 'response') {
 }
 
 function paths() {
-  const request = exportRequest();
   const probe = (operationId: string, summary: string, description: string, responses: Record<string, unknown>) => ({
     get: { tags: ['Operations'], operationId, summary, description, security: [], responses },
   });
   return {
     ...operationPaths(),
-    ...overrideAuditPath(),
-    '/risk_api/export/': { get: exportOperation('get', request), post: exportOperation('post', request) },
+    ...streamPaths(),
     '/risk_api/openapi.json': {
       get: {
         tags: ['Contract'],
@@ -475,11 +393,8 @@ export function openApiDocument(baseUrl?: string) {
       schemas: {
         Error: errorBody,
         ...operationSchemas('request'),
-        ExportRequest: exportRequest(),
         ...operationSchemas('response'),
-        OverrideAuditRequest: optionalOnly(bodySchema(overrideAuditSchema)),
-        OverrideAuditRecord: overrideAuditRecord,
-        ExportRecord: exportRecord,
+        ...streamSchemas(),
         Health: healthBody,
         Readiness: readinessBody,
       },

@@ -10,13 +10,12 @@ import { snakeToCamelKeys } from '../../domain/validation.ts';
 import { wireInput } from '../operations/input.ts';
 import { sendError } from '../http/errors.ts';
 import { openApiDocument } from './openapi.ts';
-import { handleExport } from './export.ts';
 import { readBulkLines } from './bulk/route.ts';
-import { OPERATIONS } from '../operations/index.ts';
+import { OPERATIONS, STREAMS } from '../operations/index.ts';
 import type { Operation as CatalogueOperation } from '../operations/operation.ts';
 import { rateLimitHeaders } from '../../domain/metering/meter.ts';
 import type { QuotaPosture } from '../../domain/metering/meter.ts';
-import { handleOverrideAudit } from './overrides.ts';
+import { streamRoute } from './stream-route.ts';
 
 type Method = (req: IncomingMessage, res: ServerResponse, requestId: string) => Promise<void>;
 
@@ -89,11 +88,12 @@ export function createRestRouter(deps: ApiDeps): Handler {
     ...Object.fromEntries(
       OPERATIONS.map((op) => [op.path, op.get ? { GET: getRoute(deps, op) } : { POST: operationRoute(deps, op) }]),
     ),
-    '/risk_api/overrides/audit': { POST: (req, res, id) => handleOverrideAudit(req, res, id, deps) },
-    '/risk_api/export': {
-      GET: (req, res, id) => handleExport(req, res, id, deps),
-      POST: (req, res, id) => handleExport(req, res, id, deps),
-    },
+    ...Object.fromEntries(
+      STREAMS.map((s) => {
+        const route = streamRoute(deps, s);
+        return [s.path, s.query ? { GET: route, POST: route } : { POST: route }];
+      }),
+    ),
     '/risk_api/openapi.json': {
       GET: async (_req, res) => {
         res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });

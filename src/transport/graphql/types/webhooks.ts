@@ -1,7 +1,7 @@
 import { builder } from '../builder.ts';
 import { textCost, type ListSize } from '../cost.ts';
 import { enumValues } from '../enum-values.ts';
-import { inputOf, viewerOf, type RequestContext } from '../../http/request-context.ts';
+import { viewerOf, type RequestContext } from '../../http/request-context.ts';
 import { checkInput, given } from '../../../domain/validation.ts';
 import type { WebhookAttempt, WebhookEndpoint } from '../../../generated/prisma/client.ts';
 import type { Page, EndpointWithSecret } from '../../../domain/webhooks/endpoints.ts';
@@ -217,7 +217,7 @@ export const UpdateInput = builder.inputType('UpdateWebhookEndpointInput', {
 
 const deps = (ctx: RequestContext) => ctx.services.webhooks.webhookDeps;
 const workspaceOf = (ctx: RequestContext) => viewerOf(ctx).workspaceId;
-const endpointId = (ctx: RequestContext, id: number) => inputOf(ctx, () => checkInput(endpointIdSchema, { id })).id;
+const endpointId = (id: number) => checkInput(endpointIdSchema, { id }).id;
 const keyLabel = (ctx: RequestContext) => {
   const v = viewerOf(ctx);
   return `API key ${v.keyName} (${v.keyPrefix})`;
@@ -237,7 +237,7 @@ builder.queryField('webhookEndpoints', (t) =>
       listEndpoints(
         ctx.services,
         workspaceOf(ctx),
-        inputOf(ctx, () => checkInput(endpointPageSchema, given({ limit: args.first, cursor: args.after }))),
+        checkInput(endpointPageSchema, given({ limit: args.first, cursor: args.after })),
       ),
   }),
 );
@@ -258,11 +258,9 @@ builder.queryField('webhookDeliveries', (t) =>
       listDeliveries(
         ctx.services,
         workspaceOf(ctx),
-        inputOf(ctx, () =>
-          checkInput(
-            deliveryPageSchema,
-            given({ endpointId: args.endpointId, status: args.status, limit: args.first, cursor: args.after }),
-          ),
+        checkInput(
+          deliveryPageSchema,
+          given({ endpointId: args.endpointId, status: args.status, limit: args.first, cursor: args.after }),
         ),
       ),
   }),
@@ -277,7 +275,7 @@ builder.mutationField('createWebhookEndpoint', (t) =>
       createEndpoint(
         deps(ctx),
         workspaceOf(ctx),
-        inputOf(ctx, () => checkInput(createEndpointSchema(deps(ctx).allowedHosts), given(args.input))),
+        checkInput(createEndpointSchema(deps(ctx).allowedHosts), given(args.input)),
       ),
   }),
 );
@@ -291,7 +289,7 @@ builder.mutationField('updateWebhookEndpoint', (t) =>
       updateEndpoint(
         deps(ctx),
         workspaceOf(ctx),
-        inputOf(ctx, () => checkInput(updateEndpointSchema(deps(ctx).allowedHosts), given(args.input))),
+        checkInput(updateEndpointSchema(deps(ctx).allowedHosts), given(args.input)),
       ),
   }),
 );
@@ -302,7 +300,7 @@ builder.mutationField('rotateWebhookEndpointSecret', (t) =>
     description:
       'Give an endpoint a new signing secret, shown this once; the previous one keeps signing too for 24 h (free).',
     args: { id: t.arg.int({ required: true, description: "The endpoint's id." }) },
-    resolve: (_r, args, ctx) => rotateEndpointSecret(deps(ctx), workspaceOf(ctx), endpointId(ctx, args.id)),
+    resolve: (_r, args, ctx) => rotateEndpointSecret(deps(ctx), workspaceOf(ctx), endpointId(args.id)),
   }),
 );
 
@@ -312,7 +310,7 @@ builder.mutationField('disableWebhookEndpoint', (t) =>
     description: 'Stop delivering to an endpoint; its pending deliveries wait until it is enabled again (free).',
     args: { id: t.arg.int({ required: true, description: "The endpoint's id." }) },
     resolve: (_r, args, ctx) =>
-      setEndpointEnabled(deps(ctx), workspaceOf(ctx), endpointId(ctx, args.id), false, keyLabel(ctx)),
+      setEndpointEnabled(deps(ctx), workspaceOf(ctx), endpointId(args.id), false, keyLabel(ctx)),
   }),
 );
 
@@ -322,7 +320,7 @@ builder.mutationField('enableWebhookEndpoint', (t) =>
     description: 'Deliver to an endpoint again (its failure run starts afresh) (free).',
     args: { id: t.arg.int({ required: true, description: "The endpoint's id." }) },
     resolve: (_r, args, ctx) =>
-      setEndpointEnabled(deps(ctx), workspaceOf(ctx), endpointId(ctx, args.id), true, keyLabel(ctx)),
+      setEndpointEnabled(deps(ctx), workspaceOf(ctx), endpointId(args.id), true, keyLabel(ctx)),
   }),
 );
 
@@ -331,7 +329,7 @@ builder.mutationField('deleteWebhookEndpoint', (t) =>
     type: EndpointRef,
     description: 'Delete an endpoint with its deliveries and their attempts; answers the endpoint as it was (free).',
     args: { id: t.arg.int({ required: true, description: "The endpoint's id." }) },
-    resolve: (_r, args, ctx) => deleteEndpoint(deps(ctx), workspaceOf(ctx), endpointId(ctx, args.id)),
+    resolve: (_r, args, ctx) => deleteEndpoint(deps(ctx), workspaceOf(ctx), endpointId(args.id)),
   }),
 );
 
@@ -342,7 +340,7 @@ builder.mutationField('resendWebhookDelivery', (t) =>
       'Send a delivery again now, whatever its status, and answer it with the new (manual) attempt (free; waits up to 10 s for the receiver).',
     args: { id: t.arg.int({ required: true, description: "The delivery's id." }) },
     resolve: (_r, args, ctx) =>
-      resendDelivery(deps(ctx), workspaceOf(ctx), inputOf(ctx, () => checkInput(deliveryIdSchema, { id: args.id })).id),
+      resendDelivery(deps(ctx), workspaceOf(ctx), checkInput(deliveryIdSchema, { id: args.id }).id),
   }),
 );
 
@@ -352,6 +350,6 @@ builder.mutationField('sendWebhookTestEvent', (t) =>
     description:
       'Send an endpoint.test event to an endpoint now, once, and answer its delivery (free; waits up to 10 s for the receiver).',
     args: { endpointId: t.arg.int({ required: true, description: "The endpoint's id." }) },
-    resolve: (_r, args, ctx) => sendTestEvent(deps(ctx), workspaceOf(ctx), endpointId(ctx, args.endpointId)),
+    resolve: (_r, args, ctx) => sendTestEvent(deps(ctx), workspaceOf(ctx), endpointId(args.endpointId)),
   }),
 );

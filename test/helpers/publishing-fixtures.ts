@@ -4,7 +4,7 @@
  */
 import { openDatabase, type Database } from '../../src/platform/db/database.ts';
 import type { PrismaClient } from '../../src/generated/prisma/client.ts';
-import { freshEnvironment } from '../helpers/backend.ts';
+import { freshEnvironment } from './backend.ts';
 
 export type TestDatabase = { db: Database; prisma: PrismaClient; databaseUrl?: string; close(): Promise<void> };
 

@@ -115,7 +115,7 @@ describe('loadNetworkData with operator files', () => {
       maxmindAsnMmdb: defaultDataFiles().cityMmdbV6,
     });
     expect(owner(withMmdb.resolve('1.0.6.5'))).toMatchObject({ asn: 'AS64503', subnet: '1.0.6.0/24', isp: 'narrow' });
-  }, 60_000);
+  });
 
   it('rejects a missing file', async () => {
     await expect(loadNetworkData({ asnCsvV4: join(dir, 'missing.csv') })).rejects.toThrow(/ENOENT/);

@@ -12,7 +12,7 @@ import { PublicationCache } from '../../src/domain/publishing/cache.ts';
 import { importFeed } from '../../src/domain/feeds/store.ts';
 import { parseFeedText } from '../../src/domain/feeds/parse.ts';
 import { backendName } from '../helpers/backend.ts';
-import { openTestDatabase, type TestDatabase } from './publishing-fixtures.ts';
+import { openTestDatabase, type TestDatabase } from '../helpers/publishing-fixtures.ts';
 import { sharedNetwork } from '../helpers/network.ts';
 
 const IPS = Number(process.env.PUBLISH_BENCH_IPS ?? 5_000);

@@ -16,7 +16,7 @@ beforeAll(async () => {
     loadNetworkDataInWorker(),
     loadNetworkData({}, TEST_NETWORK_IMAGE_DIR),
   ]);
-}, 120_000);
+});
 
 /** Deterministic addresses spread over the whole space of each family. */
 function sampleIps(count: number): string[] {
