@@ -124,13 +124,17 @@ describe(`watch detection (${backendName})`, () => {
     expect(levels.map((e) => e.data.watch.id).sort()).toEqual(moved.map((w) => w.id).sort());
     expect(moved.map((w) => w.id)).toContain(ids.ip);
 
-    // Nothing moved: a new publication gives no event.
-    const count = (await events(wsA)).length;
+    // Nothing moved: a new publication gives no event. (The reports above may be told as watch.reported by any later
+    // round: on PostgreSQL the follower waits for older transactions of the whole server, other test files' too.)
+    const fromPublications = async () => (await events(wsA)).filter((e) => e.type !== 'watch.reported').length;
+    const count = await fromPublications();
     await newPublication();
     await detect();
-    expect((await events(wsA)).length).toBe(count);
+    expect(await fromPublications()).toBe(count);
     // Every event has its outbox row for the endpoint, written with it.
-    expect(await s.app.db.prisma.webhookDelivery.count({ where: { workspaceId: wsA } })).toBe(count);
+    expect(await s.app.db.prisma.webhookDelivery.count({ where: { workspaceId: wsA } })).toBe(
+      (await events(wsA)).length,
+    );
   });
 
   it('a threshold crossed downwards fires once with direction down', async () => {

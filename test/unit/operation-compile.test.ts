@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { compileOutput } from '../../src/transport/operations/compile.ts';
-import { from, oneOfBy, same, shared } from '../../src/transport/operations/wire.ts';
+import { from, oneOfBy, same } from '../../src/transport/operations/wire.ts';
 
 /** An answer schema using every part the compiler knows, with each kind of source. */
 const schema = {
@@ -102,28 +102,5 @@ describe('an output schema compiled into a serializer and a shaper', () => {
   it('refuses a schema it cannot serialise, and a oneOf without its chooser, when it is compiled', () => {
     expect(() => compileOutput({ type: 'object', required: [], properties: { x: {} } })).toThrow(/no serializer/);
     expect(() => compileOutput({ oneOf: [{ const: 1 }] })).toThrow(/chooser/);
-  });
-
-  it('writes a frozen value of a shared node once and then reuses its text; an unfrozen one is written each time', () => {
-    const c = compileOutput<{ counts: Record<string, number>; tags: readonly string[] }>({
-      type: 'object',
-      required: ['counts', 'tags'],
-      properties: {
-        counts: shared({ type: 'object', additionalProperties: { type: 'integer' } }),
-        tags: shared({ type: 'array', items: { type: 'string' } }),
-      },
-    });
-    const frozen = Object.freeze({ spam: 2 });
-    const tags = Object.freeze(['a']);
-    expect(c.serialize({ counts: frozen, tags })).toBe('{"counts":{"spam":2},"tags":["a"]}');
-    expect(c.serialize({ counts: frozen, tags })).toBe('{"counts":{"spam":2},"tags":["a"]}');
-    const live: Record<string, number> = { spam: 1 };
-    expect(c.serialize({ counts: live, tags: [] })).toBe('{"counts":{"spam":1},"tags":[]}');
-    live.spam = 3;
-    expect(c.serialize({ counts: live, tags: [] })).toBe('{"counts":{"spam":3},"tags":[]}');
-    expect(c.serialize({ counts: null as never, tags })).toBe('{"counts":null,"tags":["a"]}');
-    expect(() =>
-      compileOutput({ type: 'object', required: ['n'], properties: { n: shared({ type: 'integer' }) } }),
-    ).toThrow(/only objects, records and arrays/);
   });
 });

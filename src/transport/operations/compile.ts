@@ -1,4 +1,4 @@
-import { branchOf, domainName, isShared, sourceOf } from './wire.ts';
+import { branchOf, domainName, sourceOf } from './wire.ts';
 
 /**
  * Compiles an output schema (wire.ts) into two functions of the operation's domain result: `serialize`, its answer
@@ -24,23 +24,15 @@ export function compileOutput<R>(schema: object): Compiled<R> {
 
 /** One generator: the expression of a node's output for the value held in the variable `v`. */
 type Generator = (node: Node, v: string, unit: Unit) => string;
-type Unit = {
-  functions: string[];
-  sources: unknown[];
-  pickers: unknown[];
-  /** One text cache per `shared` node (wire.ts): frozen value → its JSON text. */
-  memos: WeakMap<object, string>[];
-  generator: Generator;
-};
+type Unit = { functions: string[]; sources: unknown[]; pickers: unknown[]; generator: Generator };
 
 function build(schema: Node, generator: Generator): (value: unknown) => unknown {
-  const unit: Unit = { functions: [], sources: [], pickers: [], memos: [], generator };
+  const unit: Unit = { functions: [], sources: [], pickers: [], generator };
   const root = generator(schema, 'v', unit);
   const code = `${unit.functions.join('\n')}\nreturn function answer(v) { return ${root}; };`;
-  return new Function('sources', 'pickers', 'memos', 'num', 'bool', 'iso', 'isoJson', code)(
+  return new Function('sources', 'pickers', 'num', 'bool', 'iso', 'isoJson', code)(
     unit.sources,
     unit.pickers,
-    unit.memos,
     num,
     bool,
     iso,
@@ -102,31 +94,7 @@ function chooser(node: Node, unit: Unit): string {
   return `pickers[${unit.pickers.length - 1}](v)`;
 }
 
-/**
- * A `shared` node's text: the function writing it, wrapped so a frozen value's text is made once and then read
- * from the node's cache (a WeakMap: the text goes when the value does, with its publication).
- */
-function memoized(unit: Unit, call: string): string {
-  const name = call.slice(0, call.indexOf('('));
-  unit.memos.push(new WeakMap());
-  const memo = `memos[${unit.memos.length - 1}]`;
-  return fn(
-    unit,
-    `if (v == null || !Object.isFrozen(v)) return ${name}(v);\nlet t = ${memo}.get(v);\nif (t === undefined) { t = ${name}(v); ${memo}.set(v, t); }\nreturn t;`,
-  );
-}
-
 const serializerOf: Generator = (node, v, unit) => {
-  if (isShared(node)) {
-    if (!['object', 'record', 'array'].includes(kind(node)))
-      throw new Error('output schema: only objects, records and arrays can be shared');
-    const write = plainSerializerOf(node, 'v', unit);
-    return `${memoized(unit, write)}(${v})`;
-  }
-  return plainSerializerOf(node, v, unit);
-};
-
-const plainSerializerOf: Generator = (node, v, unit) => {
   switch (kind(node)) {
     case 'const':
       return JSON.stringify(JSON.stringify(node.const));

@@ -33,40 +33,38 @@ import {
   ipRequestExample,
 } from './examples.ts';
 import { defineOperation, METERED_ERRORS } from './operation.ts';
-import { from, same, shared } from './wire.ts';
+import { from, same } from './wire.ts';
 
 /** What was reported about one dimension's entity (docs/risk-model.md#what-was-reported). */
-const dimensionReported = shared(
-  object(
-    {
-      counts_by_outcome: shared({
-        type: 'object',
-        propertyNames: enumOf(OUTCOME_CODES),
-        additionalProperties: { ...count, minimum: 1 },
-        description:
-          'Reports you can see about the entity (every community-visible report, and your own of any visibility; for ip, your own live ones), by outcome code, as check_block counts them; outcomes without reports are omitted.',
-      }),
-      sources: {
-        ...count,
-        description:
-          'Distinct reporting sources behind that evidence: workspaces (each once, yours included; another workspace counts only through its community-visible reports and is never named) plus feeds.',
-      },
-      last_reported_at: {
-        ...nullableDateTime,
-        description:
-          'The newest of that evidence: a report, a rating, or the latest import of a feed listing the entity; null when none.',
-      },
-      feeds: shared({
-        type: 'array',
-        description: `Feeds listing the entity itself or a block holding it (for ip also the blocks listed in its subnet that hold the IP), by feed and block as listed; at most ${MAX_LISTINGS} per entity, ordered by feed then block.`,
-        items: object({ name: from('feed', str), block: str }),
-      }),
-    },
-    {
+const dimensionReported = object(
+  {
+    counts_by_outcome: {
+      type: 'object',
+      propertyNames: enumOf(OUTCOME_CODES),
+      additionalProperties: { ...count, minimum: 1 },
       description:
-        'What was reported about the entity, as your workspace may see it (docs/risk-model.md#what-was-reported).',
+        'Reports you can see about the entity (every community-visible report, and your own of any visibility; for ip, your own live ones), by outcome code, as check_block counts them; outcomes without reports are omitted.',
     },
-  ),
+    sources: {
+      ...count,
+      description:
+        'Distinct reporting sources behind that evidence: workspaces (each once, yours included; another workspace counts only through its community-visible reports and is never named) plus feeds.',
+    },
+    last_reported_at: {
+      ...nullableDateTime,
+      description:
+        'The newest of that evidence: a report, a rating, or the latest import of a feed listing the entity; null when none.',
+    },
+    feeds: {
+      type: 'array',
+      description: `Feeds listing the entity itself or a block holding it (for ip also the blocks listed in its subnet that hold the IP), by feed and block as listed; at most ${MAX_LISTINGS} per entity, ordered by feed then block.`,
+      items: object({ name: from('feed', str), block: str }),
+    },
+  },
+  {
+    description:
+      'What was reported about the entity, as your workspace may see it (docs/risk-model.md#what-was-reported).',
+  },
 );
 
 /** The report pages of the matched dimensions, by dimension code (the domain holds them as a list). */
@@ -161,10 +159,10 @@ export const scoreResponse = object({
           description:
             'Why unmatched; null when matched. An ip without evidence of its own inside a block a feed lists names the feed and the block.',
         },
-        evidence: shared({
+        evidence: {
           ...object(counts.properties, { nullable: true }),
           description: 'Evidence counts; null when there is none.',
-        }),
+        },
         reported: dimensionReported,
       }),
     },

@@ -10,7 +10,6 @@
  */
 const SOURCE = Symbol('wire source');
 const PICK = Symbol('wire branch');
-const SHARED = Symbol('wire shared');
 
 /** A dotted path from the parent's value ('' : the parent itself), or a function of the parent's value. */
 export type Source = string | ((parent: never) => unknown);
@@ -38,25 +37,6 @@ export function oneOfBy<T extends { oneOf: unknown[] }>(pick: (value: never) => 
   const copy = { ...node };
   Object.defineProperty(copy, PICK, { value: pick, enumerable: false });
   return copy;
-}
-
-/**
- * `node` (an object, record or array) whose values are often frozen objects shared by many answers (a published
- * summary's counts, listings, outcome record): the serializer keeps the text of each frozen value it has written,
- * by identity, and writes a value it has seen again as that text. A value that is not frozen is written every time.
- */
-export function shared<T extends object>(node: T): T {
-  const copy = { ...node };
-  for (const key of [SOURCE, PICK]) {
-    const v = (node as Record<symbol, unknown>)[key];
-    if (v !== undefined) Object.defineProperty(copy, key, { value: v, enumerable: false });
-  }
-  Object.defineProperty(copy, SHARED, { value: true, enumerable: false });
-  return copy;
-}
-
-export function isShared(node: object): boolean {
-  return (node as Record<symbol, unknown>)[SHARED] === true;
 }
 
 export function sourceOf(node: object): Source | undefined {
