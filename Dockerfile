@@ -23,6 +23,9 @@ COPY package.json package-lock.json ./
 # The npm cache is a build cache mount, never a layer of the image.
 RUN --mount=type=cache,target=/root/.npm npm ci --no-audit --no-fund --ignore-scripts
 COPY . .
+# The commit built, for `risk-api version` and risk_api_build_info (the context has no .git):
+# docker build --build-arg SOURCE_COMMIT=$(git rev-parse HEAD) .
+ARG SOURCE_COMMIT=
 RUN npm run build
 
 FROM ${NODE_IMAGE} AS runtime

@@ -14,6 +14,7 @@
 // src/transport/graphql/graphiql.ts serves), so the runtime image needs neither that package nor the editor sources
 // it depends on (monaco-editor, React: ~150 MB that no request ever reads).
 import { build } from 'esbuild';
+import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -69,6 +70,23 @@ const sources = Object.keys(metafile.inputs)
     return [p, s.size, s.mtimeMs];
   });
 writeAtomically(path.join(ROOT, 'dist', 'server', 'cli-sources.json'), JSON.stringify(sources));
+
+// The commit built (src/platform/build-info.ts reads it where there is no .git, as in the image): SOURCE_COMMIT when
+// the build is given it (the Dockerfile's build argument: its context has no .git), else the checkout's.
+const commit = (() => {
+  const given = process.env.SOURCE_COMMIT?.trim().toLowerCase();
+  if (given && /^[0-9a-f]{12,40}$/.test(given)) return given.slice(0, 12);
+  try {
+    return execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      stdio: 'pipe',
+    }).trim();
+  } catch {
+    return 'unknown'; // no git, or not a checkout
+  }
+})();
+writeAtomically(path.join(ROOT, 'dist', 'server', 'commit.txt'), commit);
 
 // GraphiQL: the package's dist/ (the browser bundle, its stylesheet and the editor's workers; not the 7 MB ES-module
 // copy, which no page loads) and its version, which names the assets' URLs.

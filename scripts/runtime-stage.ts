@@ -310,6 +310,13 @@ export async function runRuntimeStage({
       timeout: 120_000,
     });
     if (cli.status !== 0) throw new Error(`npx risk-api tiers list: exit ${cli.status}\n${cli.stderr}`);
+    const version = spawnSync('npx', ['--no-install', 'risk-api', 'version', '--json'], {
+      cwd: inImage(workdir),
+      env: runEnv,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    if (version.status !== 0) throw new Error(`npx risk-api version: exit ${version.status}\n${version.stderr}`);
     // GraphiQL as a browser opens it: the page, then the bundle it names (served from dist/graphiql).
     const base = `http://127.0.0.1:${port}`;
     const page = await fetch(`${base}/graphql`, { headers: { accept: 'text/html' } });
@@ -336,6 +343,7 @@ export async function runRuntimeStage({
       seen,
       imageEnv,
       cliOutput: cli.stdout,
+      versionOutput: version.stdout,
       graphiql,
       sizes,
       exit,

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PACKAGE_ROOT } from './package-root.ts';
 
-/** What is running: package.json's version and the git commit of the checkout (`risk-api --version`, the
- *  risk_api_build_info metric). */
+/** What is running: package.json's version and the git commit (`risk-api --version`, the risk_api_build_info
+ *  metric): the checkout's, or where there is no .git (the image) the one `npm run build` recorded. */
 export type BuildInfo = { version: string; commit: string };
 
 let cached: BuildInfo | undefined;
@@ -11,7 +11,7 @@ let cached: BuildInfo | undefined;
 export function buildInfo(): BuildInfo {
   cached ??= {
     version: (JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version,
-    commit: gitCommit(PACKAGE_ROOT) ?? 'unknown',
+    commit: gitCommit(PACKAGE_ROOT) ?? builtCommit(PACKAGE_ROOT) ?? 'unknown',
   };
   return cached;
 }
@@ -23,6 +23,12 @@ const read = (file: string) => {
     return null;
   }
 };
+
+/** The commit scripts/build.mjs wrote beside the bundle (the Dockerfile passes it as SOURCE_COMMIT). */
+function builtCommit(root: string): string | null {
+  const commit = read(path.join(root, 'dist', 'server', 'commit.txt'));
+  return commit && /^[0-9a-f]{12}$/.test(commit) ? commit : null;
+}
 
 /**
  * The checkout's commit (12 hex digits) read from .git's files, without running git (it may not be installed, and

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { freshEnvironment, backendName, usingPostgres, type TestEnv } from '../helpers/backend.ts';
 import { runRuntimeStage } from '../../scripts/runtime-stage.ts';
+import { buildInfo } from '../../src/platform/build-info.ts';
 
 /**
  * The Dockerfile's runtime stage, executed without a container engine (scripts/runtime-stage.ts): its
@@ -81,6 +82,8 @@ describe(`the Dockerfile's runtime stage (${backendName})`, () => {
       'DATA_DIR is the volume',
     ).toBe(true);
     expect((JSON.parse(r.cliOutput) as Array<{ code: string }>).map((t) => t.code)).toContain('developer');
+    // No .git in the image: the commit is the one the build recorded, this checkout's.
+    expect(JSON.parse(r.versionOutput)).toEqual(buildInfo());
     expect(r.exit).toEqual({ code: 0, signal: null });
     expect(lines.find((l) => l.startsWith('healthy after'))).toMatch(/^healthy after \d+ ms/);
   });
