@@ -38,7 +38,14 @@ class PortTaken extends Error {
   }
 }
 
-export type ClusterNode = { port: number; id: string; role: 'master' | 'replica'; masterId: string | null };
+export type ClusterNode = {
+  port: number;
+  id: string;
+  role: 'master' | 'replica';
+  masterId: string | null;
+  /** A master serving at least one slot (one that lost its slots in a failover serves none). */
+  servesSlots: boolean;
+};
 
 /**
  * A real Redis Cluster on loopback for tests: six `redis-server` processes in cluster mode (3 masters, 3
@@ -158,8 +165,9 @@ export class LocalRedisCluster {
     throw new Error(`redis-server on ${port} did not start`);
   }
 
+  /** One redis-cli command; a node that accepts but never answers fails it after 10 s instead of holding the test. */
   async cli(port: number, ...args: string[]): Promise<string> {
-    const { stdout } = await run('redis-cli', ['-p', String(port), ...args]);
+    const { stdout } = await run('redis-cli', ['-p', String(port), ...args], { timeout: 10_000 });
     return stdout;
   }
 
@@ -229,6 +237,7 @@ export class LocalRedisCluster {
         port: Number(f[1]!.split(':')[1]!.split('@')[0]),
         role: f[2]!.includes('master') ? ('master' as const) : ('replica' as const),
         masterId: f[3] === '-' ? null : f[3]!,
+        servesSlots: f.length > 8,
       }));
   }
 
