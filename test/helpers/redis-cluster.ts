@@ -52,6 +52,13 @@ export type ClusterNode = {
  * replicas, made by `redis-cli --cluster create`), in a temp dir of their own, nothing kept on disk beyond the
  * nodes' cluster config files. A master can be killed (SIGKILL) to make its replica take over.
  */
+/** Every node this process started and that still runs: a test process that ends without stop() (a hook that timed
+ *  out) must not leave its nodes running beside the next files. */
+const liveNodes = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const node of liveNodes) node.kill('SIGKILL');
+});
+
 export class LocalRedisCluster {
   private readonly children = new Map<number, ChildProcess>();
   private dir = '';
@@ -129,6 +136,8 @@ export class LocalRedisCluster {
       { stdio: 'ignore' },
     );
     this.children.set(port, child);
+    liveNodes.add(child);
+    child.once('exit', () => liveNodes.delete(child));
   }
 
   /** Starts a killed node again on its port, as it was (it rejoins the cluster by itself). */
