@@ -2,13 +2,14 @@
  * The per-window cache of community snapshots: one counter read per entity per window, a new
  * snapshot as soon as the boundary passes, a bound on entries, and counter failures passed through uncached.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { WINDOW_MS } from '../../src/platform/counters/keys.ts';
 import { CounterUnavailableError, type CounterStore, type LookupTally } from '../../src/platform/counters/types.ts';
 import { CommunitySignals } from '../../src/domain/community/signal.ts';
-import { closeStores, freshIp, hierarchy, lookups, STORES, T0 } from './community-fixtures.ts';
+import { closeStores, freshIp, stopClusters, hierarchy, lookups, STORES, T0 } from './community-fixtures.ts';
 
 afterEach(closeStores);
+afterAll(stopClusters); // the file's Redis Cluster: left running, it outlived the file
 
 /** Wraps a store, counting community reads and failing every call while `down` is set. */
 function instrument(store: CounterStore) {

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { CounterStore } from '../../src/platform/counters/types.ts';
-export { STORES, closeStores } from '../helpers/counter-stores.ts';
+export { STORES, closeStores, stopClusters } from '../helpers/counter-stores.ts';
 import { DIMENSION_CODES, type DimensionCode, type Hierarchy } from '../../src/domain/network/types.ts';
 
 /** 2026-06-17 12:00 UTC: a window boundary, so `T0 + k * WINDOW_MS` is the start of a window. */

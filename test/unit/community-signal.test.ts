@@ -2,13 +2,14 @@
  * The community signal against both counter stores: complete-window snapshots, labels of the windows,
  * the hour's distinct requesters, spikes against the entity's own week, and the state labels.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { WINDOW_MS } from '../../src/platform/counters/keys.ts';
 import { CommunitySignals } from '../../src/domain/community/signal.ts';
-import { closeStores, freshIp, hierarchy, lookups, STORES, T0 } from './community-fixtures.ts';
+import { closeStores, freshIp, stopClusters, hierarchy, lookups, STORES, T0 } from './community-fixtures.ts';
 import { CounterUnavailableError, type CounterStore } from '../../src/platform/counters/types.ts';
 
 afterEach(closeStores);
+afterAll(stopClusters); // the file's Redis Cluster: left running, it outlived the file
 
 const W = WINDOW_MS;
 const DAY = 24 * 60 * 60 * 1000;

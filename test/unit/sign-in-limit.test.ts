@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
-import { STORES, closeStores } from '../helpers/counter-stores.ts';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { STORES, closeStores, stopClusters } from '../helpers/counter-stores.ts';
 import {
   admitSignIn,
   SIGN_IN_PER_ACCOUNT,
@@ -9,6 +9,7 @@ import {
 } from '../../src/domain/accounts/sign-in-limit.ts';
 
 afterEach(closeStores);
+afterAll(stopClusters); // the file's Redis Cluster: left running, it outlived the file
 
 /** The sign-in budgets on both counter stores: per client, per (account, client), and the account-wide ceiling. */
 describe.each(STORES)('sign-in limits: %s', (_name, open) => {
